@@ -1,0 +1,62 @@
+package io.sluice.testing.kafka;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A distributed Kafka Connect cluster in this JVM: Kafka's own {@link EmbeddedConnectCluster},
+ * with its own KRaft brokers and real workers serving the REST API. Workers load plugins from
+ * the test class path. Close it when the test is done.
+ */
+public final class ConnectCluster implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectCluster.class);
+
+    private final EmbeddedConnectCluster cluster;
+
+    private ConnectCluster(EmbeddedConnectCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    public static ConnectCluster start(String name, int workers) {
+        return start(name, workers, Map.of());
+    }
+
+    public static ConnectCluster start(String name, int workers, Map<String, String> workerProperties) {
+        Map<String, String> props = new HashMap<>();
+        props.put("offset.flush.interval.ms", "1000");
+        props.putAll(workerProperties);
+        EmbeddedConnectCluster cluster = new EmbeddedConnectCluster.Builder()
+                .name(name)
+                .numWorkers(workers)
+                .numBrokers(1)
+                .workerProps(props)
+                .build();
+        cluster.start();
+        LOG.info("Kafka Connect cluster {} started with {} workers, brokers at {}", name, workers, cluster.kafka().bootstrapServers());
+        return new ConnectCluster(cluster);
+    }
+
+    /** Kafka's own handle, for REST calls, worker control and assertions. */
+    public EmbeddedConnectCluster embedded() {
+        return cluster;
+    }
+
+    /** The REST URL of one worker for a resource, such as {@code connector-plugins}. */
+    public String restUrl(String resource) {
+        return cluster.endpointForResource(resource);
+    }
+
+    public String bootstrapServers() {
+        return cluster.kafka().bootstrapServers();
+    }
+
+    @Override
+    public void close() {
+        cluster.stop();
+    }
+}

@@ -1,0 +1,104 @@
+package io.sluice.testing.opensearch;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.Enumeration;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+
+/**
+ * The OpenSearch {@code integ-test-zip} distribution, from the local Maven repository, unpacked
+ * once under the service directory. Maven fetches the zip because test modules declare it as a
+ * test dependency; {@code sluice.test.opensearch.zip} names another zip.
+ */
+final class OpenSearchDistribution {
+
+    /** Keep in step with {@code opensearch.version} in the parent POM. */
+    static final String VERSION = System.getProperty("sluice.test.opensearch.version", "2.19.6");
+
+    private OpenSearchDistribution() {
+    }
+
+    /** The unpacked distribution's home directory ({@code bin/}, {@code config/}, {@code lib/}...). */
+    static Path unpackInto(Path serviceDir) {
+        Path zip = zip();
+        Path home = serviceDir.resolve("dist").resolve("opensearch-" + VERSION);
+        if (Files.isExecutable(home.resolve("bin").resolve("opensearch"))) {
+            return home;
+        }
+        try {
+            Path staging = Files.createTempDirectory(serviceDir, "unpack-");
+            unzip(zip, staging);
+            Path unpacked;
+            try (Stream<Path> top = Files.list(staging)) {
+                unpacked = top.filter(Files::isDirectory).findFirst()
+                        .orElseThrow(() -> new IllegalStateException(zip + " holds no top-level directory"));
+            }
+            try (Stream<Path> scripts = Files.list(unpacked.resolve("bin"))) {
+                scripts.forEach(script -> script.toFile().setExecutable(true, false));
+            }
+            Files.createDirectories(unpacked.resolve("plugins"));
+            Files.createDirectories(home.getParent());
+            Files.move(unpacked, home, StandardCopyOption.ATOMIC_MOVE);
+            deleteTree(staging);
+            return home;
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot unpack " + zip, e);
+        }
+    }
+
+    private static Path zip() {
+        String configured = System.getProperty("sluice.test.opensearch.zip");
+        if (configured != null && !configured.isBlank()) {
+            return existing(Path.of(configured));
+        }
+        String repo = System.getProperty("maven.repo.local",
+                Path.of(System.getProperty("user.home"), ".m2", "repository").toString());
+        return existing(Path.of(repo, "org", "opensearch", "distribution", "integ-test-zip", "opensearch", VERSION,
+                "opensearch-" + VERSION + ".zip"));
+    }
+
+    private static Path existing(Path zip) {
+        if (!Files.isRegularFile(zip)) {
+            throw new IllegalStateException("OpenSearch distribution " + zip + " not found. Declare the test dependency "
+                    + "org.opensearch.distribution.integ-test-zip:opensearch:" + VERSION + ":zip in the module's POM, "
+                    + "set sluice.test.opensearch.zip, or set SLUICE_TEST_OPENSEARCH to a running node");
+        }
+        return zip;
+    }
+
+    private static void unzip(Path zip, Path target) throws IOException {
+        try (ZipFile file = new ZipFile(zip.toFile())) {
+            Enumeration<? extends ZipEntry> entries = file.entries();
+            while (entries.hasMoreElements()) {
+                ZipEntry entry = entries.nextElement();
+                Path out = target.resolve(entry.getName()).normalize();
+                if (!out.startsWith(target)) {
+                    throw new IOException("Zip entry escapes the target directory: " + entry.getName());
+                }
+                if (entry.isDirectory()) {
+                    Files.createDirectories(out);
+                } else {
+                    Files.createDirectories(out.getParent());
+                    try (InputStream in = file.getInputStream(entry)) {
+                        Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package io.sluice.testing.postgres;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Finds the PostgreSQL server programs ({@code initdb}, {@code pg_ctl}, {@code postgres}):
+ * {@code SLUICE_PG_BIN} when set, else the newest {@code /usr/lib/postgresql/<version>/bin}
+ * (Debian's layout), else {@code initdb} on the PATH.
+ */
+public final class PostgresBinaries {
+
+    private final Path bin;
+
+    private PostgresBinaries(Path bin) {
+        this.bin = bin;
+    }
+
+    public static PostgresBinaries locate() {
+        String configured = System.getenv("SLUICE_PG_BIN");
+        if (configured != null && !configured.isBlank()) {
+            Path dir = Path.of(configured.trim());
+            if (!Files.isExecutable(dir.resolve("initdb"))) {
+                throw new IllegalStateException("SLUICE_PG_BIN=" + dir + " holds no initdb: point it at PostgreSQL's bin directory");
+            }
+            return new PostgresBinaries(dir);
+        }
+        return debianLayout().or(PostgresBinaries::onPath).map(PostgresBinaries::new).orElseThrow(() -> new IllegalStateException(
+                "PostgreSQL server binaries (initdb, pg_ctl) not found. Install them (Debian: apt-get install postgresql), "
+                        + "set SLUICE_PG_BIN to their directory, or set SLUICE_TEST_PG_URL to a running server"));
+    }
+
+    public Path program(String name) {
+        return bin.resolve(name);
+    }
+
+    public Path directory() {
+        return bin;
+    }
+
+    private static Optional<Path> debianLayout() {
+        Path root = Path.of("/usr/lib/postgresql");
+        if (!Files.isDirectory(root)) {
+            return Optional.empty();
+        }
+        try (Stream<Path> versions = Files.list(root)) {
+            return versions.map(v -> v.resolve("bin"))
+                    .filter(b -> Files.isExecutable(b.resolve("initdb")))
+                    .max(Comparator.comparingInt(PostgresBinaries::majorVersion));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static int majorVersion(Path bin) {
+        try {
+            return Integer.parseInt(bin.getParent().getFileName().toString());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static Optional<Path> onPath() {
+        String path = System.getenv("PATH");
+        if (path == null) {
+            return Optional.empty();
+        }
+        for (String entry : path.split(":")) {
+            Path initdb = Path.of(entry, "initdb");
+            if (Files.isExecutable(initdb)) {
+                try {
+                    return Optional.of(initdb.toRealPath().getParent());
+                } catch (IOException e) {
+                    return Optional.of(Path.of(entry));
+                }
+            }
+        }
+        return Optional.empty();
+    }
+}

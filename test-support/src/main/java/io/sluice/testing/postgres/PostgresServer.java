@@ -1,0 +1,66 @@
+package io.sluice.testing.postgres;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+
+import io.sluice.testing.DockerEngine;
+
+/**
+ * A running PostgreSQL server with {@code wal_level=logical}, shared by all tests of one JVM.
+ * Chosen once: {@code SLUICE_TEST_PG_URL} when set, else a Testcontainers container when a
+ * Docker engine answers, else a server launched from the machine's binaries.
+ */
+public interface PostgresServer {
+
+    String host();
+
+    int port();
+
+    /** A user allowed to create databases and replication slots. */
+    String user();
+
+    String password();
+
+    /** The database to connect to for administration (creating and dropping test databases). */
+    String adminDatabase();
+
+    /** Where the server came from, for log lines and test reports. */
+    String origin();
+
+    default String jdbcUrl(String database) {
+        return "jdbc:postgresql://" + host() + ":" + port() + "/" + database;
+    }
+
+    default Connection connect(String database) throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", user());
+        props.setProperty("password", password());
+        return DriverManager.getConnection(jdbcUrl(database), props);
+    }
+
+    /** The server for this JVM, started on first use. */
+    static PostgresServer shared() {
+        return Holder.SERVER;
+    }
+
+    /** Lazily chooses and starts the shared server. */
+    final class Holder {
+        private static final PostgresServer SERVER = choose();
+
+        private Holder() {
+        }
+
+        private static PostgresServer choose() {
+            String url = System.getenv("SLUICE_TEST_PG_URL");
+            if (url != null && !url.isBlank()) {
+                return ExternalPostgres.fromUrl(url.trim());
+            }
+            if (DockerEngine.available()) {
+                return ContainerPostgres.start();
+            }
+            return LocalPostgres.start();
+        }
+    }
+}
