@@ -1,0 +1,184 @@
+package io.sluice.schemas.codec;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.sluice.schemas.copy.WireBuffer;
+import org.apache.kafka.connect.errors.DataException;
+
+/**
+ * Arrays as Connect arrays, nested once per dimension the column declares ({@code int[][]} is
+ * an array of arrays), elements optional so NULL elements survive. A value whose shape the
+ * schema cannot hold — more or fewer dimensions than declared, or lower bounds other than 1 —
+ * is refused with a message that says to map the column as text, which keeps everything.
+ */
+public final class ArrayCodec implements ValueCodec {
+
+    private final ValueCodec element;
+    private final int elementOid;
+    private final int depth;
+    private final char delimiter;
+
+    /**
+     * @param element    the element type's codec
+     * @param elementOid the element type's oid in the database the codec writes to
+     * @param depth      the nesting depth of the Connect schema (declared dimensions, at least 1)
+     * @param delimiter  the element type's array delimiter
+     */
+    public ArrayCodec(ValueCodec element, int elementOid, int depth, char delimiter) {
+        this.element = element;
+        this.elementOid = elementOid;
+        this.depth = Math.max(1, depth);
+        this.delimiter = delimiter;
+    }
+
+    @Override
+    public boolean readsBinary() {
+        return element.readsBinary();
+    }
+
+    @Override
+    public Object fromText(String text) {
+        ArrayLiteral literal = ArrayLiteral.parse(text, delimiter);
+        checkShape(literal.dims(), literal.lowerBounds());
+        List<Object> flat = new ArrayList<>(literal.elements().size());
+        for (String e : literal.elements()) {
+            flat.add(e == null ? null : element.fromText(e));
+        }
+        return nest(flat, literal.dims());
+    }
+
+    @Override
+    public Object fromBinary(ByteBuffer in) {
+        int ndim = in.getInt();
+        in.getInt(); // has-nulls flag: the lengths tell
+        in.getInt(); // element oid: may differ from ours when reading another database
+        int[] dims = new int[ndim];
+        int[] lowerBounds = new int[ndim];
+        int count = ndim == 0 ? 0 : 1;
+        for (int d = 0; d < ndim; d++) {
+            dims[d] = in.getInt();
+            lowerBounds[d] = in.getInt();
+            count *= dims[d];
+        }
+        checkShape(dims, lowerBounds);
+        List<Object> flat = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int length = in.getInt();
+            if (length < 0) {
+                flat.add(null);
+            } else {
+                ByteBuffer value = in.slice(in.position(), length);
+                flat.add(element.fromBinary(value));
+                in.position(in.position() + length);
+            }
+        }
+        return nest(flat, dims);
+    }
+
+    @Override
+    public void toBinary(Object value, WireBuffer out) {
+        List<?> outer = Values.as(value, List.class, "array");
+        int[] dims = new int[depth];
+        List<Object> flat = new ArrayList<>();
+        if (!outer.isEmpty()) {
+            measure(outer, 0, dims);
+            flatten(outer, 0, dims, flat);
+        }
+        int[] lowerBounds = new int[flat.isEmpty() ? 0 : depth];
+        Arrays.fill(lowerBounds, 1);
+        write(flat.isEmpty() ? new int[0] : dims, lowerBounds, flat, false, out);
+    }
+
+    @Override
+    public void textToBinary(String text, WireBuffer out) {
+        ArrayLiteral literal = ArrayLiteral.parse(text, delimiter);
+        write(literal.dims(), literal.lowerBounds(), new ArrayList<>(literal.elements()), true, out);
+    }
+
+    private void write(int[] dims, int[] lowerBounds, List<?> flat, boolean elementsAsText, WireBuffer out) {
+        boolean hasNulls = flat.stream().anyMatch(e -> e == null);
+        out.writeInt(dims.length).writeInt(hasNulls ? 1 : 0).writeInt(elementOid);
+        for (int d = 0; d < dims.length; d++) {
+            out.writeInt(dims[d]).writeInt(lowerBounds[d]);
+        }
+        for (Object e : flat) {
+            if (e == null) {
+                out.writeInt(-1);
+            } else {
+                int at = out.reserveLength();
+                if (elementsAsText) {
+                    element.textToBinary((String) e, out);
+                } else {
+                    element.toBinary(e, out);
+                }
+                out.patchLength(at);
+            }
+        }
+    }
+
+    private void checkShape(int[] dims, int[] lowerBounds) {
+        if (dims.length != 0 && dims.length != depth) {
+            throw new DataException("Array value has " + dims.length + " dimension(s) but the column declares " + depth
+                    + "; declare the column with " + dims.length + " dimension(s) or map it as text");
+        }
+        for (int lb : lowerBounds) {
+            if (lb != 1) {
+                throw new DataException("Array value has lower bound " + lb + " (Connect arrays start at 1); "
+                        + "map the column as text to keep non-default lower bounds");
+            }
+        }
+    }
+
+    private static Object nest(List<Object> flat, int[] dims) {
+        if (dims.length <= 1) {
+            return flat;
+        }
+        return nest(flat, dims, 0, 0);
+    }
+
+    private static List<Object> nest(List<Object> flat, int[] dims, int level, int offset) {
+        List<Object> result = new ArrayList<>(dims[level]);
+        int stride = 1;
+        for (int d = level + 1; d < dims.length; d++) {
+            stride *= dims[d];
+        }
+        for (int i = 0; i < dims[level]; i++) {
+            if (level == dims.length - 1) {
+                result.add(flat.get(offset + i));
+            } else {
+                result.add(nest(flat, dims, level + 1, offset + i * stride));
+            }
+        }
+        return result;
+    }
+
+    private void measure(List<?> list, int level, int[] dims) {
+        dims[level] = list.size();
+        if (level < depth - 1) {
+            Object first = list.get(0);
+            if (!(first instanceof List<?> inner) || inner.isEmpty()) {
+                throw new DataException("Array value is not " + depth + "-dimensional: " + list);
+            }
+            measure(inner, level + 1, dims);
+        }
+    }
+
+    private void flatten(List<?> list, int level, int[] dims, List<Object> flat) {
+        if (list.size() != dims[level]) {
+            throw new DataException("Multi-dimensional array value has sub-arrays of different sizes");
+        }
+        for (Object item : list) {
+            if (level < depth - 1) {
+                if (!(item instanceof List<?> inner)) {
+                    throw new DataException("Array value is not " + depth + "-dimensional");
+                }
+                flatten(inner, level + 1, dims, flat);
+            } else {
+                flat.add(item);
+            }
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.sluice.schemas.codec;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.math.RoundingMode;
+import java.nio.ByteBuffer;
+
+import io.sluice.schemas.copy.WireBuffer;
+import org.apache.kafka.connect.errors.DataException;
+
+/**
+ * PostgreSQL's binary numeric format: digit count, weight, sign, display scale, then base-10000
+ * digits. Finite values are {@link BigDecimal}s whose scale is the display scale, so
+ * {@code 1.50} stays {@code 1.50}; NaN and the infinities are {@link Special}s.
+ */
+final class NumericWire {
+
+    enum Special {
+        NAN("NaN", 0xC000), POSITIVE_INFINITY("Infinity", 0xD000), NEGATIVE_INFINITY("-Infinity", 0xF000);
+
+        final String text;
+        final int sign;
+
+        Special(String text, int sign) {
+            this.text = text;
+            this.sign = sign;
+        }
+
+        static Special ofText(String text) {
+            for (Special s : values()) {
+                if (s.text.equals(text)) {
+                    return s;
+                }
+            }
+            return null;
+        }
+    }
+
+    private static final int POSITIVE = 0x0000;
+    private static final int NEGATIVE = 0x4000;
+    private static final int MAX_DSCALE = 0x3FFF;
+
+    private NumericWire() {
+    }
+
+    /** A {@link BigDecimal} or a {@link Special}. */
+    static Object decode(ByteBuffer in) {
+        int ndigits = in.getShort();
+        int weight = in.getShort();
+        int sign = in.getShort() & 0xFFFF;
+        int dscale = in.getShort();
+        for (Special s : Special.values()) {
+            if (s.sign == sign) {
+                return s;
+            }
+        }
+        if (ndigits == 0) {
+            return BigDecimal.ZERO.setScale(dscale);
+        }
+        StringBuilder digits = new StringBuilder(ndigits * 4);
+        for (int i = 0; i < ndigits; i++) {
+            int d = in.getShort();
+            if (i > 0 && d < 1000) {
+                digits.append(d < 10 ? "000" : d < 100 ? "00" : "0");
+            }
+            digits.append(d);
+        }
+        BigDecimal value = new BigDecimal(new BigInteger(digits.toString())).scaleByPowerOfTen(4 * (weight - ndigits + 1));
+        value = value.setScale(dscale, RoundingMode.UNNECESSARY);
+        return sign == NEGATIVE ? value.negate() : value;
+    }
+
+    static void encode(Special special, WireBuffer out) {
+        out.writeShort(0).writeShort(0).writeShort(special.sign).writeShort(0);
+    }
+
+    static void encode(BigDecimal value, WireBuffer out) {
+        int dscale = Math.max(0, value.scale());
+        if (dscale > MAX_DSCALE) {
+            throw new DataException("numeric scale " + dscale + " exceeds PostgreSQL's maximum of " + MAX_DSCALE);
+        }
+        String digits = value.abs().setScale(dscale, RoundingMode.UNNECESSARY).unscaledValue().toString();
+        int intLength = digits.length() - dscale;
+        if (intLength < 0) {
+            digits = "0".repeat(-intLength) + digits;
+            intLength = 0;
+        }
+        int padLeft = (4 - intLength % 4) % 4;
+        int padRight = (4 - dscale % 4) % 4;
+        String padded = "0".repeat(padLeft) + digits + "0".repeat(padRight);
+        int groups = padded.length() / 4;
+        int weight = (intLength + padLeft) / 4 - 1;
+
+        int first = 0;
+        while (first < groups && group(padded, first) == 0) {
+            first++;
+        }
+        int last = groups - 1;
+        while (last >= first && group(padded, last) == 0) {
+            last--;
+        }
+        if (first > last) {
+            out.writeShort(0).writeShort(0).writeShort(POSITIVE).writeShort(dscale);
+            return;
+        }
+        out.writeShort(last - first + 1).writeShort(weight - first)
+                .writeShort(value.signum() < 0 ? NEGATIVE : POSITIVE).writeShort(dscale);
+        for (int i = first; i <= last; i++) {
+            out.writeShort(group(padded, i));
+        }
+    }
+
+    private static int group(String padded, int index) {
+        int at = index * 4;
+        return (padded.charAt(at) - '0') * 1000 + (padded.charAt(at + 1) - '0') * 100
+                + (padded.charAt(at + 2) - '0') * 10 + (padded.charAt(at + 3) - '0');
+    }
+}

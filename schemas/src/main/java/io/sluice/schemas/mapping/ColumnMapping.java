@@ -1,0 +1,103 @@
+package io.sluice.schemas.mapping;
+
+import java.nio.ByteBuffer;
+
+import io.sluice.schemas.codec.ValueCodec;
+import io.sluice.schemas.copy.WireBuffer;
+import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.types.PgColumn;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.errors.DataException;
+
+/**
+ * One column's Connect schema and codec. Every failure names the column and its type, so a
+ * bad value can be traced to where it lives.
+ */
+public final class ColumnMapping {
+
+    private final PgColumn column;
+    private final Schema schema;
+    private final ValueCodec codec;
+
+    ColumnMapping(PgColumn column, Schema schema, ValueCodec codec) {
+        this.column = column;
+        this.schema = schema;
+        this.codec = codec;
+    }
+
+    public PgColumn column() {
+        return column;
+    }
+
+    public String name() {
+        return column.name();
+    }
+
+    public Schema schema() {
+        return schema;
+    }
+
+    /** Whether values are read in binary; if not, select the column as text (see {@link #selectExpression()}). */
+    public boolean readsBinary() {
+        return codec.readsBinary();
+    }
+
+    /**
+     * How a reader selects this column: the quoted name, or for text-read types the type's
+     * output function's text. {@code format('%s', ...)} calls the output function, which a
+     * {@code ::text} cast does not always do ({@code inet::text} adds the netmask).
+     */
+    public String selectExpression() {
+        String quoted = Identifiers.quote(column.name());
+        return codec.readsBinary() ? quoted : "CASE WHEN " + quoted + " IS NULL THEN NULL ELSE format('%s', " + quoted + ") END";
+    }
+
+    /** Decodes a value from text; null stays null. */
+    public Object fromText(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return codec.fromText(text);
+        } catch (RuntimeException e) {
+            throw failure("cannot decode the text value", e);
+        }
+    }
+
+    /** Decodes a value read as this column's {@link #selectExpression()} in a binary COPY; null stays null. */
+    public Object fromBinary(ByteBuffer in) {
+        if (in == null) {
+            return null;
+        }
+        try {
+            return codec.readsBinary() ? codec.fromBinary(in) : codec.fromText(decodeUtf8(in));
+        } catch (RuntimeException e) {
+            throw failure("cannot decode the binary value", e);
+        }
+    }
+
+    /** Writes a non-null value in the column type's binary receive format. */
+    public void toBinary(Object value, WireBuffer out) {
+        try {
+            codec.toBinary(value, out);
+        } catch (RuntimeException e) {
+            throw failure("cannot encode the value for binary COPY", e);
+        }
+    }
+
+    private static String decodeUtf8(ByteBuffer in) {
+        byte[] bytes = new byte[in.remaining()];
+        in.duplicate().get(bytes);
+        return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private DataException failure(String what, RuntimeException cause) {
+        return new DataException("Column " + column.qualifiedName() + " (type " + column.declaredType() + "): " + what
+                + ": " + cause.getMessage(), cause);
+    }
+
+    @Override
+    public String toString() {
+        return column + " -> " + (schema.name() != null ? schema.name() : schema.type());
+    }
+}

@@ -1,0 +1,75 @@
+package io.sluice.testing.postgres;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Creates and drops test databases on the shared {@link PostgresServer}. {@link PostgresExtension}
+ * uses it for JUnit classes; property tests (jqwik) call it from their own lifecycle hooks.
+ */
+public final class TestDatabases {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TestDatabases.class);
+
+    private TestDatabases() {
+    }
+
+    /** A new, empty database whose name starts with {@code t_<owner>_}. */
+    public static TestDatabase create(Class<?> owner) throws SQLException {
+        PostgresServer server = PostgresServer.shared();
+        String name = databaseName(owner);
+        admin(server, "CREATE DATABASE " + name);
+        LOG.info("Test database {} on {}", name, server.origin());
+        return new TestDatabase(server, name);
+    }
+
+    /** Drops the database, ending its replication connections and dropping its slots first. */
+    public static void drop(TestDatabase db) throws SQLException {
+        String slots = "FROM pg_replication_slots WHERE database = '" + db.name() + "'";
+        SQLException last = null;
+        for (int attempt = 0; attempt < 20; attempt++) {
+            try {
+                admin(db.server(),
+                        "SELECT pg_terminate_backend(active_pid) " + slots + " AND active_pid IS NOT NULL",
+                        "SELECT pg_drop_replication_slot(slot_name) " + slots + " AND NOT active",
+                        "DROP DATABASE IF EXISTS " + db.name() + " WITH (FORCE)");
+                return;
+            } catch (SQLException e) {
+                // A terminated wal sender can hold its slot for a moment after the signal.
+                last = e;
+                sleep(250);
+            }
+        }
+        throw last;
+    }
+
+    private static String databaseName(Class<?> owner) {
+        String base = owner.getSimpleName().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]", "_");
+        if (base.length() > 40) {
+            base = base.substring(0, 40);
+        }
+        return "t_" + base + "_" + Integer.toString(ThreadLocalRandom.current().nextInt(1 << 30), 36);
+    }
+
+    private static void admin(PostgresServer server, String... statements) throws SQLException {
+        try (Connection c = server.connect(server.adminDatabase()); Statement s = c.createStatement()) {
+            for (String sql : statements) {
+                s.execute(sql);
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
