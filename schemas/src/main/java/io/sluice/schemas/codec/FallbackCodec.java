@@ -13,7 +13,7 @@ import org.apache.kafka.connect.errors.DataException;
 public final class FallbackCodec extends TextFormCodec {
 
     private static final Set<String> TEXT_RECEIVERS = Set.of("textrecv", "varcharrecv", "bpcharrecv", "namerecv",
-            "unknownrecv", "enum_recv", "json_recv", "xml_recv");
+            "unknownrecv", "enum_recv", "json_recv", "xml_recv", "citextrecv");
 
     public FallbackCodec(String typeName, String receiveFunction) {
         super(typeName, (text, out) -> {

@@ -37,6 +37,7 @@ class TypeRoundTripIT {
         db = TestDatabases.create(TypeRoundTripIT.class);
         roundTrip = new RoundTrip(db);
         roundTrip.setup("CREATE EXTENSION IF NOT EXISTS hstore");
+        roundTrip.setup("CREATE EXTENSION IF NOT EXISTS citext");
         roundTrip.setup("CREATE TYPE rt_mood AS ENUM (" + MOOD_LABELS + ")");
         roundTrip.setup("CREATE DOMAIN rt_positive AS int CHECK (VALUE > 0)");
         roundTrip.setup("CREATE DOMAIN rt_price AS numeric(10,2)");
@@ -710,6 +711,11 @@ class TypeRoundTripIT {
     @Provide
     Arbitrary<List<String>> hstores() {
         return rows(PgLiterals.hstore());
+    }
+
+    @Property(tries = TRIES)
+    void extensionTypeWithTextBinaryForm(@ForAll("texts") List<String> values) throws Exception {
+        check("citext", values);
     }
 
     // --- system identifiers ------------------------------------------------------------------
