@@ -60,13 +60,22 @@ public final class CompositeCodec implements ValueCodec {
         return struct;
     }
 
+    /** Writes a {@link Struct}, or a map of attribute name to value (what adapted foreign values become). */
     @Override
     public void toBinary(Object value, WireBuffer out) {
-        Struct struct = Values.as(value, Struct.class, "composite " + schema.name());
+        java.util.function.Function<String, Object> attribute;
+        if (value instanceof Struct struct) {
+            attribute = struct::get;
+        } else if (value instanceof java.util.Map<?, ?> map) {
+            attribute = map::get;
+        } else {
+            throw new DataException("Expected a Struct for composite " + schema.name() + ", got "
+                    + (value == null ? "null" : value.getClass().getSimpleName()));
+        }
         out.writeInt(fields.size());
         for (int i = 0; i < fields.size(); i++) {
             Field field = schema.fields().get(i);
-            Object v = struct.get(field.name());
+            Object v = attribute.apply(field.name());
             out.writeInt(fieldOids[i]);
             if (v == null) {
                 out.writeInt(-1);

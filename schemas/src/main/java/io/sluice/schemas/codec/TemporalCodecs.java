@@ -135,11 +135,7 @@ public final class TemporalCodecs {
 
         @Override
         public Object fromBinary(ByteBuffer in) {
-            long micros = fromPg(in.getLong());
-            if (micros == Long.MAX_VALUE) {
-                return "infinity";
-            }
-            return micros == Long.MIN_VALUE ? "-infinity" : formatInstant(micros);
+            return timestamptzOf(fromPg(in.getLong()));
         }
 
         @Override
@@ -258,6 +254,19 @@ public final class TemporalCodecs {
         }
         long day = parseDate(bc ? date + " BC" : date).toEpochDay();
         return Math.addExact(Math.multiplyExact(day, MICROS_PER_DAY), parseTimeMicros(time)) - offsetSeconds * 1_000_000L;
+    }
+
+    /** A timestamptz value (ISO-8601 in UTC, or ±infinity) from microseconds since the epoch. */
+    public static String timestamptzOf(long epochMicros) {
+        if (epochMicros == Long.MAX_VALUE) {
+            return "infinity";
+        }
+        return epochMicros == Long.MIN_VALUE ? "-infinity" : formatInstant(epochMicros);
+    }
+
+    /** An interval value from its three parts. */
+    public static String intervalOf(int months, int days, long micros) {
+        return new Interval(months, days, micros).format();
     }
 
     static String formatInstant(long epochMicros) {
