@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
 /**
  * Where locally launched services keep their data and logs: {@code target/test-services}
@@ -26,5 +28,14 @@ public final class Workdir {
             throw new UncheckedIOException("Cannot create the test service directory " + dir, e);
         }
         return dir;
+    }
+
+    /** Deletes a directory and everything under it. */
+    public static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

@@ -1,6 +1,6 @@
 package io.sluice.testing.kafka;
 
-import io.sluice.testing.DockerEngine;
+import io.sluice.testing.ServiceOrigin;
 
 /**
  * A running Kafka broker (KRaft), shared by all tests of one JVM: {@code SLUICE_TEST_KAFKA}
@@ -25,25 +25,17 @@ public interface KafkaBroker {
         }
 
         private static KafkaBroker choose() {
-            String external = System.getenv("SLUICE_TEST_KAFKA");
-            if (external != null && !external.isBlank()) {
-                String servers = external.trim();
-                return new KafkaBroker() {
-                    @Override
-                    public String bootstrapServers() {
-                        return servers;
-                    }
+            return ServiceOrigin.choose("SLUICE_TEST_KAFKA", servers -> new KafkaBroker() {
+                @Override
+                public String bootstrapServers() {
+                    return servers;
+                }
 
-                    @Override
-                    public String origin() {
-                        return "SLUICE_TEST_KAFKA (" + servers + ")";
-                    }
-                };
-            }
-            if (DockerEngine.available()) {
-                return ContainerKafka.start();
-            }
-            return InProcessKafka.start();
+                @Override
+                public String origin() {
+                    return "SLUICE_TEST_KAFKA (" + servers + ")";
+                }
+            }, ContainerKafka::start, InProcessKafka::start);
         }
     }
 }

@@ -6,11 +6,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.Enumeration;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
+
+import io.sluice.testing.Workdir;
 
 /**
  * The OpenSearch {@code integ-test-zip} distribution, from the local Maven repository, unpacked
@@ -46,7 +47,7 @@ final class OpenSearchDistribution {
             Files.createDirectories(unpacked.resolve("plugins"));
             Files.createDirectories(home.getParent());
             Files.move(unpacked, home, StandardCopyOption.ATOMIC_MOVE);
-            deleteTree(staging);
+            Workdir.deleteTree(staging);
             return home;
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot unpack " + zip, e);
@@ -90,14 +91,6 @@ final class OpenSearchDistribution {
                         Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
                     }
                 }
-            }
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
             }
         }
     }

@@ -1,19 +1,11 @@
 package io.sluice.testing.opensearch;
 
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.extension.ParameterContext;
-import org.junit.jupiter.api.extension.ParameterResolver;
+import io.sluice.testing.SharedServiceResolver;
 
 /** Injects the shared {@link OpenSearchNode} into test methods and constructors. */
-public final class OpenSearchExtension implements ParameterResolver {
+public final class OpenSearchExtension extends SharedServiceResolver<OpenSearchNode> {
 
-    @Override
-    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
-        return parameter.getParameter().getType() == OpenSearchNode.class;
-    }
-
-    @Override
-    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        return OpenSearchNode.shared();
+    public OpenSearchExtension() {
+        super(OpenSearchNode.class, OpenSearchNode::shared);
     }
 }

@@ -1,6 +1,6 @@
 package io.sluice.testing.opensearch;
 
-import io.sluice.testing.DockerEngine;
+import io.sluice.testing.ServiceOrigin;
 
 /**
  * A running single-node OpenSearch cluster over plain HTTP, shared by all tests of one JVM:
@@ -27,9 +27,8 @@ public interface OpenSearchNode {
         }
 
         private static OpenSearchNode choose() {
-            String external = System.getenv("SLUICE_TEST_OPENSEARCH");
-            if (external != null && !external.isBlank()) {
-                String url = external.trim().replaceAll("/+$", "");
+            return ServiceOrigin.choose("SLUICE_TEST_OPENSEARCH", address -> {
+                String url = address.replaceAll("/+$", "");
                 return new OpenSearchNode() {
                     @Override
                     public String httpUrl() {
@@ -41,11 +40,7 @@ public interface OpenSearchNode {
                         return "SLUICE_TEST_OPENSEARCH (" + url + ")";
                     }
                 };
-            }
-            if (DockerEngine.available()) {
-                return ContainerOpenSearch.start();
-            }
-            return LocalOpenSearch.start();
+            }, ContainerOpenSearch::start, LocalOpenSearch::start);
         }
     }
 }

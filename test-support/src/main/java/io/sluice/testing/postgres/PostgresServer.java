@@ -5,7 +5,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Properties;
 
-import io.sluice.testing.DockerEngine;
+import io.sluice.testing.ServiceOrigin;
 
 /**
  * A running PostgreSQL server with {@code wal_level=logical}, shared by all tests of one JVM.
@@ -53,14 +53,7 @@ public interface PostgresServer {
         }
 
         private static PostgresServer choose() {
-            String url = System.getenv("SLUICE_TEST_PG_URL");
-            if (url != null && !url.isBlank()) {
-                return ExternalPostgres.fromUrl(url.trim());
-            }
-            if (DockerEngine.available()) {
-                return ContainerPostgres.start();
-            }
-            return LocalPostgres.start();
+            return ServiceOrigin.choose("SLUICE_TEST_PG_URL", ExternalPostgres::fromUrl, ContainerPostgres::start, LocalPostgres::start);
         }
     }
 }

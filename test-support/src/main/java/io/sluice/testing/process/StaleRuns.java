@@ -4,10 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.Function;
 import java.util.stream.Stream;
+
+import io.sluice.testing.Workdir;
 
 /**
  * Removes what earlier test JVMs left in a service directory. Each JVM works in
@@ -23,7 +24,7 @@ public final class StaleRuns {
         try (Stream<Path> runs = Files.list(serviceDir)) {
             for (Path run : runs.filter(StaleRuns::isDeadRun).toList()) {
                 Commands.succeeds(stopCommand.apply(run));
-                deleteTree(run);
+                Workdir.deleteTree(run);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot clean " + serviceDir, e);
@@ -40,14 +41,6 @@ public final class StaleRuns {
             return pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true);
         } catch (NumberFormatException e) {
             return false;
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }
