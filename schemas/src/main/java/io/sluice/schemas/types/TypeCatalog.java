@@ -89,6 +89,37 @@ public final class TypeCatalog {
         return columns;
     }
 
+    /**
+     * The columns that identify a row, in key order: the primary key; without one, the index
+     * chosen as replica identity ({@code REPLICA IDENTITY USING INDEX}); empty when there is
+     * neither (such a table's events have no key).
+     */
+    public List<String> keyColumns(String schema, String table) {
+        String sql = """
+                SELECT a.attname
+                  FROM pg_catalog.pg_index i
+                  CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
+                  JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+                 WHERE i.indrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::regclass
+                   AND i.indexrelid = (SELECT x.indexrelid FROM pg_catalog.pg_index x
+                                        WHERE x.indrelid = i.indrelid AND (x.indisprimary OR x.indisreplident)
+                                        ORDER BY x.indisprimary DESC LIMIT 1)
+                 ORDER BY k.position""";
+        List<String> columns = new ArrayList<>();
+        try (PreparedStatement s = connection.prepareStatement(sql)) {
+            s.setString(1, schema);
+            s.setString(2, table);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    columns.add(rs.getString(1));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot read the key of " + schema + "." + table + ": " + e.getMessage(), e);
+        }
+        return columns;
+    }
+
     private PgType load(int oid) throws SQLException {
         try (PreparedStatement s = connection.prepareStatement(TYPE_QUERY)) {
             s.setLong(1, oid & 0xFFFFFFFFL);
