@@ -59,10 +59,15 @@ public final class Envelope {
      * @param nowMicros when Sluice processed the event, microseconds since the epoch
      */
     public static Struct create(Schema envelope, Operation op, Struct before, Struct after, SourceInfo source, long nowMicros) {
+        return create(envelope, op, before, after, source.toStruct(), nowMicros);
+    }
+
+    /** An event value with a prepared source block, which many events of one table and transaction can share. */
+    public static Struct create(Schema envelope, Operation op, Struct before, Struct after, Struct source, long nowMicros) {
         return new Struct(envelope)
                 .put(BEFORE, before)
                 .put(AFTER, after)
-                .put(SOURCE, source.toStruct())
+                .put(SOURCE, source)
                 .put(OP, op.code())
                 .put(TS_MS, Math.floorDiv(nowMicros, 1000L))
                 .put(TS_US, nowMicros)

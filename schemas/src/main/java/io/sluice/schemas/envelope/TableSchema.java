@@ -123,6 +123,11 @@ public final class TableSchema {
         return Envelope.create(envelopeSchema, op, before, after, source, nowMicros);
     }
 
+    /** An event with a prepared source block ({@link SourceInfo#toStruct()}). */
+    public Struct envelope(Operation op, Struct before, Struct after, Struct source, long nowMicros) {
+        return Envelope.create(envelopeSchema, op, before, after, source, nowMicros);
+    }
+
     private ColumnMapping column(String name) {
         for (ColumnMapping c : columns) {
             if (c.name().equals(name)) {

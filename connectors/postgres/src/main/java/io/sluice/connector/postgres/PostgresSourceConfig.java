@@ -1,0 +1,197 @@
+package io.sluice.connector.postgres;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.sluice.connector.postgres.selection.TablePattern;
+import io.sluice.schemas.codec.NumericCodec.NumericMode;
+import io.sluice.schemas.mapping.MappingOptions;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+
+/**
+ * Configuration of {@link PostgresSourceConnector}. Connection keys carry Debezium's names, so
+ * a Debezium PostgreSQL connector's configuration needs few changes.
+ */
+public final class PostgresSourceConfig extends AbstractConfig {
+
+    public static final String HOSTNAME = "database.hostname";
+    public static final String PORT = "database.port";
+    public static final String USER = "database.user";
+    public static final String PASSWORD = "database.password";
+    public static final String DBNAME = "database.dbname";
+    public static final String SSL_MODE = "database.sslmode";
+    public static final String TOPIC_PREFIX = "topic.prefix";
+    public static final String TABLE_INCLUDE = "table.include.list";
+    public static final String TABLE_EXCLUDE = "table.exclude.list";
+    public static final String SNAPSHOT_MODE = "snapshot.mode";
+    public static final String SNAPSHOT_BATCH_BYTES = "snapshot.batch.bytes";
+    public static final String SNAPSHOT_THREADS = "snapshot.max.threads";
+    public static final String SNAPSHOT_QUEUE_BYTES = "snapshot.queue.bytes";
+    public static final String NUMERIC_MAPPING = "numeric.mapping";
+    public static final String TEXT_COLUMNS = "column.text.list";
+
+    private static final String CONNECTION = "Connection";
+    private static final String TABLES = "Tables";
+    private static final String SNAPSHOT = "Snapshot";
+    private static final String TYPES = "Types";
+
+    /** What the connector does at start. */
+    public enum SnapshotMode {
+        /** Copy the existing rows, then stop producing: a one-off copy. */
+        INITIAL_ONLY
+    }
+
+    public static final ConfigDef CONFIG_DEF = new ConfigDef()
+            .define(HOSTNAME, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Host name or address of the source PostgreSQL server.", CONNECTION, 1, Width.MEDIUM, "Host")
+            .define(PORT, Type.INT, 5432, ConfigDef.Range.between(1, 65535), Importance.HIGH,
+                    "Port of the source PostgreSQL server.", CONNECTION, 2, Width.SHORT, "Port")
+            .define(USER, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "User to connect as. It needs CONNECT on the database, USAGE on the schemas and SELECT on the "
+                            + "selected tables (a snapshot-only run needs nothing more).", CONNECTION, 3, Width.MEDIUM, "User")
+            .define(PASSWORD, Type.PASSWORD, "", Importance.HIGH,
+                    "Password of the user. Never logged.", CONNECTION, 4, Width.MEDIUM, "Password")
+            .define(DBNAME, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+                    "Database to copy.", CONNECTION, 5, Width.MEDIUM, "Database")
+            .define(SSL_MODE, Type.STRING, "prefer", ConfigDef.ValidString.in("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
+                    Importance.MEDIUM, "TLS use, as libpq's sslmode.", CONNECTION, 6, Width.SHORT, "TLS mode")
+            .define(TOPIC_PREFIX, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new TopicPrefixValidator(), Importance.HIGH,
+                    "Prefix of every topic name: rows of schema.table go to <prefix>.<schema>.<table>. Also names the "
+                            + "source in events and offsets, so keep it stable.", TABLES, 1, Width.MEDIUM, "Topic prefix")
+            .define(TABLE_INCLUDE, Type.LIST, "*.*", new PatternListValidator(), Importance.HIGH,
+                    "Tables to copy, as comma-separated schema.table patterns where * matches any run of characters and "
+                            + "? one character, e.g. public.*,*.audit_*. Quote a name part holding a dot or comma: "
+                            + "\"my.schema\".*. System schemas are never copied. A partitioned table selects all its partitions.",
+                    TABLES, 2, Width.LONG, "Include tables")
+            .define(TABLE_EXCLUDE, Type.LIST, "", new PatternListValidator(), Importance.MEDIUM,
+                    "Tables to leave out, as patterns like table.include.list; they win over includes.",
+                    TABLES, 3, Width.LONG, "Exclude tables")
+            .define(SNAPSHOT_MODE, Type.STRING, "initial_only", ConfigDef.CaseInsensitiveValidString.in("initial_only"), Importance.HIGH,
+                    "initial_only: copy the rows as of one consistent instant, then stop producing.",
+                    SNAPSHOT, 1, Width.SHORT, "Snapshot mode")
+            .define(SNAPSHOT_BATCH_BYTES, Type.LONG, 32L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
+                    "About how many bytes of table data one snapshot read covers. Tables are split into page ranges of this "
+                            + "size, computed from each table's size and page count, so wide and narrow tables read alike.",
+                    SNAPSHOT, 2, Width.SHORT, "Range size")
+            .define(SNAPSHOT_THREADS, Type.INT, 4, ConfigDef.Range.between(1, 256), Importance.MEDIUM,
+                    "Connections reading the snapshot at once, each reading one range at a time: tables in parallel and "
+                            + "ranges of one table in parallel.", SNAPSHOT, 3, Width.SHORT, "Reader connections")
+            .define(SNAPSHOT_QUEUE_BYTES, Type.LONG, 64L << 20, ConfigDef.Range.atLeast(1L << 20), Importance.LOW,
+                    "Bytes of decoded rows held between the readers and the consumer; readers wait when it is full, so "
+                            + "memory stays bounded whatever the table sizes.", SNAPSHOT, 4, Width.SHORT, "Queue bytes")
+            .define(NUMERIC_MAPPING, Type.STRING, "exact", ConfigDef.CaseInsensitiveValidString.in("exact", "precise", "double"),
+                    Importance.MEDIUM, "How numeric values are represented: exact (decimal text, NaN and infinities kept), "
+                            + "precise (Connect Decimal, as Debezium's default; refuses NaN) or double. See docs/types.md.",
+                    TYPES, 1, Width.SHORT, "Numeric mapping")
+            .define(TEXT_COLUMNS, Type.LIST, "", Importance.LOW,
+                    "Columns (schema.table.column) carried as their PostgreSQL text whatever their type, e.g. arrays with "
+                            + "lower bounds other than 1.", TYPES, 2, Width.LONG, "Columns as text");
+
+    public PostgresSourceConfig(Map<String, String> props) {
+        super(CONFIG_DEF, props);
+    }
+
+    public String hostname() {
+        return getString(HOSTNAME);
+    }
+
+    public int port() {
+        return getInt(PORT);
+    }
+
+    public String user() {
+        return getString(USER);
+    }
+
+    public Password password() {
+        return getPassword(PASSWORD);
+    }
+
+    public String database() {
+        return getString(DBNAME);
+    }
+
+    public String sslMode() {
+        return getString(SSL_MODE);
+    }
+
+    public String topicPrefix() {
+        return getString(TOPIC_PREFIX);
+    }
+
+    public List<TablePattern> includes() {
+        return getList(TABLE_INCLUDE).stream().map(TablePattern::parse).toList();
+    }
+
+    public List<TablePattern> excludes() {
+        return getList(TABLE_EXCLUDE).stream().map(TablePattern::parse).toList();
+    }
+
+    public SnapshotMode snapshotMode() {
+        return SnapshotMode.valueOf(getString(SNAPSHOT_MODE).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public long snapshotBatchBytes() {
+        return getLong(SNAPSHOT_BATCH_BYTES);
+    }
+
+    public int snapshotThreads() {
+        return getInt(SNAPSHOT_THREADS);
+    }
+
+    public long snapshotQueueBytes() {
+        return getLong(SNAPSHOT_QUEUE_BYTES);
+    }
+
+    public MappingOptions mappingOptions() {
+        NumericMode mode = NumericMode.valueOf(getString(NUMERIC_MAPPING).toUpperCase(java.util.Locale.ROOT));
+        return new MappingOptions(mode, Set.copyOf(getList(TEXT_COLUMNS)));
+    }
+
+    /** Checks each entry parses as a table pattern. */
+    private static final class PatternListValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            @SuppressWarnings("unchecked")
+            List<String> patterns = (List<String>) value;
+            for (String pattern : patterns) {
+                try {
+                    TablePattern.parse(pattern);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(name, pattern, e.getMessage());
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "comma-separated schema.table patterns with * and ?";
+        }
+    }
+
+    /** A prefix that yields legal Kafka topic names. */
+    private static final class TopicPrefixValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String prefix = (String) value;
+            if (prefix == null || prefix.isBlank()) {
+                throw new ConfigException(name, value, "must name the source, e.g. the server or database name");
+            }
+            if (!prefix.matches("[a-zA-Z0-9._-]+")) {
+                throw new ConfigException(name, value, "may hold only letters, digits, '.', '_' and '-', as Kafka topic names do");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "letters, digits, '.', '_' and '-'";
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package io.sluice.connector.postgres;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+
+import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.schemas.SluiceVersion;
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.postgres.PgEndpoint;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.SourceConnector;
+
+/**
+ * Copies a PostgreSQL database into Connect records: a consistent snapshot read in parallel
+ * page ranges, each row an event with {@code op = r} in the change envelope. One task does the
+ * work; it runs several reader connections itself, because all readers must share one
+ * exported snapshot.
+ */
+public class PostgresSourceConnector extends SourceConnector {
+
+    private Map<String, String> props;
+
+    @Override
+    public String version() {
+        return SluiceVersion.get();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        this.props = Map.copyOf(props);
+        new PostgresSourceConfig(props);
+    }
+
+    @Override
+    public Class<? extends Task> taskClass() {
+        return PostgresSourceTask.class;
+    }
+
+    @Override
+    public List<Map<String, String>> taskConfigs(int maxTasks) {
+        return List.of(props);
+    }
+
+    @Override
+    public void stop() {
+    }
+
+    @Override
+    public ConfigDef config() {
+        return PostgresSourceConfig.CONFIG_DEF;
+    }
+
+    /**
+     * Reports every configuration error at once, then, when the configuration is well formed,
+     * whether the database can be reached and the table patterns select anything.
+     */
+    @Override
+    public Config validate(Map<String, String> connectorConfigs) {
+        Config result = super.validate(connectorConfigs);
+        boolean wellFormed = result.configValues().stream().allMatch(v -> v.errorMessages().isEmpty());
+        if (!wellFormed) {
+            return result;
+        }
+        PostgresSourceConfig config = new PostgresSourceConfig(connectorConfigs);
+        PgEndpoint endpoint = endpoint(config);
+        try (Connection c = PgConnect.open(endpoint, "sluice validate")) {
+            new TableSelector(config.includes(), config.excludes()).select(c, config.database());
+        } catch (ConnectException e) {
+            String key = e.getMessage().startsWith("No table") ? PostgresSourceConfig.TABLE_INCLUDE : PostgresSourceConfig.HOSTNAME;
+            valueOf(result, key).addErrorMessage(e.getMessage());
+        } catch (SQLException e) {
+            valueOf(result, PostgresSourceConfig.HOSTNAME).addErrorMessage(PgConnect.explain(e, endpoint).getMessage());
+        }
+        return result;
+    }
+
+    private static ConfigValue valueOf(Config config, String name) {
+        return config.configValues().stream().filter(v -> v.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("No config value " + name));
+    }
+
+    static PgEndpoint endpoint(PostgresSourceConfig config) {
+        return new PgEndpoint(config.hostname(), config.port(), config.database(), config.user(), config.password().value(),
+                config.sslMode());
+    }
+}

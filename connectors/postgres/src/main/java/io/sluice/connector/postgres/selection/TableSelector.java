@@ -1,0 +1,87 @@
+package io.sluice.connector.postgres.selection;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * Chooses the tables to read: ordinary tables and leaf partitions that an include pattern
+ * matches (directly, or through a partitioned ancestor) and no exclude pattern matches. System
+ * schemas are never chosen. Partitioned tables hold no rows themselves; their leaves are read.
+ */
+public final class TableSelector {
+
+    /** Ordinary tables and leaf partitions, each with its partitioned ancestors from the nearest up to the root. */
+    private static final String CANDIDATES = """
+            SELECT n.nspname, c.relname, c.oid, coalesce(a.schemas, '{}'), coalesce(a.names, '{}')
+              FROM pg_catalog.pg_class c
+              JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+              LEFT JOIN LATERAL (
+                    SELECT array_agg(an.nspname ORDER BY p.depth) AS schemas, array_agg(ac.relname ORDER BY p.depth) AS names
+                      FROM pg_catalog.pg_partition_ancestors(c.oid) WITH ORDINALITY AS p(relid, depth)
+                      JOIN pg_catalog.pg_class ac ON ac.oid = p.relid
+                      JOIN pg_catalog.pg_namespace an ON an.oid = ac.relnamespace
+                     WHERE p.relid <> c.oid) a ON true
+             WHERE c.relkind = 'r'
+               AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+               AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
+             ORDER BY n.nspname, c.relname""";
+
+    private final List<TablePattern> includes;
+    private final List<TablePattern> excludes;
+
+    public TableSelector(List<TablePattern> includes, List<TablePattern> excludes) {
+        this.includes = List.copyOf(includes);
+        this.excludes = List.copyOf(excludes);
+    }
+
+    /** The selected tables, ordered by schema and name; fails when none is selected. */
+    public List<SelectedTable> select(Connection connection, String database) throws SQLException {
+        List<SelectedTable> selected = new ArrayList<>();
+        List<String> seen = new ArrayList<>();
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(CANDIDATES)) {
+            while (rs.next()) {
+                String schema = rs.getString(1);
+                String name = rs.getString(2);
+                String[] ancestorSchemas = (String[]) rs.getArray(4).getArray();
+                String[] ancestorNames = (String[]) rs.getArray(5).getArray();
+                seen.add(schema + "." + name);
+                boolean included = matches(includes, schema, name, ancestorSchemas, ancestorNames);
+                boolean excluded = matches(excludes, schema, name, ancestorSchemas, ancestorNames);
+                if (included && !excluded) {
+                    int top = ancestorNames.length - 1;
+                    String root = top < 0 ? null : ancestorSchemas[top] + "." + ancestorNames[top];
+                    selected.add(new SelectedTable(schema, name, rs.getLong(3), root));
+                }
+            }
+        }
+        if (selected.isEmpty()) {
+            throw new ConnectException("No table of database " + database + " matches table.include.list " + includes
+                    + (excludes.isEmpty() ? "" : " without matching table.exclude.list " + excludes)
+                    + (seen.isEmpty() ? "; the database has no tables the user can see"
+                    : "; its tables include " + String.join(", ", seen.subList(0, Math.min(10, seen.size())))
+                    + (seen.size() > 10 ? ", ..." : "") + ". Patterns are schema.table with * and ?, case-sensitive"));
+        }
+        return selected;
+    }
+
+    private static boolean matches(List<TablePattern> patterns, String schema, String name, String[] ancestorSchemas,
+                                   String[] ancestorNames) {
+        for (TablePattern p : patterns) {
+            if (p.matches(schema, name)) {
+                return true;
+            }
+            for (int i = 0; i < ancestorSchemas.length; i++) {
+                if (p.matches(ancestorSchemas[i], ancestorNames[i])) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}

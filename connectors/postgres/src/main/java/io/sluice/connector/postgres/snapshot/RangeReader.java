@@ -1,0 +1,96 @@
+package io.sluice.connector.postgres.snapshot;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+import io.sluice.schemas.copy.BinaryCopyReader;
+import io.sluice.schemas.envelope.Operation;
+import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.naming.Identifiers;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.PGCopyInputStream;
+
+/**
+ * One reader connection of the snapshot. It joins the exported snapshot once, then reads page
+ * ranges with {@code COPY (SELECT ...) TO STDOUT (FORMAT binary)}, turns each row into a
+ * snapshot-read record and hands it to the queue. A range's last record carries the offset
+ * that marks the range finished.
+ */
+final class RangeReader implements AutoCloseable {
+
+    private static final int STREAM_BUFFER = 1 << 16;
+    /** Decoded records cost more than their wire bytes; this keeps the queue bound honest. */
+    private static final int RECORD_OVERHEAD = 256;
+
+    private final Connection connection;
+    private final RecordQueue<SourceRecord> queue;
+
+    RangeReader(Connection connection, String snapshotId, RecordQueue<SourceRecord> queue) throws SQLException {
+        this.connection = connection;
+        this.queue = queue;
+        try (Statement s = connection.createStatement()) {
+            s.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+            s.execute("SET TRANSACTION SNAPSHOT '" + snapshotId.replace("'", "''") + "'");
+        }
+    }
+
+    void read(PageRange range, TableProgress progress, Struct tableSource) throws SQLException, IOException, InterruptedException {
+        TableSchema schema = range.plan().schema();
+        List<ColumnMapping> columns = schema.columns();
+        StringJoiner select = new StringJoiner(", ");
+        columns.forEach(c -> select.add(c.selectExpression()));
+        String sql = "COPY (SELECT " + select + " FROM " + Identifiers.quote(schema.schemaName(), schema.tableName())
+                + range.predicate() + ") TO STDOUT (FORMAT binary)";
+
+        Struct pendingAfter = null;
+        long pendingBytes = 0;
+        try (PGCopyInputStream copy = new PGCopyInputStream(connection.unwrap(PGConnection.class), sql)) {
+            BinaryCopyReader reader = new BinaryCopyReader(new BufferedInputStream(copy, STREAM_BUFFER), columns.size());
+            while (reader.next()) {
+                List<Object> values = new ArrayList<>(columns.size());
+                for (int i = 0; i < columns.size(); i++) {
+                    values.add(columns.get(i).fromBinary(reader.field(i)));
+                }
+                if (pendingAfter != null) {
+                    emit(schema, progress, pendingAfter, pendingBytes, progress.offset(), tableSource);
+                }
+                pendingAfter = schema.row(values);
+                pendingBytes = reader.tupleLength() + RECORD_OVERHEAD;
+            }
+        }
+        // The range's last row is held back until the range is known to be complete.
+        Map<String, Object> finished = progress.finish(range.index());
+        if (pendingAfter != null) {
+            emit(schema, progress, pendingAfter, pendingBytes, finished, tableSource);
+        }
+    }
+
+    private void emit(TableSchema schema, TableProgress progress, Struct after, long bytes, Map<String, Object> offset, Struct tableSource)
+            throws InterruptedException {
+        long nowMicros = System.currentTimeMillis() * 1000L;
+        Struct value = schema.envelope(Operation.READ, null, after, tableSource, nowMicros);
+        SourceRecord record = new SourceRecord(progress.partition(), offset, schema.topic(), null,
+                schema.keySchema(), schema.key(after), schema.envelopeSchema(), value);
+        progress.addRow(bytes);
+        queue.put(record, bytes);
+    }
+
+    @Override
+    public void close() {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            // closing a connection that already failed
+        }
+    }
+}

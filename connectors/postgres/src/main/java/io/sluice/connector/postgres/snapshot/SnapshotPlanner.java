@@ -1,0 +1,86 @@
+package io.sluice.connector.postgres.snapshot;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import io.sluice.connector.postgres.selection.SelectedTable;
+import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.mapping.TypeMapper;
+import io.sluice.schemas.types.PgColumn;
+import io.sluice.schemas.types.TypeCatalog;
+
+/**
+ * Plans the snapshot of each table: its record shapes and its split into page ranges of about
+ * {@code batchBytes}. Pages per range come from the table's page count and its whole size
+ * (heap, TOAST and maps), so a range reads about the same bytes whether rows are narrow or hold
+ * large TOASTed values. Runs inside the snapshot transaction, so the catalog it reads is the one
+ * the rows belong to.
+ */
+public final class SnapshotPlanner {
+
+    private static final String SIZES = """
+            SELECT pg_catalog.pg_relation_size(c.oid) / current_setting('block_size')::bigint,
+                   pg_catalog.pg_table_size(c.oid),
+                   GREATEST(c.reltuples, 0)::bigint
+              FROM pg_catalog.pg_class c WHERE c.oid = ?""";
+
+    private final String topicPrefix;
+    private final TypeMapper mapper;
+    private final long batchBytes;
+
+    public SnapshotPlanner(String topicPrefix, TypeMapper mapper, long batchBytes) {
+        this.topicPrefix = topicPrefix;
+        this.mapper = mapper;
+        this.batchBytes = batchBytes;
+    }
+
+    /**
+     * @param stored each table's stored source offset (null when none): a resumed snapshot keeps
+     *               the split it started with, so finished ranges still mean the same pages
+     */
+    public List<TablePlan> plan(Connection snapshot, List<SelectedTable> tables, Function<SelectedTable, Map<String, Object>> stored)
+            throws SQLException {
+        TypeCatalog catalog = new TypeCatalog(snapshot);
+        List<TablePlan> plans = new ArrayList<>();
+        try (PreparedStatement sizes = snapshot.prepareStatement(SIZES)) {
+            for (SelectedTable table : tables) {
+                List<ColumnMapping> columns = new ArrayList<>();
+                for (PgColumn column : catalog.columns(table.schema(), table.name())) {
+                    columns.add(mapper.map(column));
+                }
+                TableSchema schema = TableSchema.of(topicPrefix, table.schema(), table.name(), columns,
+                        catalog.keyColumns(table.schema(), table.name()));
+                sizes.setLong(1, table.oid());
+                long pages;
+                long bytes;
+                long rows;
+                try (ResultSet rs = sizes.executeQuery()) {
+                    rs.next();
+                    pages = rs.getLong(1);
+                    bytes = rs.getLong(2);
+                    rows = rs.getLong(3);
+                }
+                Map<String, Object> offset = stored.apply(table);
+                long pagesPerRange;
+                int rangeCount;
+                if (offset != null && offset.get(TableProgress.PAGES_PER_RANGE) instanceof Number p
+                        && offset.get(TableProgress.RANGES) instanceof Number r) {
+                    pagesPerRange = p.longValue();
+                    rangeCount = r.intValue();
+                } else {
+                    pagesPerRange = TablePlan.pagesPerRange(pages, bytes, batchBytes);
+                    rangeCount = TablePlan.rangeCount(pages, pagesPerRange);
+                }
+                plans.add(new TablePlan(table, schema, pages, bytes, rows, pagesPerRange, rangeCount));
+            }
+        }
+        return plans;
+    }
+}

@@ -1,0 +1,79 @@
+package io.sluice.connector.postgres.snapshot;
+
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One table's snapshot progress: which ranges are finished (carried in every record's source
+ * offset, so a restart skips them) and rows and bytes read so far.
+ */
+public final class TableProgress {
+
+    static final String PAGES_PER_RANGE = "pages_per_range";
+    static final String RANGES = "ranges";
+    static final String DONE = "done";
+
+    private final TablePlan plan;
+    private final Map<String, String> partition;
+    private FinishedRanges finished;
+    private volatile Map<String, Object> offset;
+    private final AtomicLong rows = new AtomicLong();
+    private final AtomicLong bytes = new AtomicLong();
+
+    TableProgress(TablePlan plan, Map<String, String> partition, FinishedRanges finished) {
+        this.plan = plan;
+        this.partition = partition;
+        this.finished = finished;
+        this.offset = offsetOf(finished);
+    }
+
+    /** The source partition of this table's records. */
+    public static Map<String, String> partition(String server, String table) {
+        return Map.of("server", server, "table", table);
+    }
+
+    public TablePlan plan() {
+        return plan;
+    }
+
+    public Map<String, String> partition() {
+        return partition;
+    }
+
+    /** The offset for a record of a range that is not yet finished. */
+    public Map<String, Object> offset() {
+        return offset;
+    }
+
+    /** Marks a range finished and returns the offset that says so, for the range's last record. */
+    public synchronized Map<String, Object> finish(int range) {
+        finished = finished.with(range);
+        offset = offsetOf(finished);
+        return offset;
+    }
+
+    public synchronized boolean isFinished(int range) {
+        return finished.contains(range);
+    }
+
+    public synchronized boolean isComplete() {
+        return finished.count() >= plan.rangeCount();
+    }
+
+    void addRow(long rowBytes) {
+        rows.incrementAndGet();
+        bytes.addAndGet(rowBytes);
+    }
+
+    public long rows() {
+        return rows.get();
+    }
+
+    public long bytes() {
+        return bytes.get();
+    }
+
+    private Map<String, Object> offsetOf(FinishedRanges ranges) {
+        return Map.of(PAGES_PER_RANGE, plan.pagesPerRange(), RANGES, plan.rangeCount(), DONE, ranges.encode());
+    }
+}

@@ -1,0 +1,46 @@
+package io.sluice.connector.postgres.snapshot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.LongRange;
+
+/** The split of a table into page ranges. */
+class TablePlanProperties {
+
+    /** Every page belongs to exactly one range: consecutive ranges meet, the first and last are open. */
+    @Property
+    void rangesCoverEveryPageOnce(@ForAll @LongRange(min = 0, max = 200_000) long pages,
+                                  @ForAll @LongRange(min = 1, max = 1L << 40) long bytesPerPageTimes,
+                                  @ForAll @LongRange(min = 1L << 16, max = 1L << 30) long batchBytes) {
+        long bytes = pages * Math.min(bytesPerPageTimes, 1L << 20);
+        long perRange = TablePlan.pagesPerRange(pages, bytes, batchBytes);
+        int count = TablePlan.rangeCount(pages, perRange);
+        TablePlan plan = new TablePlan(null, null, pages, bytes, 0, perRange, count);
+        assertThat(perRange).isPositive();
+        if (count == 1) {
+            assertThat(plan.range(0).predicate()).isEmpty();
+            return;
+        }
+        assertThat(plan.range(0).fromPage()).isEqualTo(-1);
+        assertThat(plan.range(count - 1).toPage()).isEqualTo(-1);
+        for (int i = 1; i < count; i++) {
+            assertThat(plan.range(i).fromPage()).isEqualTo(plan.range(i - 1).toPage());
+        }
+        assertThat(plan.range(count - 1).fromPage()).isLessThan(Math.max(pages, 1));
+    }
+
+    /** A range reads about batchBytes: never more than one page's worth over it (unless one page is already larger). */
+    @Property
+    void rangesReadAboutTheBatchSize(@ForAll @LongRange(min = 1, max = 10_000_000) long pages,
+                                     @ForAll @LongRange(min = 8192, max = 1L << 22) long bytesPerPage,
+                                     @ForAll @LongRange(min = 1L << 16, max = 1L << 30) long batchBytes) {
+        long bytes = pages * bytesPerPage;
+        long perRange = TablePlan.pagesPerRange(pages, bytes, batchBytes);
+        if (bytes > batchBytes && bytesPerPage <= batchBytes) {
+            assertThat(perRange * bytesPerPage).isLessThanOrEqualTo(batchBytes);
+            assertThat((perRange + 1) * bytesPerPage).isGreaterThan(batchBytes);
+        }
+    }
+}

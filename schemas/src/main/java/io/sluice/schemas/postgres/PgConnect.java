@@ -1,0 +1,95 @@
+package io.sluice.schemas.postgres;
+
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+
+import io.sluice.schemas.codec.SessionSettings;
+
+/**
+ * Opens connections to PostgreSQL the one way Sluice does: the session settings the codecs
+ * need, an application name that shows in {@code pg_stat_activity}, and failures turned into
+ * one message that names the server or database and says what to check.
+ */
+public final class PgConnect {
+
+    private PgConnect() {
+    }
+
+    /** A normal connection in autocommit mode with {@link SessionSettings} applied. */
+    public static Connection open(PgEndpoint endpoint, String applicationName) {
+        Properties props = properties(endpoint, applicationName);
+        try {
+            Connection connection = DriverManager.getConnection(endpoint.jdbcUrl(), props);
+            try (Statement s = connection.createStatement()) {
+                for (String setting : SessionSettings.statements()) {
+                    s.execute(setting);
+                }
+            }
+            return connection;
+        } catch (SQLException e) {
+            throw explain(e, endpoint);
+        }
+    }
+
+    private static Properties properties(PgEndpoint endpoint, String applicationName) {
+        Properties props = new Properties();
+        props.setProperty("user", endpoint.user());
+        props.setProperty("password", endpoint.password());
+        props.setProperty("sslmode", endpoint.sslMode());
+        props.setProperty("ApplicationName", applicationName);
+        props.setProperty("connectTimeout", "20");
+        props.setProperty("tcpKeepAlive", "true");
+        // Statements are run once each; server-side prepares would only cost round trips.
+        props.setProperty("prepareThreshold", "0");
+        return props;
+    }
+
+    /** Turns a failure to connect or to run a statement into a message that names the object and the fix. */
+    public static org.apache.kafka.connect.errors.ConnectException explain(SQLException e, PgEndpoint endpoint) {
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        String where = endpoint.host() + ":" + endpoint.port();
+        String message;
+        if (state.startsWith("08") || hasCause(e, ConnectException.class) || hasCause(e, UnknownHostException.class)) {
+            message = "Cannot reach PostgreSQL at " + where + " (" + firstLine(e) + "). Check the host name and port, "
+                    + "that the server is running and accepts TCP connections (listen_addresses), and any firewall between.";
+        } else if (state.equals("28P01")) {
+            message = "PostgreSQL at " + where + " rejected the password of user " + endpoint.user() + ". Check the password.";
+        } else if (state.equals("28000")) {
+            message = "PostgreSQL at " + where + " does not let user " + endpoint.user() + " connect to database "
+                    + endpoint.database() + " (" + firstLine(e) + "). Check the user name, and that pg_hba.conf allows this "
+                    + "user from this host.";
+        } else if (state.equals("3D000")) {
+            message = "Database " + endpoint.database() + " does not exist on " + where + ". Check the database name "
+                    + "(names are case-sensitive), or create it.";
+        } else if (state.equals("42501")) {
+            message = "User " + endpoint.user() + " lacks a privilege on " + endpoint.database() + " at " + where + ": "
+                    + firstLine(e) + ". Grant it, or connect as a user that has it.";
+        } else if (state.equals("53300")) {
+            message = "PostgreSQL at " + where + " has no free connection slot (" + firstLine(e) + "). Lower the number "
+                    + "of connections Sluice opens or raise max_connections.";
+        } else {
+            message = "PostgreSQL " + endpoint.display() + " failed: " + firstLine(e) + (state.isEmpty() ? "" : " (SQLSTATE " + state + ")");
+        }
+        return new org.apache.kafka.connect.errors.ConnectException(message, e);
+    }
+
+    private static String firstLine(SQLException e) {
+        String m = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        int newline = m.indexOf('\n');
+        return newline < 0 ? m : m.substring(0, newline);
+    }
+
+    private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
