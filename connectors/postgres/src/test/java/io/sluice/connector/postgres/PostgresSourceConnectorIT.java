@@ -1,0 +1,187 @@
+package io.sluice.connector.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.sluice.connector.postgres.snapshot.SnapshotRun;
+import io.sluice.testing.Ports;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.storage.OffsetStorageReader;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(PostgresExtension.class)
+class PostgresSourceConnectorIT {
+
+    @BeforeAll
+    static void data(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE items (id int PRIMARY KEY, name text)", "INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 300) g");
+    }
+
+    private static Map<String, String> config(TestDatabase db) {
+        Map<String, String> props = new HashMap<>();
+        props.put("database.hostname", db.host());
+        props.put("database.port", Integer.toString(db.port()));
+        props.put("database.user", db.user());
+        props.put("database.password", db.password());
+        props.put("database.dbname", db.name());
+        props.put("database.sslmode", "disable");
+        props.put("topic.prefix", "shop");
+        props.put("table.include.list", "public.*");
+        return props;
+    }
+
+    private static Map<String, List<String>> errors(Config config) {
+        Map<String, List<String>> errors = new HashMap<>();
+        for (ConfigValue v : config.configValues()) {
+            if (!v.errorMessages().isEmpty()) {
+                errors.put(v.name(), v.errorMessages());
+            }
+        }
+        return errors;
+    }
+
+    @Test
+    void validConfigurationValidatesClean(TestDatabase db) {
+        assertThat(errors(new PostgresSourceConnector().validate(config(db)))).isEmpty();
+    }
+
+    @Test
+    void allMalformedKeysAreReportedAtOnce(TestDatabase db) {
+        Map<String, String> props = config(db);
+        props.remove("database.hostname");
+        props.put("database.port", "99999");
+        props.put("topic.prefix", "bad prefix!");
+        props.put("table.include.list", "no_schema_here");
+        props.put("numeric.mapping", "approximate");
+        assertThat(errors(new PostgresSourceConnector().validate(props)).keySet()).containsExactlyInAnyOrder(
+                "database.hostname", "database.port", "topic.prefix", "table.include.list", "numeric.mapping");
+    }
+
+    @Test
+    void wrongPasswordNamesTheUser(TestDatabase db) {
+        Map<String, String> props = config(db);
+        props.put("database.password", "not-the-password");
+        assertThat(errors(new PostgresSourceConnector().validate(props)).get("database.hostname"))
+                .singleElement().asString().contains("rejected the password of user " + db.user());
+    }
+
+    @Test
+    void missingDatabaseIsNamed(TestDatabase db) {
+        Map<String, String> props = config(db);
+        props.put("database.dbname", "no_such_db");
+        assertThat(errors(new PostgresSourceConnector().validate(props)).get("database.hostname"))
+                .singleElement().asString().contains("Database no_such_db does not exist");
+    }
+
+    @Test
+    void unreachableServerNamesHostAndPort(TestDatabase db) {
+        Map<String, String> props = config(db);
+        int closed = Ports.freeLoopbackPort();
+        props.put("database.port", Integer.toString(closed));
+        assertThat(errors(new PostgresSourceConnector().validate(props)).get("database.hostname"))
+                .singleElement().asString().contains("Cannot reach PostgreSQL at " + db.host() + ":" + closed);
+    }
+
+    @Test
+    void patternsMatchingNothingAreReportedOnTheIncludeList(TestDatabase db) {
+        Map<String, String> props = config(db);
+        props.put("table.include.list", "warehouse.*");
+        assertThat(errors(new PostgresSourceConnector().validate(props)).get("table.include.list"))
+                .singleElement().asString().contains("warehouse.*").contains("public.items");
+    }
+
+    @Test
+    void taskSnapshotsThroughTheConnectApiAndThenIdles(TestDatabase db) throws Exception {
+        PostgresSourceConnector connector = new PostgresSourceConnector();
+        connector.start(config(db));
+        List<Map<String, String>> taskConfigs = connector.taskConfigs(4);
+        assertThat(taskConfigs).hasSize(1);
+
+        PostgresSourceTask task = new PostgresSourceTask();
+        task.initialize(context(Map.of()));
+        task.start(taskConfigs.get(0));
+        List<SourceRecord> records = new ArrayList<>();
+        try {
+            while (records.isEmpty() || !records.get(records.size() - 1).topic().equals("shop.schema-changes")) {
+                List<SourceRecord> batch = task.poll();
+                if (batch != null) {
+                    records.addAll(batch);
+                }
+            }
+            assertThat(task.poll()).isNull();
+        } finally {
+            task.stop();
+            connector.stop();
+        }
+        assertThat(records).hasSize(301);
+        assertThat(records.subList(0, 300)).allSatisfy(r -> assertThat(r.topic()).isEqualTo("shop.public.items"));
+    }
+
+    @Test
+    void taskWhoseSnapshotCompletedBeforeReadsNothing(TestDatabase db) throws Exception {
+        PostgresSourceTask task = new PostgresSourceTask();
+        task.initialize(context(Map.of(SnapshotRun.serverPartition("shop"), Map.of(SnapshotRun.COMPLETED, true))));
+        task.start(config(db));
+        try {
+            assertThat(task.poll()).isNull();
+        } finally {
+            task.stop();
+        }
+    }
+
+    @Test
+    void taskStartFailsWithTheExplanation(TestDatabase db) {
+        Map<String, String> props = config(db);
+        props.put("database.dbname", "no_such_db");
+        PostgresSourceTask task = new PostgresSourceTask();
+        task.initialize(context(Map.of()));
+        assertThatThrownBy(() -> task.start(props)).isInstanceOf(ConnectException.class).hasMessageContaining("no_such_db");
+    }
+
+    private static SourceTaskContext context(Map<Map<String, String>, Map<String, Object>> stored) {
+        OffsetStorageReader reader = new OffsetStorageReader() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <T> Map<String, Object> offset(Map<String, T> partition) {
+                return stored.get((Map<String, String>) partition);
+            }
+
+            @Override
+            public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
+                Map<Map<String, T>, Map<String, Object>> result = new HashMap<>();
+                partitions.forEach(p -> result.put(p, offset(p)));
+                return result;
+            }
+        };
+        return new SourceTaskContext() {
+            @Override
+            public Map<String, String> configs() {
+                return Map.of();
+            }
+
+            @Override
+            public OffsetStorageReader offsetStorageReader() {
+                return reader;
+            }
+
+            @Override
+            public org.apache.kafka.common.metrics.PluginMetrics pluginMetrics() {
+                return null;
+            }
+        };
+    }
+}
