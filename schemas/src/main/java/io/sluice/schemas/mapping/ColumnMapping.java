@@ -85,6 +85,29 @@ public final class ColumnMapping {
         }
     }
 
+    /**
+     * Writes a value that arrived in a record with schema {@code incoming}, from Sluice or from
+     * Debezium. A value Sluice carried as PostgreSQL text ({@link LogicalTypes#PG_TEXT}) is
+     * parsed by this column's codec, so nothing it says (array lower bounds) is lost; any other
+     * value is first adapted by {@link IncomingValues}.
+     */
+    public void toBinaryFrom(Schema incoming, Object value, WireBuffer out) {
+        try {
+            if (incoming != null && LogicalTypes.PG_TEXT.equals(incoming.name()) && value instanceof String text) {
+                codec.textToBinary(text, out);
+            } else {
+                codec.toBinary(IncomingValues.adapt(incoming, value, column), out);
+            }
+        } catch (DataException e) {
+            if (e.getMessage() != null && e.getMessage().startsWith("Column ")) {
+                throw e;
+            }
+            throw failure("cannot encode the value for binary COPY", e);
+        } catch (RuntimeException e) {
+            throw failure("cannot encode the value for binary COPY", e);
+        }
+    }
+
     private static String decodeUtf8(ByteBuffer in) {
         byte[] bytes = new byte[in.remaining()];
         in.duplicate().get(bytes);

@@ -65,7 +65,7 @@ public final class TypeCatalog {
     public List<PgColumn> columns(String schema, String table) {
         String sql = """
                 SELECT a.attname, a.atttypid, a.atttypmod, a.attndims, a.attnotnull,
-                       pg_catalog.format_type(a.atttypid, a.atttypmod)
+                       pg_catalog.format_type(a.atttypid, a.atttypmod), a.attgenerated <> ''
                   FROM pg_catalog.pg_attribute a
                  WHERE a.attrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::regclass
                    AND a.attnum > 0 AND NOT a.attisdropped
@@ -77,7 +77,7 @@ public final class TypeCatalog {
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     columns.add(new PgColumn(schema + "." + table, rs.getString(1), type((int) rs.getLong(2)), rs.getInt(3),
-                            rs.getInt(4), !rs.getBoolean(5), rs.getString(6)));
+                            rs.getInt(4), !rs.getBoolean(5), rs.getString(6), rs.getBoolean(7)));
                 }
             }
         } catch (SQLException e) {

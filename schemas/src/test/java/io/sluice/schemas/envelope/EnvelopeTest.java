@@ -34,9 +34,9 @@ class EnvelopeTest {
     private static TableSchema customers() {
         TypeMapper mapper = new TypeMapper(MappingOptions.DEFAULTS);
         List<ColumnMapping> columns = List.of(
-                mapper.map(new PgColumn("shop.customers", "id", INT4, -1, 0, false, "integer")),
-                mapper.map(new PgColumn("shop.customers", "name", TEXT, -1, 0, true, "text")),
-                mapper.map(new PgColumn("shop.customers", "seen", TIMESTAMPTZ, -1, 0, true, "timestamp with time zone")));
+                mapper.map(new PgColumn("shop.customers", "id", INT4, -1, 0, false, "integer", false)),
+                mapper.map(new PgColumn("shop.customers", "name", TEXT, -1, 0, true, "text", false)),
+                mapper.map(new PgColumn("shop.customers", "seen", TIMESTAMPTZ, -1, 0, true, "timestamp with time zone", false)));
         return TableSchema.of("sluice", "shop", "customers", columns, List.of("id"));
     }
 
@@ -119,7 +119,7 @@ class EnvelopeTest {
     @Test
     void keyColumnsMustExist() {
         TypeMapper mapper = new TypeMapper(MappingOptions.DEFAULTS);
-        List<ColumnMapping> columns = List.of(mapper.map(new PgColumn("s.t", "id", INT4, -1, 0, false, "integer")));
+        List<ColumnMapping> columns = List.of(mapper.map(new PgColumn("s.t", "id", INT4, -1, 0, false, "integer", false)));
         assertThatThrownBy(() -> TableSchema.of("p", "s", "t", columns, List.of("missing")))
                 .hasMessageContaining("missing").hasMessageContaining("s.t");
     }
@@ -127,7 +127,7 @@ class EnvelopeTest {
     @Test
     void tableWithoutKeyHasNoKeySchema() {
         TypeMapper mapper = new TypeMapper(MappingOptions.DEFAULTS);
-        TableSchema table = TableSchema.of("p", "s", "t", List.of(mapper.map(new PgColumn("s.t", "v", TEXT, -1, 0, true, "text"))), List.of());
+        TableSchema table = TableSchema.of("p", "s", "t", List.of(mapper.map(new PgColumn("s.t", "v", TEXT, -1, 0, true, "text", false))), List.of());
         assertThat(table.keySchema()).isNull();
         assertThat(table.key(table.row(Arrays.asList("x")))).isNull();
     }

@@ -1,0 +1,105 @@
+package io.sluice.sink.postgres;
+
+import java.util.Map;
+
+import io.sluice.schemas.postgres.PgEndpoint;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+
+/**
+ * Configuration of {@link PostgresSinkConnector}. Connection keys carry the names of
+ * Debezium's JDBC sink.
+ */
+public final class PostgresSinkConfig extends AbstractConfig {
+
+    public static final String URL = "connection.url";
+    public static final String USER = "connection.username";
+    public static final String PASSWORD = "connection.password";
+    public static final String TABLE_NAME_FORMAT = "table.name.format";
+    public static final String BATCH_BYTES = "batch.max.bytes";
+    public static final String COPY_PARALLELISM = "copy.parallelism";
+    public static final String REPLICA_ROLE = "load.replica.role";
+
+    private static final String CONNECTION = "Connection";
+    private static final String LOAD = "Load";
+
+    public static final ConfigDef CONFIG_DEF = new ConfigDef()
+            .define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
+                    "The target database: postgres://host:port/database (user and password may be in the URL) or "
+                            + "jdbc:postgresql://host:port/database.", CONNECTION, 1, Width.LONG, "Target URL")
+            .define(USER, Type.STRING, null, Importance.HIGH,
+                    "User to connect as; overrides a user in the URL. It needs INSERT on the target tables (and, to load "
+                            + "without triggers and foreign-key checks, the right to set session_replication_role).",
+                    CONNECTION, 2, Width.MEDIUM, "User")
+            .define(PASSWORD, Type.PASSWORD, null, Importance.HIGH,
+                    "Password of the user; overrides a password in the URL. Never logged.", CONNECTION, 3, Width.MEDIUM, "Password")
+            .define(TABLE_NAME_FORMAT, Type.STRING, "${schema}.${table}", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
+                    "Target table of each event, built from the source schema and table (${schema}, ${table}) or the "
+                            + "topic (${topic}); the result is schema.table.", LOAD, 1, Width.MEDIUM, "Table name format")
+            .define(BATCH_BYTES, Type.LONG, 32L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
+                    "Bytes of encoded rows gathered for one table before they are sent in one binary COPY.",
+                    LOAD, 2, Width.SHORT, "Batch bytes")
+            .define(COPY_PARALLELISM, Type.INT, 4, ConfigDef.Range.between(1, 64), Importance.MEDIUM,
+                    "Connections loading at once, each running one COPY of one table's batch.", LOAD, 3, Width.SHORT, "COPY streams")
+            .define(REPLICA_ROLE, Type.BOOLEAN, true, Importance.LOW,
+                    "Load with session_replication_role = replica, so triggers and foreign-key checks do not fire for "
+                            + "copied rows (they were checked on the source). Needs superuser or a GRANT SET on the parameter; "
+                            + "without it Sluice loads with them active and says so once.", LOAD, 4, Width.SHORT, "Replica role");
+
+    public PostgresSinkConfig(Map<String, String> props) {
+        super(CONFIG_DEF, props);
+    }
+
+    public PgEndpoint endpoint() {
+        PgEndpoint parsed = parse(getString(URL));
+        String user = getString(USER) != null ? getString(USER) : parsed.user();
+        Password password = getPassword(PASSWORD);
+        return new PgEndpoint(parsed.host(), parsed.port(), parsed.database(), user,
+                password != null ? password.value() : parsed.password(), parsed.sslMode());
+    }
+
+    public String tableNameFormat() {
+        return getString(TABLE_NAME_FORMAT);
+    }
+
+    public long batchBytes() {
+        return getLong(BATCH_BYTES);
+    }
+
+    public int copyParallelism() {
+        return getInt(COPY_PARALLELISM);
+    }
+
+    public boolean replicaRole() {
+        return getBoolean(REPLICA_ROLE);
+    }
+
+    static PgEndpoint parse(String url) {
+        String plain = url.startsWith("jdbc:") ? url.substring("jdbc:".length()) : url;
+        return PgEndpoint.parse(plain);
+    }
+
+    private static final class UrlValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null) {
+                throw new ConfigException(name, null, "name the target database, e.g. postgres://host:5432/database");
+            }
+            try {
+                parse((String) value);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(name, "<url>", e.getMessage());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "postgres://host:port/database";
+        }
+    }
+}

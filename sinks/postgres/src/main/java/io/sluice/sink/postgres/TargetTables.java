@@ -1,0 +1,94 @@
+package io.sluice.sink.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.mapping.MappingOptions;
+import io.sluice.schemas.mapping.TypeMapper;
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.schemas.types.TypeCatalog;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * The target database's tables as the sink writes them: which table an event goes to, and its
+ * columns as read from the target's own catalog (type oids differ between databases, and the
+ * encoder must use the target's).
+ */
+final class TargetTables implements AutoCloseable {
+
+    private final PgEndpoint endpoint;
+    private final String format;
+    private final Connection catalogConnection;
+    private final TypeCatalog catalog;
+    private final TypeMapper mapper = new TypeMapper(MappingOptions.DEFAULTS);
+    private final Map<String, List<ColumnMapping>> columns = new HashMap<>();
+
+    TargetTables(PgEndpoint endpoint, String format) {
+        this.endpoint = endpoint;
+        this.format = format;
+        this.catalogConnection = PgConnect.open(endpoint, "sluice catalog");
+        this.catalog = new TypeCatalog(catalogConnection);
+    }
+
+    /** The target {schema, table} of an event from source {@code schema.table} on {@code topic}. */
+    String[] targetOf(String topic, String schema, String table) {
+        String name = format.replace("${schema}", schema).replace("${table}", table).replace("${topic}", topic);
+        int dot = name.indexOf('.');
+        if (dot < 0) {
+            return new String[] {"public", name};
+        }
+        return new String[] {name.substring(0, dot), name.substring(dot + 1)};
+    }
+
+    /** The target table's columns; fails naming the table when it does not exist. */
+    List<ColumnMapping> columns(String schema, String table) {
+        String key = schema + "." + table;
+        List<ColumnMapping> known = columns.get(key);
+        if (known != null) {
+            return known;
+        }
+        if (!exists(schema, table)) {
+            throw new ConnectException("Target table " + key + " does not exist in " + endpoint.display()
+                    + "; create it (the snapshot creates tables from the source schema), or map events elsewhere with "
+                    + PostgresSinkConfig.TABLE_NAME_FORMAT);
+        }
+        List<ColumnMapping> mapped = catalog.columns(schema, table).stream().map(mapper::map).toList();
+        columns.put(key, mapped);
+        return mapped;
+    }
+
+    private boolean exists(String schema, String table) {
+        try (PreparedStatement s = catalogConnection.prepareStatement(
+                "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                        + "WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')")) {
+            s.setString(1, schema);
+            s.setString(2, table);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next();
+            }
+        } catch (SQLException e) {
+            throw PgConnect.explain(e, endpoint);
+        }
+    }
+
+    /** Forgets what it read, after the target's schema changed. */
+    void invalidate() {
+        columns.clear();
+    }
+
+    @Override
+    public void close() {
+        try {
+            catalogConnection.close();
+        } catch (SQLException e) {
+            // already broken
+        }
+    }
+}

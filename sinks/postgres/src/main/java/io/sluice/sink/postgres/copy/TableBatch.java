@@ -1,0 +1,118 @@
+package io.sluice.sink.postgres.copy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+
+import io.sluice.schemas.copy.WireBuffer;
+import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.naming.Identifiers;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+
+/**
+ * Rows for one target table, encoded as binary COPY tuples as they arrive. The columns are the
+ * fields of the incoming row schema, matched by name to the target's columns; target columns
+ * the rows do not carry get their defaults, and generated columns are never written.
+ */
+public final class TableBatch {
+
+    private final String target;
+    private final Schema rowSchema;
+    private final List<Field> fields = new ArrayList<>();
+    private final List<ColumnMapping> columns = new ArrayList<>();
+    private final String copySql;
+    private WireBuffer tuples = new WireBuffer(1 << 16);
+    private long rows;
+
+    /**
+     * @param schema  target schema name
+     * @param table   target table name
+     * @param rowSchema the incoming row struct schema
+     * @param targetColumns the target table's columns
+     */
+    public TableBatch(String schema, String table, Schema rowSchema, List<ColumnMapping> targetColumns) {
+        this.target = schema + "." + table;
+        this.rowSchema = rowSchema;
+        StringJoiner names = new StringJoiner(", ", " (", ")");
+        for (Field field : rowSchema.fields()) {
+            ColumnMapping column = targetColumns.stream().filter(c -> c.name().equals(field.name())).findFirst()
+                    .orElseThrow(() -> new DataException("Column " + field.name() + " of the incoming rows does not exist in target table "
+                            + target + "; add it to the target, or drop the field with a transform"));
+            if (column.column().generated()) {
+                continue;
+            }
+            fields.add(field);
+            columns.add(column);
+            names.add(Identifiers.quote(field.name()));
+        }
+        this.copySql = "COPY " + Identifiers.quote(schema, table) + (fields.isEmpty() ? "" : names.toString()) + " FROM STDIN (FORMAT binary)";
+    }
+
+    public String target() {
+        return target;
+    }
+
+    public Schema rowSchema() {
+        return rowSchema;
+    }
+
+    public String copySql() {
+        return copySql;
+    }
+
+    /** Encodes one row; on a bad value nothing of the row stays in the batch. */
+    public void add(Struct row) {
+        int start = tuples.size();
+        try {
+            tuples.writeShort(fields.size());
+            for (int i = 0; i < fields.size(); i++) {
+                Field field = fields.get(i);
+                Object value = row.get(field);
+                if (value == null) {
+                    tuples.writeInt(-1);
+                } else {
+                    int at = tuples.reserveLength();
+                    columns.get(i).toBinaryFrom(field.schema(), value, tuples);
+                    tuples.patchLength(at);
+                }
+            }
+            rows++;
+        } catch (RuntimeException e) {
+            truncate(start);
+            throw e;
+        }
+    }
+
+    private void truncate(int size) {
+        WireBuffer kept = new WireBuffer(Math.max(size, 1 << 16));
+        kept.writeBytes(tuples.array(), 0, size);
+        tuples = kept;
+    }
+
+    public long bytes() {
+        return tuples.size();
+    }
+
+    public long rows() {
+        return rows;
+    }
+
+    public boolean isEmpty() {
+        return rows == 0;
+    }
+
+    /** Hands over the encoded rows and starts an empty batch. */
+    public Chunk take() {
+        Chunk chunk = new Chunk(target, copySql, tuples, rows);
+        tuples = new WireBuffer(1 << 16);
+        rows = 0;
+        return chunk;
+    }
+
+    /** Encoded rows ready for one COPY. */
+    public record Chunk(String target, String copySql, WireBuffer tuples, long rows) {
+    }
+}
