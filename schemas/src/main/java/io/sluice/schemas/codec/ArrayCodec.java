@@ -78,18 +78,33 @@ public final class ArrayCodec implements ValueCodec {
         return nest(flat, dims);
     }
 
+    /**
+     * Writes as many dimensions as the value has: the target's declared dimensions do not bind
+     * (PostgreSQL does not enforce them, and pg_dump writes {@code int[][]} as {@code integer[]}).
+     */
     @Override
     public void toBinary(Object value, WireBuffer out) {
         List<?> outer = Values.as(value, List.class, "array");
-        int[] dims = new int[depth];
+        int valueDepth = depthOf(outer);
+        int[] dims = new int[valueDepth];
         List<Object> flat = new ArrayList<>();
         if (!outer.isEmpty()) {
-            measure(outer, 0, dims);
-            flatten(outer, 0, dims, flat);
+            measure(outer, 0, dims, valueDepth);
+            flatten(outer, 0, dims, flat, valueDepth);
         }
-        int[] lowerBounds = new int[flat.isEmpty() ? 0 : depth];
+        int[] lowerBounds = new int[flat.isEmpty() ? 0 : valueDepth];
         Arrays.fill(lowerBounds, 1);
         write(flat.isEmpty() ? new int[0] : dims, lowerBounds, flat, false, out);
+    }
+
+    private static int depthOf(List<?> list) {
+        int depth = 1;
+        Object first = list.isEmpty() ? null : list.get(0);
+        while (first instanceof List<?> inner) {
+            depth++;
+            first = inner.isEmpty() ? null : inner.get(0);
+        }
+        return depth;
     }
 
     @Override
@@ -155,27 +170,27 @@ public final class ArrayCodec implements ValueCodec {
         return result;
     }
 
-    private void measure(List<?> list, int level, int[] dims) {
+    private static void measure(List<?> list, int level, int[] dims, int depth) {
         dims[level] = list.size();
         if (level < depth - 1) {
             Object first = list.get(0);
             if (!(first instanceof List<?> inner) || inner.isEmpty()) {
-                throw new DataException("Array value is not " + depth + "-dimensional: " + list);
+                throw new DataException("Multi-dimensional array value has an empty sub-array: " + list);
             }
-            measure(inner, level + 1, dims);
+            measure(inner, level + 1, dims, depth);
         }
     }
 
-    private void flatten(List<?> list, int level, int[] dims, List<Object> flat) {
+    private static void flatten(List<?> list, int level, int[] dims, List<Object> flat, int depth) {
         if (list.size() != dims[level]) {
             throw new DataException("Multi-dimensional array value has sub-arrays of different sizes");
         }
         for (Object item : list) {
             if (level < depth - 1) {
                 if (!(item instanceof List<?> inner)) {
-                    throw new DataException("Array value is not " + depth + "-dimensional");
+                    throw new DataException("Multi-dimensional array value mixes arrays and elements");
                 }
-                flatten(inner, level + 1, dims, flat);
+                flatten(inner, level + 1, dims, flat, depth);
             } else {
                 flat.add(item);
             }

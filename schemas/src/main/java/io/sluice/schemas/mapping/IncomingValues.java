@@ -97,7 +97,7 @@ public final class IncomingValues {
             // Debezium's default hstore.handling.mode=json
             try {
                 Map<String, String> map = new LinkedHashMap<>();
-                JSON.readTree(json).fields().forEachRemaining(e -> map.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
+                JSON.readTree(json).properties().forEach(e -> map.put(e.getKey(), e.getValue().isNull() ? null : e.getValue().asText()));
                 return map;
             } catch (JsonProcessingException e) {
                 throw new DataException("not a JSON object: " + json);

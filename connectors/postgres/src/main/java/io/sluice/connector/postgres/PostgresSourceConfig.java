@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.TablePattern;
 import io.sluice.schemas.codec.NumericCodec.NumericMode;
 import io.sluice.schemas.mapping.MappingOptions;
@@ -34,6 +35,8 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String SNAPSHOT_BATCH_BYTES = "snapshot.batch.bytes";
     public static final String SNAPSHOT_THREADS = "snapshot.max.threads";
     public static final String SNAPSHOT_QUEUE_BYTES = "snapshot.queue.bytes";
+    public static final String SNAPSHOT_SCHEMA = "snapshot.schema";
+    public static final String PG_DUMP_PATH = "pg_dump.path";
     public static final String NUMERIC_MAPPING = "numeric.mapping";
     public static final String TEXT_COLUMNS = "column.text.list";
 
@@ -86,6 +89,15 @@ public final class PostgresSourceConfig extends AbstractConfig {
             .define(SNAPSHOT_QUEUE_BYTES, Type.LONG, 64L << 20, ConfigDef.Range.atLeast(1L << 20), Importance.LOW,
                     "Bytes of decoded rows held between the readers and the consumer; readers wait when it is full, so "
                             + "memory stays bounded whatever the table sizes.", SNAPSHOT, 4, Width.SHORT, "Queue bytes")
+            .define(SNAPSHOT_SCHEMA, Type.STRING, "database", ConfigDef.CaseInsensitiveValidString.in("database", "tables", "none"),
+                    Importance.MEDIUM, "Which DDL the snapshot sends ahead of its rows (pre-data) and after them (post-data: "
+                            + "indexes, constraints, triggers, sequence values), dumped with pg_dump from the snapshot itself. "
+                            + "database: every object of the database (rows still only of the selected tables); tables: the "
+                            + "selected tables and what belongs to them (types and functions they use must exist on the "
+                            + "target); none: no DDL, the target is prepared by other means.", SNAPSHOT, 5, Width.SHORT, "Schema")
+            .define(PG_DUMP_PATH, Type.STRING, "", Importance.LOW,
+                    "The pg_dump program to dump the schema with; by default the newest one installed. It must be at least "
+                            + "the source server's major version.", SNAPSHOT, 6, Width.LONG, "pg_dump")
             .define(NUMERIC_MAPPING, Type.STRING, "exact", ConfigDef.CaseInsensitiveValidString.in("exact", "precise", "double"),
                     Importance.MEDIUM, "How numeric values are represented: exact (decimal text, NaN and infinities kept), "
                             + "precise (Connect Decimal, as Debezium's default; refuses NaN) or double. See docs/types.md.",
@@ -148,6 +160,14 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public long snapshotQueueBytes() {
         return getLong(SNAPSHOT_QUEUE_BYTES);
+    }
+
+    public SchemaSnapshot.Scope schemaScope() {
+        return SchemaSnapshot.Scope.valueOf(getString(SNAPSHOT_SCHEMA).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public String pgDumpPath() {
+        return getString(PG_DUMP_PATH);
     }
 
     public MappingOptions mappingOptions() {

@@ -4,6 +4,8 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.connector.postgres.schema.PgDump;
+import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.schemas.SluiceVersion;
@@ -39,7 +41,9 @@ public class PostgresSourceTask extends SourceTask {
         PgEndpoint endpoint = PostgresSourceConnector.endpoint(config);
         SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(),
                 new TableSelector(config.includes(), config.excludes()), new TypeMapper(config.mappingOptions()),
-                config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes());
+                config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
+                config.schemaScope() == SchemaSnapshot.Scope.NONE ? null
+                        : new SnapshotRun.SchemaSource(PgDump.locate(config.pgDumpPath()), endpoint, config.schemaScope()));
         snapshot = new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
                 partition -> context.offsetStorageReader().offset(partition));
         if (snapshot.alreadyCompleted()) {
@@ -51,6 +55,9 @@ public class PostgresSourceTask extends SourceTask {
             snapshot.start();
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.apache.kafka.connect.errors.ConnectException("Interrupted while starting the snapshot", e);
         }
     }
 

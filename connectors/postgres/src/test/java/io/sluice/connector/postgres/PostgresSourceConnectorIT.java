@@ -116,7 +116,7 @@ class PostgresSourceConnectorIT {
         task.start(taskConfigs.get(0));
         List<SourceRecord> records = new ArrayList<>();
         try {
-            while (records.isEmpty() || !records.get(records.size() - 1).topic().equals("shop.schema-changes")) {
+            while (records.isEmpty() || !Boolean.TRUE.equals(records.get(records.size() - 1).sourceOffset().get(SnapshotRun.COMPLETED))) {
                 List<SourceRecord> batch = task.poll();
                 if (batch != null) {
                     records.addAll(batch);
@@ -127,8 +127,14 @@ class PostgresSourceConnectorIT {
             task.stop();
             connector.stop();
         }
-        assertThat(records).hasSize(301);
-        assertThat(records.subList(0, 300)).allSatisfy(r -> assertThat(r.topic()).isEqualTo("shop.public.items"));
+        // The pre-data schema, 300 rows, then the post-data schema that ends the snapshot.
+        assertThat(records).hasSize(302);
+        assertThat(records.get(0).topic()).isEqualTo("shop.schema-changes");
+        String preData = ((org.apache.kafka.connect.data.Struct) records.get(0).value()).getString("ddl");
+        assertThat(preData).contains("CREATE TABLE public.items").doesNotContain("\\restrict");
+        assertThat(records.subList(1, 301)).allSatisfy(r -> assertThat(r.topic()).isEqualTo("shop.public.items"));
+        String postData = ((org.apache.kafka.connect.data.Struct) records.get(301).value()).getString("ddl");
+        assertThat(postData).contains("ADD CONSTRAINT items_pkey PRIMARY KEY (id)");
     }
 
     @Test

@@ -24,9 +24,13 @@ public final class PostgresSinkConfig extends AbstractConfig {
     public static final String BATCH_BYTES = "batch.max.bytes";
     public static final String COPY_PARALLELISM = "copy.parallelism";
     public static final String REPLICA_ROLE = "load.replica.role";
+    public static final String SCHEMA_APPLY = "schema.apply";
+    public static final String TABLE_EXISTS = "table.exists";
+    public static final String MAINTENANCE_WORK_MEM = "post.data.maintenance.work.mem";
 
     private static final String CONNECTION = "Connection";
     private static final String LOAD = "Load";
+    private static final String SCHEMA = "Schema";
 
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
             .define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
@@ -49,7 +53,18 @@ public final class PostgresSinkConfig extends AbstractConfig {
             .define(REPLICA_ROLE, Type.BOOLEAN, true, Importance.LOW,
                     "Load with session_replication_role = replica, so triggers and foreign-key checks do not fire for "
                             + "copied rows (they were checked on the source). Needs superuser or a GRANT SET on the parameter; "
-                            + "without it Sluice loads with them active and says so once.", LOAD, 4, Width.SHORT, "Replica role");
+                            + "without it Sluice loads with them active and says so once.", LOAD, 4, Width.SHORT, "Replica role")
+            .define(SCHEMA_APPLY, Type.BOOLEAN, true, Importance.MEDIUM,
+                    "Apply the schema events of a snapshot: pre-data (types, tables...) before its rows, post-data (indexes, "
+                            + "constraints, triggers, sequence values) after them. Off when the target is prepared by other means.",
+                    SCHEMA, 1, Width.SHORT, "Apply schema")
+            .define(TABLE_EXISTS, Type.STRING, "fail", ConfigDef.CaseInsensitiveValidString.in("fail", "truncate", "append"),
+                    Importance.HIGH, "When a table the snapshot loads already exists on the target: fail (stop before changing "
+                            + "anything, naming the tables), truncate (empty it, then load) or append (load into it as it is). "
+                            + "Objects that already exist are kept.", SCHEMA, 2, Width.SHORT, "Existing tables")
+            .define(MAINTENANCE_WORK_MEM, Type.STRING, "256MB", new ConfigDef.NonEmptyString(), Importance.LOW,
+                    "maintenance_work_mem of the connections that build indexes and constraints after the rows.",
+                    SCHEMA, 3, Width.SHORT, "Index build memory");
 
     public PostgresSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -77,6 +92,18 @@ public final class PostgresSinkConfig extends AbstractConfig {
 
     public boolean replicaRole() {
         return getBoolean(REPLICA_ROLE);
+    }
+
+    public boolean schemaApply() {
+        return getBoolean(SCHEMA_APPLY);
+    }
+
+    public io.sluice.sink.postgres.schema.ExistingTables tableExists() {
+        return io.sluice.sink.postgres.schema.ExistingTables.valueOf(getString(TABLE_EXISTS).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public String maintenanceWorkMem() {
+        return getString(MAINTENANCE_WORK_MEM);
     }
 
     static PgEndpoint parse(String url) {

@@ -1,14 +1,19 @@
 package io.sluice.sink.postgres;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.postgres.copy.CopyLoader;
 import io.sluice.sink.postgres.copy.TableBatch;
+import io.sluice.sink.postgres.schema.ExistingTables;
+import io.sluice.sink.postgres.schema.SchemaApplier;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
@@ -32,6 +37,7 @@ public class PostgresSinkTask extends SinkTask {
     private PostgresSinkConfig config;
     private TargetTables tables;
     private CopyLoader loader;
+    private SchemaApplier schema;
     private ErrantRecordReporter reporter;
     private final Map<String, TableBatch> batches = new LinkedHashMap<>();
     private long pendingBytes;
@@ -46,6 +52,7 @@ public class PostgresSinkTask extends SinkTask {
         config = new PostgresSinkConfig(props);
         tables = new TargetTables(config.endpoint(), config.tableNameFormat());
         loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole());
+        schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem());
         try {
             reporter = context == null ? null : context.errantRecordReporter();
         } catch (NoSuchMethodError | NoClassDefFoundError e) {
@@ -124,12 +131,30 @@ public class PostgresSinkTask extends SinkTask {
         return batch;
     }
 
+    /**
+     * A snapshot opens with its pre-data schema and closes with its post-data schema; the rows
+     * in between are all committed before the post-data (indexes, constraints) is built.
+     */
     private void applySchemaChange(Struct value) throws InterruptedException {
-        Struct source = value.getStruct(Envelope.SOURCE);
-        if ("last".equals(source.getString("snapshot"))) {
+        String marker = value.getStruct(Envelope.SOURCE).getString("snapshot");
+        String ddl = value.getString("ddl");
+        if ("first".equals(marker)) {
+            if (config.schemaApply() && ddl != null) {
+                List<String[]> loaded = new ArrayList<>();
+                for (Struct change : value.<Struct>getArray("tableChanges")) {
+                    String[] source = Identifiers.unquoteQualified(change.getString("id"));
+                    loaded.add(tables.targetOf("", source[0], source[1]));
+                }
+                schema.applyPreData(ddl, loaded, config.tableExists());
+                tables.invalidate();
+            }
+        } else if ("last".equals(marker)) {
             sendAll();
             loader.awaitAll();
-            LOG.info("Snapshot loaded: {} rows in {} bytes", loader.rowsLoaded(), loader.bytesLoaded());
+            LOG.info("Snapshot rows loaded: {} rows, {} bytes", loader.rowsLoaded(), loader.bytesLoaded());
+            if (config.schemaApply() && ddl != null) {
+                schema.applyPostData(ddl, config.tableExists() != ExistingTables.FAIL);
+            }
         }
     }
 

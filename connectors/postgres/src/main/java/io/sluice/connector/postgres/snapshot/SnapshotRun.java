@@ -16,12 +16,16 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.sluice.connector.postgres.schema.PgDump;
+import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.mapping.TypeMapper;
+import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
+import io.sluice.schemas.postgres.PgEndpoint;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -32,8 +36,9 @@ import org.slf4j.LoggerFactory;
  * One consistent snapshot of the selected tables. A coordinating transaction exports a
  * snapshot and plans the tables in it; reader threads, each on its own connection that joined
  * the snapshot, take page ranges (largest tables first, so tables finish one after another)
- * and fill a byte-bounded queue. After the last row comes one event on the schema-change
- * topic whose source says {@code snapshot=last}: the end of the snapshot.
+ * and fill a byte-bounded queue. Two events on the schema-change topic frame the rows: before
+ * the first, the pre-data schema ({@code snapshot=first}); after the last, the post-data schema
+ * and sequence values ({@code snapshot=last}), which also marks the end of the snapshot.
  */
 public final class SnapshotRun implements AutoCloseable {
 
@@ -41,6 +46,8 @@ public final class SnapshotRun implements AutoCloseable {
 
     /** Source partition and offset of the end-of-snapshot event. */
     public static final String COMPLETED = "snapshot_completed";
+    /** Offset of the start-of-snapshot event: the schema was handed out, so a resumed run must not hand it out again. */
+    public static final String STARTED = "snapshot_started";
 
     private final Settings settings;
     private final Supplier<Connection> connections;
@@ -54,9 +61,20 @@ public final class SnapshotRun implements AutoCloseable {
     private boolean endEmitted;
     private String database;
     private long snapshotMicros;
+    private String postData;
+    private List<SchemaChangeEvents.TableChange> tableChanges = List.of();
 
-    /** What a run needs from the connector configuration. */
-    public record Settings(String topicPrefix, TableSelector selector, TypeMapper mapper, long batchBytes, int threads, long queueBytes) {
+    /**
+     * What a run needs from the connector configuration.
+     *
+     * @param schema how to dump the schema; null for none
+     */
+    public record Settings(String topicPrefix, TableSelector selector, TypeMapper mapper, long batchBytes, int threads, long queueBytes,
+                           SchemaSource schema) {
+    }
+
+    /** Where the schema comes from: pg_dump against the endpoint, for the chosen scope. */
+    public record SchemaSource(PgDump dump, PgEndpoint endpoint, SchemaSnapshot.Scope scope) {
     }
 
     /**
@@ -81,7 +99,7 @@ public final class SnapshotRun implements AutoCloseable {
         return stored != null && Boolean.TRUE.equals(stored.get(COMPLETED));
     }
 
-    public void start() throws SQLException {
+    public void start() throws SQLException, InterruptedException {
         coordinator = connections.get();
         String snapshotId;
         try (Statement s = coordinator.createStatement()) {
@@ -114,6 +132,19 @@ public final class SnapshotRun implements AutoCloseable {
                     work.add(plan.range(i));
                 }
             }
+        }
+        Map<String, Object> server = storedOffsets.apply(serverPartition(settings.topicPrefix()));
+        boolean resumed = server != null && Boolean.TRUE.equals(server.get(STARTED));
+        tableChanges = plans.stream().map(SnapshotRun::creation).toList();
+        if (settings.schema() != null && settings.schema().scope() != SchemaSnapshot.Scope.NONE) {
+            SchemaSnapshot schema = SchemaSnapshot.take(settings.schema().dump(), settings.schema().endpoint(), snapshotId, coordinator,
+                    settings.schema().scope(), tables);
+            postData = schema.postData();
+            if (!resumed) {
+                queue.put(schemaEvent(schema.preData(), SourceInfo.Snapshot.FIRST, Map.of(STARTED, true)), schema.preData().length());
+            }
+        } else if (!resumed) {
+            queue.put(schemaEvent(null, SourceInfo.Snapshot.FIRST, Map.of(STARTED, true)), 1024);
         }
         long pending = work.size();
         LOG.info("Snapshot {} of {}: {} tables, {} ranges to read ({} already read), {} reader connections", snapshotId, database,
@@ -166,14 +197,35 @@ public final class SnapshotRun implements AutoCloseable {
     }
 
     private SourceRecord endOfSnapshot() {
-        SourceInfo source = new SourceInfo(settings.topicPrefix(), database, "", "", snapshotMicros, SourceInfo.Snapshot.LAST,
-                null, null, null);
         long rows = progress.stream().mapToLong(TableProgress::rows).sum();
         LOG.info("Snapshot of {} read: {} tables, {} rows", database, progress.size(), rows);
-        return new SourceRecord(serverPartition(settings.topicPrefix()), Map.of(COMPLETED, true),
+        return schemaEvent(postData, SourceInfo.Snapshot.LAST, Map.of(STARTED, true, COMPLETED, true));
+    }
+
+    /**
+     * An event on the schema-change topic that opens (pre-data DDL, snapshot=first) or closes
+     * (post-data DDL and sequence values, snapshot=last) the snapshot. Both list the tables the
+     * snapshot loads, so a sink knows them before the first row.
+     */
+    private SourceRecord schemaEvent(String ddl, SourceInfo.Snapshot marker, Map<String, Object> offset) {
+        SourceInfo source = new SourceInfo(settings.topicPrefix(), database, "", "", snapshotMicros, marker, null, null, null);
+        return new SourceRecord(serverPartition(settings.topicPrefix()), offset,
                 TopicNames.forSchemaChanges(settings.topicPrefix()), null,
                 SchemaChangeEvents.KEY_SCHEMA, SchemaChangeEvents.key(database),
-                SchemaChangeEvents.VALUE_SCHEMA, SchemaChangeEvents.value(source, null, null, List.of(), System.currentTimeMillis()));
+                SchemaChangeEvents.VALUE_SCHEMA, SchemaChangeEvents.value(source, null, ddl, tableChanges, System.currentTimeMillis()));
+    }
+
+    private static SchemaChangeEvents.TableChange creation(TablePlan plan) {
+        List<SchemaChangeEvents.ColumnDefinition> columns = new ArrayList<>();
+        int position = 1;
+        for (var mapping : plan.schema().columns()) {
+            var column = mapping.column();
+            columns.add(new SchemaChangeEvents.ColumnDefinition(column.name(), column.type().displayName(), column.declaredType(),
+                    position++, column.nullable(), null, column.generated(), column.type().underlying().labels().isEmpty() ? null
+                    : column.type().underlying().labels(), null));
+        }
+        return new SchemaChangeEvents.TableChange(SchemaChangeEvents.ChangeType.CREATE,
+                Identifiers.quote(plan.table().schema(), plan.table().name()), plan.schema().keyColumns(), columns, null);
     }
 
     /** Per-table progress, for progress displays. */

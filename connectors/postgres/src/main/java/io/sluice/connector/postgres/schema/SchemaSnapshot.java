@@ -1,0 +1,100 @@
+package io.sluice.connector.postgres.schema;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.sluice.connector.postgres.selection.SelectedTable;
+import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.PgEndpoint;
+
+/**
+ * The schema that goes with a snapshot: what to create before the rows (pre-data: types,
+ * functions, tables...) and after them (post-data: indexes, constraints, triggers...), plus
+ * the sequences' values, all as of the snapshot's instant.
+ */
+public final class SchemaSnapshot {
+
+    /** Which objects the schema events carry. */
+    public enum Scope {
+        /** Every object of the database (rows only of the selected tables). */
+        DATABASE,
+        /** The selected tables and what belongs to them; types and functions they use must exist on the target. */
+        TABLES,
+        /** No schema: the target is prepared by other means. */
+        NONE
+    }
+
+    private final String preData;
+    private final String postData;
+
+    private SchemaSnapshot(String preData, String postData) {
+        this.preData = preData;
+        this.postData = postData;
+    }
+
+    public static SchemaSnapshot take(PgDump dump, PgEndpoint endpoint, String snapshotId, Connection inSnapshot, Scope scope,
+                                      List<SelectedTable> selected) throws SQLException {
+        if (scope == Scope.NONE) {
+            return new SchemaSnapshot(null, null);
+        }
+        List<String> tables = new ArrayList<>();
+        if (scope == Scope.TABLES) {
+            for (SelectedTable t : selected) {
+                tables.add(Identifiers.quote(t.schema(), t.name()));
+                if (t.root() != null) {
+                    tables.add(quoteQualified(t.root()));
+                }
+            }
+        }
+        String pre = dump.section(endpoint, snapshotId, "pre-data", tables.stream().distinct().toList());
+        String post = dump.section(endpoint, snapshotId, "post-data", tables.stream().distinct().toList());
+        return new SchemaSnapshot(pre, post + sequenceValues(inSnapshot, scope, selected));
+    }
+
+    /** {@code setval} for every sequence that has been used, so the target continues where the source is. */
+    private static String sequenceValues(Connection c, Scope scope, List<SelectedTable> selected) throws SQLException {
+        StringBuilder sql = new StringBuilder();
+        String query = """
+                SELECT s.schemaname, s.sequencename, s.last_value,
+                       (SELECT d.refobjid FROM pg_catalog.pg_depend d
+                         WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = (quote_ident(s.schemaname) || '.' || quote_ident(s.sequencename))::regclass
+                           AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i') LIMIT 1)::bigint AS owner
+                  FROM pg_catalog.pg_sequences s
+                 WHERE s.last_value IS NOT NULL
+                 ORDER BY 1, 2""";
+        java.util.Set<Long> selectedOids = new java.util.HashSet<>();
+        selected.forEach(t -> selectedOids.add(t.oid()));
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            while (rs.next()) {
+                long owner = rs.getLong(4);
+                if (scope == Scope.TABLES && (rs.wasNull() || !selectedOids.contains(owner))) {
+                    continue;
+                }
+                String name = Identifiers.quote(rs.getString(1), rs.getString(2));
+                sql.append("\n--\n-- Name: ").append(rs.getString(2)).append("; Type: SEQUENCE SET; Schema: ")
+                        .append(rs.getString(1)).append("; Owner: -\n--\n\nSELECT pg_catalog.setval('")
+                        .append(name.replace("'", "''")).append("', ").append(rs.getLong(3)).append(", true);\n");
+            }
+        }
+        return sql.toString();
+    }
+
+    private static String quoteQualified(String schemaDotTable) {
+        int dot = schemaDotTable.indexOf('.');
+        return Identifiers.quote(schemaDotTable.substring(0, dot), schemaDotTable.substring(dot + 1));
+    }
+
+    /** Null when the scope is NONE. */
+    public String preData() {
+        return preData;
+    }
+
+    /** Null when the scope is NONE. */
+    public String postData() {
+        return postData;
+    }
+}
