@@ -192,6 +192,11 @@ public class PostgresSinkTask extends SinkTask {
         return loader.rowsLoaded();
     }
 
+    /** Bytes of rows sent to the target so far, in PostgreSQL's binary format. */
+    public long bytesLoaded() {
+        return loader.bytesLoaded();
+    }
+
     @Override
     public void stop() {
         if (loader != null) {

@@ -1,0 +1,104 @@
+package io.sluice.runtime.pipeline;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.sluice.schemas.postgres.PgEndpoint;
+
+/**
+ * What a pipeline runs: the source connector's configuration, the sink's, the transforms, and
+ * where offsets are kept. The keys are the connectors' own, so a pipeline moves to a Kafka
+ * Connect cluster unchanged; {@code url} is a shortcut for the connection keys.
+ *
+ * <pre>
+ * name: shop                      # topic prefix, and the name of the offsets file
+ * source:
+ *   url: postgres://user:password@host:5432/shop
+ *   table.include.list: public.*
+ * target:
+ *   url: postgres://user:password@host:5432/shop_copy
+ *   table.exists: truncate
+ * transforms:                     # Kafka Connect transform keys, as on a connector
+ *   transforms: route
+ *   transforms.route.type: org.apache.kafka.connect.transforms.RegexRouter
+ * offsets: .sluice/shop.offsets
+ * </pre>
+ */
+public record PipelineSpec(String name, Map<String, String> source, Map<String, String> target, Map<String, String> transforms,
+                           Path offsets) {
+
+    public static PipelineSpec fromYaml(Path file) {
+        JsonNode root;
+        try {
+            root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(file));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("Cannot read pipeline file " + file + ": " + e.getMessage());
+        }
+        if (root == null || !root.isObject()) {
+            throw new IllegalArgumentException("Pipeline file " + file + " must be a YAML mapping with source: and target:");
+        }
+        for (var field : (Iterable<String>) root::fieldNames) {
+            if (!java.util.Set.of("name", "source", "target", "transforms", "offsets").contains(field)) {
+                throw new IllegalArgumentException("Pipeline file " + file + ": unknown key '" + field
+                        + "'; expected name, source, target, transforms, offsets");
+            }
+        }
+        Map<String, String> source = section(root, "source", file);
+        Map<String, String> target = section(root, "target", file);
+        Map<String, String> transforms = root.has("transforms") ? section(root, "transforms", file) : Map.of();
+        String name = root.hasNonNull("name") ? root.get("name").asText() : null;
+        Path offsets = root.hasNonNull("offsets") ? Path.of(root.get("offsets").asText()) : null;
+        return of(name, source, target, transforms, offsets);
+    }
+
+    private static Map<String, String> section(JsonNode root, String key, Path file) {
+        JsonNode node = root.get(key);
+        if (node == null || !node.isObject()) {
+            throw new IllegalArgumentException("Pipeline file " + file + " needs a '" + key + ":' mapping");
+        }
+        Map<String, String> map = new LinkedHashMap<>();
+        node.properties().forEach(e -> map.put(e.getKey(), e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString()));
+        return map;
+    }
+
+    /**
+     * Completes a pipeline: expands {@code url}, names it after the source database when no
+     * name is given, and places offsets in {@code .sluice/<name>.offsets}.
+     */
+    public static PipelineSpec of(String name, Map<String, String> source, Map<String, String> target, Map<String, String> transforms,
+                                  Path offsets) {
+        Map<String, String> src = new LinkedHashMap<>(source);
+        String url = src.remove("url");
+        if (url != null) {
+            PgEndpoint endpoint = PgEndpoint.parse(url);
+            src.putIfAbsent("database.hostname", endpoint.host());
+            src.putIfAbsent("database.port", Integer.toString(endpoint.port()));
+            src.putIfAbsent("database.user", endpoint.user());
+            src.putIfAbsent("database.password", endpoint.password());
+            src.putIfAbsent("database.dbname", endpoint.database());
+            src.putIfAbsent("database.sslmode", endpoint.sslMode());
+        }
+        if (!src.containsKey("database.dbname")) {
+            throw new IllegalArgumentException("The source needs url: postgres://user:password@host:port/database (or database.* keys)");
+        }
+        String pipelineName = name != null ? name : src.getOrDefault("topic.prefix", src.get("database.dbname")).replaceAll("[^a-zA-Z0-9._-]", "_");
+        src.putIfAbsent("topic.prefix", pipelineName);
+
+        Map<String, String> tgt = new LinkedHashMap<>(target);
+        String targetUrl = tgt.remove("url");
+        if (targetUrl != null) {
+            tgt.putIfAbsent("connection.url", targetUrl);
+        }
+        if (!tgt.containsKey("connection.url")) {
+            throw new IllegalArgumentException("The target needs url: postgres://user:password@host:port/database");
+        }
+        Path offsetsFile = offsets != null ? offsets : Path.of(".sluice", pipelineName + ".offsets");
+        return new PipelineSpec(pipelineName, src, tgt, Map.copyOf(transforms), offsetsFile);
+    }
+}

@@ -1,0 +1,77 @@
+package io.sluice.runtime.pipeline;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.sluice.connector.postgres.snapshot.SnapshotRun;
+import io.sluice.runtime.progress.Progress;
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.sink.postgres.PostgresSinkTask;
+import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Hands the engine's records to the sink task in the same process. Offsets are marked only for
+ * records the sink has made durable: the sink flushes every few seconds (so its COPY batches
+ * stay large), then the newest durable record of each source partition is marked, which lets
+ * the source confirm progress — never before the rows are safe.
+ */
+final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
+
+    private final PostgresSinkTask sink;
+    private final Progress progress;
+    private final long flushIntervalNanos;
+    private final CountDownLatch snapshotDone = new CountDownLatch(1);
+    private final Map<Map<String, ?>, RecordChangeEvent<SourceRecord>> notYetDurable = new LinkedHashMap<>();
+    private long lastFlush = System.nanoTime();
+    private long kafkaOffset;
+
+    SinkHandoff(PostgresSinkTask sink, Progress progress, long flushIntervalMillis) {
+        this.sink = sink;
+        this.progress = progress;
+        this.flushIntervalNanos = flushIntervalMillis * 1_000_000L;
+    }
+
+    @Override
+    public void handleBatch(List<RecordChangeEvent<SourceRecord>> events, DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+            throws InterruptedException {
+        List<SinkRecord> records = new ArrayList<>(events.size());
+        boolean end = false;
+        for (RecordChangeEvent<SourceRecord> event : events) {
+            SourceRecord r = event.record();
+            records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
+                    TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
+            notYetDurable.put(r.sourcePartition(), event);
+            if (Envelope.isEnvelope(r.valueSchema())) {
+                Struct source = ((Struct) r.value()).getStruct(Envelope.SOURCE);
+                progress.rowMoved(source.getString("schema") + "." + source.getString("table"));
+            }
+            end |= r.sourceOffset() != null && Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
+        }
+        sink.put(records);
+        if (end || System.nanoTime() - lastFlush >= flushIntervalNanos) {
+            sink.flush(Map.of());
+            for (RecordChangeEvent<SourceRecord> durable : notYetDurable.values()) {
+                committer.markProcessed(durable);
+            }
+            committer.markBatchFinished();
+            notYetDurable.clear();
+            lastFlush = System.nanoTime();
+        }
+        progress.bytesLoaded(sink.bytesLoaded());
+        if (end) {
+            snapshotDone.countDown();
+        }
+    }
+
+    CountDownLatch snapshotDone() {
+        return snapshotDone;
+    }
+}
