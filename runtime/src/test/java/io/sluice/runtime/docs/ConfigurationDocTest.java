@@ -1,0 +1,87 @@
+package io.sluice.runtime.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+import io.sluice.connector.postgres.PostgresSourceConfig;
+import io.sluice.sink.postgres.PostgresSinkConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.types.Password;
+import org.junit.jupiter.api.Test;
+
+/**
+ * docs/configuration.md is generated from the connectors' ConfigDefs, so it cannot drift:
+ * this test fails when they differ. Regenerate with
+ * {@code ./mvnw -q -pl runtime -am test -Dtest=ConfigurationDocTest -Dsluice.docs.write=true -Dsurefire.failIfNoSpecifiedTests=false}.
+ */
+class ConfigurationDocTest {
+
+    private static final Path DOC = Path.of("..", "docs", "configuration.md");
+
+    @Test
+    void configurationReferenceMatchesTheConfigDefs() throws Exception {
+        String generated = render();
+        if (Boolean.getBoolean("sluice.docs.write")) {
+            Files.writeString(DOC, generated, StandardCharsets.UTF_8);
+        }
+        assertThat(Files.exists(DOC)).as("docs/configuration.md exists").isTrue();
+        assertThat(Files.readString(DOC, StandardCharsets.UTF_8)).as("docs/configuration.md is generated; regenerate it (see this test's Javadoc)")
+                .isEqualTo(generated);
+    }
+
+    static String render() {
+        StringBuilder s = new StringBuilder();
+        s.append("# Configuration reference\n\n")
+                .append("Generated from the connectors' `ConfigDef`s by `ConfigurationDocTest`; do not edit by hand.\n\n")
+                .append("The same keys configure a connector on a Kafka Connect cluster and a `sluice` pipeline: in `pipeline.yaml` they go\n")
+                .append("under `source:` and `target:` (where `url: postgres://user:password@host:port/database` fills in the connection\n")
+                .append("keys), and on the command line `--set source.KEY=VALUE` / `--set target.KEY=VALUE`.\n\n");
+        section(s, "PostgreSQL source (`io.sluice.connector.postgres.PostgresSourceConnector`)", PostgresSourceConfig.CONFIG_DEF);
+        section(s, "PostgreSQL sink (`io.sluice.sink.postgres.PostgresSinkConnector`)", PostgresSinkConfig.CONFIG_DEF);
+        return s.toString();
+    }
+
+    private static void section(StringBuilder s, String title, ConfigDef def) {
+        s.append("## ").append(title).append("\n\n");
+        String group = null;
+        List<ConfigDef.ConfigKey> keys = def.configKeys().values().stream()
+                .sorted((a, b) -> a.group.equals(b.group) ? Integer.compare(a.orderInGroup, b.orderInGroup) : 0).toList();
+        for (ConfigDef.ConfigKey key : keys) {
+            if (!key.group.equals(group)) {
+                group = key.group;
+                s.append("### ").append(group).append("\n\n| key | type | default | valid values | importance | |\n|---|---|---|---|---|---|\n");
+            }
+            s.append("| `").append(key.name).append("` | ").append(key.type.name().toLowerCase(Locale.ROOT)).append(" | ")
+                    .append(defaultOf(key)).append(" | ").append(key.validator == null ? "" : escape(key.validator.toString()))
+                    .append(" | ").append(key.importance.name().toLowerCase(Locale.ROOT)).append(" | ")
+                    .append(escape(key.documentation)).append(" |\n");
+            if (keys.indexOf(key) == keys.size() - 1 || !keys.get(keys.indexOf(key) + 1).group.equals(group)) {
+                s.append('\n');
+            }
+        }
+    }
+
+    private static String defaultOf(ConfigDef.ConfigKey key) {
+        if (!key.hasDefault()) {
+            return "required";
+        }
+        Object value = key.defaultValue;
+        if (value == null) {
+            return "";
+        }
+        if (value instanceof Password) {
+            return "";
+        }
+        String text = value instanceof List<?> list ? String.join(",", list.stream().map(Object::toString).toList()) : value.toString();
+        return text.isEmpty() ? "\"\"" : "`" + text + "`";
+    }
+
+    private static String escape(String text) {
+        return text.replace("|", "\\|").replace("\n", " ");
+    }
+}
