@@ -45,6 +45,9 @@ public record Arguments(String command, String source, String target, Path confi
             throw new UsageException("No command given");
         }
         String command = args[0];
+        if (List.of("--help", "-h", "help").contains(command)) {
+            throw new UsageException(null);
+        }
         String source = null;
         String target = null;
         Path config = null;

@@ -1,0 +1,75 @@
+package io.sluice.runtime.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import io.sluice.runtime.cli.Arguments;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PipelineSpecTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void yamlKeysAreTheConnectorsOwnAndUrlFillsTheConnectionKeys() throws Exception {
+        Path file = dir.resolve("pipeline.yaml");
+        Files.writeString(file, """
+                name: shop
+                source:
+                  url: postgres://app:s3cret@db.internal:6543/shop?sslmode=require
+                  table.include.list: public.*
+                  snapshot.max.threads: 8
+                target:
+                  url: postgres://loader@copy.internal/shop_copy
+                  table.exists: truncate
+                transforms:
+                  transforms: route
+                  transforms.route.type: org.apache.kafka.connect.transforms.RegexRouter
+                """);
+        PipelineSpec spec = PipelineSpec.fromYaml(file);
+        assertThat(spec.name()).isEqualTo("shop");
+        assertThat(spec.source()).containsEntry("database.hostname", "db.internal").containsEntry("database.port", "6543")
+                .containsEntry("database.user", "app").containsEntry("database.password", "s3cret")
+                .containsEntry("database.dbname", "shop").containsEntry("database.sslmode", "require")
+                .containsEntry("table.include.list", "public.*").containsEntry("snapshot.max.threads", "8")
+                .containsEntry("topic.prefix", "shop").doesNotContainKey("url");
+        assertThat(spec.target()).containsEntry("connection.url", "postgres://loader@copy.internal/shop_copy")
+                .containsEntry("table.exists", "truncate");
+        assertThat(spec.transforms()).containsEntry("transforms", "route");
+        assertThat(spec.offsets()).isEqualTo(Path.of(".sluice", "shop.offsets"));
+    }
+
+    @Test
+    void mistakesInThePipelineFileAreNamed() throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, "source:\n  url: postgres://a@b/c\ntarget:\n  url: postgres://a@b/d\nsinks: []\n");
+        assertThatThrownBy(() -> PipelineSpec.fromYaml(file)).hasMessageContaining("unknown key 'sinks'");
+        Files.writeString(file, "source:\n  url: postgres://a@b/c\n");
+        assertThatThrownBy(() -> PipelineSpec.fromYaml(file)).hasMessageContaining("target:");
+    }
+
+    @Test
+    void theNameDefaultsToTheSourceDatabase() {
+        PipelineSpec spec = PipelineSpec.of(null, Map.of("url", "postgres://u@h/inventory-db"), Map.of("url", "postgres://u@h/x"), Map.of(), null);
+        assertThat(spec.name()).isEqualTo("inventory-db");
+        assertThat(spec.source()).containsEntry("topic.prefix", "inventory-db");
+    }
+
+    @Test
+    void commandLineOptionsMapToConnectorKeys() throws Exception {
+        Arguments a = Arguments.parse(new String[] {"snapshot", "--source", "postgres://u@h/s", "--target=postgres://u@h/t",
+                "--tables", "public.*", "--threads", "6", "--table-exists", "append", "--set", "target.batch.max.bytes=1048576", "--fresh"});
+        assertThat(a.sourceSettings()).containsEntry("table.include.list", "public.*").containsEntry("snapshot.max.threads", "6");
+        assertThat(a.targetSettings()).containsEntry("copy.parallelism", "6").containsEntry("table.exists", "append")
+                .containsEntry("batch.max.bytes", "1048576");
+        assertThat(a.fresh()).isTrue();
+        assertThatThrownBy(() -> Arguments.parse(new String[] {"snapshot", "--source", "x"})).hasMessageContaining("--target");
+        assertThatThrownBy(() -> Arguments.parse(new String[] {"snapshot", "--set", "nope=1"})).hasMessageContaining("source.KEY=VALUE");
+    }
+}
