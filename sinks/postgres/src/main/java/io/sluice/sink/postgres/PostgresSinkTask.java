@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.postgres.copy.CopyLoader;
@@ -41,6 +42,8 @@ public class PostgresSinkTask extends SinkTask {
     private ErrantRecordReporter reporter;
     private final Map<String, TableBatch> batches = new LinkedHashMap<>();
     private long pendingBytes;
+    /** Temporary unique indexes that let a resumed snapshot upsert before the target has its keys. */
+    private final Map<String, String> resumeIndexes = new LinkedHashMap<>();
 
     @Override
     public String version() {
@@ -97,14 +100,20 @@ public class PostgresSinkTask extends SinkTask {
                     + "); send the connector's events unflattened");
         }
         String op = value.getString(Envelope.OP);
+        Struct source = value.getStruct(Envelope.SOURCE);
+        if (op.equals("t")) {
+            truncate(tables.targetOf(record.topic(), source.getString("schema"), source.getString("table")));
+            return;
+        }
         if (!op.equals("r") && !op.equals("c")) {
             throw new DataException("Change event with op=" + op + " on " + record.topic() + ": this sink version loads "
                     + "snapshots and inserts only; updates, deletes and truncates come with change streaming");
         }
-        Struct source = value.getStruct(Envelope.SOURCE);
         Struct after = value.getStruct(Envelope.AFTER);
         String[] target = tables.targetOf(record.topic(), source.getString("schema"), source.getString("table"));
-        TableBatch batch = batchFor(target, after);
+        boolean mayExist = record.headers().lastWithName(EventHeaders.SNAPSHOT_RESUMED) != null
+                && Boolean.TRUE.equals(record.headers().lastWithName(EventHeaders.SNAPSHOT_RESUMED).value());
+        TableBatch batch = batchFor(target, after, mayExist ? upsertKeys(target, record) : null);
         long before = batch.bytes();
         batch.add(after);
         pendingBytes += batch.bytes() - before;
@@ -116,8 +125,39 @@ public class PostgresSinkTask extends SinkTask {
         }
     }
 
-    private TableBatch batchFor(String[] target, Struct after) throws InterruptedException {
-        String key = target[0] + "." + target[1];
+    /**
+     * The columns to upsert a resumed row on: the target's key, or, while the target has none
+     * yet (its keys come with post-data), the event key's columns, backed by a temporary unique
+     * index that is dropped before post-data builds the real one. Null for a keyless event.
+     */
+    private List<String> upsertKeys(String[] target, SinkRecord record) throws InterruptedException {
+        List<String> keys = tables.keyColumns(target[0], target[1]);
+        if (!keys.isEmpty()) {
+            return keys;
+        }
+        if (record.keySchema() == null || record.keySchema().type() != org.apache.kafka.connect.data.Schema.Type.STRUCT) {
+            return null;
+        }
+        List<String> eventKey = record.keySchema().fields().stream().map(org.apache.kafka.connect.data.Field::name).toList();
+        String table = Identifiers.quote(target[0], target[1]);
+        if (!resumeIndexes.containsKey(table)) {
+            String index = "sluice_resume_" + Integer.toHexString(table.hashCode());
+            sendAll();
+            loader.awaitAll();
+            loader.execute("CREATE UNIQUE INDEX IF NOT EXISTS " + Identifiers.quote(index) + " ON " + table + " ("
+                    + String.join(", ", eventKey.stream().map(Identifiers::quote).toList()) + ")", "Indexing " + table + " to resume");
+            resumeIndexes.put(table, Identifiers.quote(target[0], index));
+        }
+        return eventKey;
+    }
+
+    /**
+     * @param upsertKeys the key to upsert on when the row may already be on the target (a resumed
+     *                   snapshot); null to insert
+     */
+    private TableBatch batchFor(String[] target, Struct after, List<String> upsertKeys) throws InterruptedException {
+        boolean mayExist = upsertKeys != null;
+        String key = target[0] + "." + target[1] + (mayExist ? " upsert" : "");
         TableBatch batch = batches.get(key);
         if (batch != null && !batch.rowSchema().equals(after.schema())) {
             // The rows' shape changed: what is gathered goes out in the old shape first.
@@ -125,10 +165,17 @@ public class PostgresSinkTask extends SinkTask {
             batch = null;
         }
         if (batch == null) {
-            batch = new TableBatch(target[0], target[1], after.schema(), tables.columns(target[0], target[1]));
+            batch = new TableBatch(target[0], target[1], after.schema(), tables.columns(target[0], target[1]), upsertKeys);
             batches.put(key, batch);
         }
         return batch;
+    }
+
+    /** Empties a target table, after every row sent to it before the truncate is in. */
+    private void truncate(String[] target) throws InterruptedException {
+        sendAll();
+        loader.awaitAll();
+        loader.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]), "Emptying " + target[0] + "." + target[1]);
     }
 
     /**
@@ -152,6 +199,10 @@ public class PostgresSinkTask extends SinkTask {
             sendAll();
             loader.awaitAll();
             LOG.info("Snapshot rows loaded: {} rows, {} bytes", loader.rowsLoaded(), loader.bytesLoaded());
+            for (String index : resumeIndexes.values()) {
+                loader.execute("DROP INDEX IF EXISTS " + index, "Dropping the resume index " + index);
+            }
+            resumeIndexes.clear();
             if (config.schemaApply() && ddl != null) {
                 schema.applyPostData(ddl, config.tableExists() != ExistingTables.FAIL);
             }

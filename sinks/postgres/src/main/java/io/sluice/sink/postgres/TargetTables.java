@@ -29,6 +29,7 @@ final class TargetTables implements AutoCloseable {
     private final TypeCatalog catalog;
     private final TypeMapper mapper = new TypeMapper(MappingOptions.DEFAULTS);
     private final Map<String, List<ColumnMapping>> columns = new HashMap<>();
+    private final Map<String, List<String>> keys = new HashMap<>();
 
     TargetTables(PgEndpoint endpoint, String format) {
         this.endpoint = endpoint;
@@ -78,9 +79,15 @@ final class TargetTables implements AutoCloseable {
         }
     }
 
+    /** The target table's key columns (primary key, else replica identity index); empty when it has none. */
+    List<String> keyColumns(String schema, String table) {
+        return keys.computeIfAbsent(schema + "." + table, k -> catalog.keyColumns(schema, table));
+    }
+
     /** Forgets what it read, after the target's schema changed. */
     void invalidate() {
         columns.clear();
+        keys.clear();
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.StringJoiner;
 
 import io.sluice.schemas.copy.BinaryCopyReader;
+import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.mapping.ColumnMapping;
@@ -34,10 +35,12 @@ final class RangeReader implements AutoCloseable {
 
     private final Connection connection;
     private final RecordQueue<SourceRecord> queue;
+    private final boolean resumed;
 
-    RangeReader(Connection connection, String snapshotId, RecordQueue<SourceRecord> queue) throws SQLException {
+    RangeReader(Connection connection, String snapshotId, RecordQueue<SourceRecord> queue, boolean resumed) throws SQLException {
         this.connection = connection;
         this.queue = queue;
+        this.resumed = resumed;
         try (Statement s = connection.createStatement()) {
             s.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
             s.execute("SET TRANSACTION SNAPSHOT '" + snapshotId.replace("'", "''") + "'");
@@ -81,6 +84,9 @@ final class RangeReader implements AutoCloseable {
         Struct value = schema.envelope(Operation.READ, null, after, tableSource, nowMicros);
         SourceRecord record = new SourceRecord(progress.partition(), offset, schema.topic(), null,
                 schema.keySchema(), schema.key(after), schema.envelopeSchema(), value);
+        if (resumed) {
+            record.headers().addBoolean(EventHeaders.SNAPSHOT_RESUMED, true);
+        }
         progress.addRow(bytes);
         queue.put(record, bytes);
     }

@@ -62,6 +62,7 @@ public final class SnapshotRun implements AutoCloseable {
     private String database;
     private long snapshotMicros;
     private String postData;
+    private boolean resumed;
     private List<SchemaChangeEvents.TableChange> tableChanges = List.of();
 
     /**
@@ -117,6 +118,9 @@ public final class SnapshotRun implements AutoCloseable {
         List<TablePlan> plans = planner.plan(coordinator, tables,
                 t -> storedOffsets.apply(TableProgress.partition(settings.topicPrefix(), t.qualifiedName())));
 
+        Map<String, Object> server = storedOffsets.apply(serverPartition(settings.topicPrefix()));
+        resumed = server != null && Boolean.TRUE.equals(server.get(STARTED));
+        List<TablePlan> keylessToReload = new ArrayList<>();
         ConcurrentLinkedQueue<PageRange> work = new ConcurrentLinkedQueue<>();
         Map<TablePlan, TableProgress> byPlan = new LinkedHashMap<>();
         for (TablePlan plan : plans.stream().sorted(Comparator.comparingLong(TablePlan::bytes).reversed()).toList()) {
@@ -124,6 +128,11 @@ public final class SnapshotRun implements AutoCloseable {
             Map<String, Object> stored = storedOffsets.apply(partition);
             FinishedRanges finished = stored == null ? FinishedRanges.none()
                     : FinishedRanges.decode((String) stored.get(TableProgress.DONE));
+            if (resumed && plan.schema().keySchema() == null && finished.count() < plan.rangeCount()) {
+                // Rows of a keyless table cannot be matched, so a partly copied one is emptied and copied whole.
+                finished = FinishedRanges.none();
+                keylessToReload.add(plan);
+            }
             TableProgress table = new TableProgress(plan, partition, finished);
             byPlan.put(plan, table);
             progress.add(table);
@@ -133,8 +142,6 @@ public final class SnapshotRun implements AutoCloseable {
                 }
             }
         }
-        Map<String, Object> server = storedOffsets.apply(serverPartition(settings.topicPrefix()));
-        boolean resumed = server != null && Boolean.TRUE.equals(server.get(STARTED));
         tableChanges = plans.stream().map(SnapshotRun::creation).toList();
         if (settings.schema() != null && settings.schema().scope() != SchemaSnapshot.Scope.NONE) {
             SchemaSnapshot schema = SchemaSnapshot.take(settings.schema().dump(), settings.schema().endpoint(), snapshotId, coordinator,
@@ -145,6 +152,10 @@ public final class SnapshotRun implements AutoCloseable {
             }
         } else if (!resumed) {
             queue.put(schemaEvent(null, SourceInfo.Snapshot.FIRST, Map.of(STARTED, true)), 1024);
+        }
+        for (TablePlan plan : keylessToReload) {
+            TableProgress table = byPlan.get(plan);
+            queue.put(truncation(plan, table), 512);
         }
         long pending = work.size();
         LOG.info("Snapshot {} of {}: {} tables, {} ranges to read ({} already read), {} reader connections", snapshotId, database,
@@ -162,7 +173,7 @@ public final class SnapshotRun implements AutoCloseable {
 
     private void readRanges(String snapshotId, ConcurrentLinkedQueue<PageRange> work, Map<TablePlan, TableProgress> byPlan) {
         Map<TablePlan, Struct> sources = new LinkedHashMap<>();
-        try (RangeReader reader = new RangeReader(connections.get(), snapshotId, queue)) {
+        try (RangeReader reader = new RangeReader(connections.get(), snapshotId, queue, resumed)) {
             PageRange range;
             while (failure.get() == null && (range = work.poll()) != null) {
                 TablePlan plan = range.plan();
@@ -213,6 +224,17 @@ public final class SnapshotRun implements AutoCloseable {
                 TopicNames.forSchemaChanges(settings.topicPrefix()), null,
                 SchemaChangeEvents.KEY_SCHEMA, SchemaChangeEvents.key(database),
                 SchemaChangeEvents.VALUE_SCHEMA, SchemaChangeEvents.value(source, null, ddl, tableChanges, System.currentTimeMillis()));
+    }
+
+    /** A truncate event that empties a keyless table on the target before it is copied again. */
+    private SourceRecord truncation(TablePlan plan, TableProgress table) {
+        Struct source = new SourceInfo(settings.topicPrefix(), database, plan.table().schema(), plan.table().name(), snapshotMicros,
+                SourceInfo.Snapshot.TRUE, null, null, null).toStruct();
+        Struct value = plan.schema().envelope(io.sluice.schemas.envelope.Operation.TRUNCATE, null, null, source,
+                System.currentTimeMillis() * 1000L);
+        LOG.info("{} has no key and was partly copied before the interruption: it is emptied and copied again", plan.table().qualifiedName());
+        return new SourceRecord(table.partition(), table.offset(), plan.schema().topic(), null, null, null,
+                plan.schema().envelopeSchema(), value);
     }
 
     private static SchemaChangeEvents.TableChange creation(TablePlan plan) {

@@ -72,6 +72,20 @@ public final class CopyLoader implements AutoCloseable {
         }
     }
 
+    /** Runs one statement on a load connection (after {@link #awaitAll()}, so it sees every row sent before it). */
+    public void execute(String sql, String what) {
+        Connection connection = borrow();
+        boolean healthy = false;
+        try (Statement s = connection.createStatement()) {
+            s.execute(sql);
+            healthy = true;
+        } catch (SQLException e) {
+            throw new ConnectException(what + " on " + endpoint.display() + " failed: " + PgConnect.explain(e, endpoint).getMessage(), e);
+        } finally {
+            giveBack(connection, healthy);
+        }
+    }
+
     /** Waits for every submitted COPY; the first failure is thrown, naming its table. */
     public synchronized void awaitAll() throws InterruptedException {
         ConnectException failure = null;
@@ -94,6 +108,12 @@ public final class CopyLoader implements AutoCloseable {
         Connection connection = borrow();
         boolean healthy = false;
         try {
+            if (chunk.upsert() != null) {
+                connection.setAutoCommit(false);
+                try (Statement s = connection.createStatement()) {
+                    s.execute(chunk.upsert().stageSql());
+                }
+            }
             CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(chunk.copySql());
             try {
                 copy.writeToCopy(HEADER, 0, HEADER.length);
@@ -104,6 +124,13 @@ public final class CopyLoader implements AutoCloseable {
                 if (copy.isActive()) {
                     copy.cancelCopy();
                 }
+            }
+            if (chunk.upsert() != null) {
+                try (Statement s = connection.createStatement()) {
+                    s.execute(chunk.upsert().insertSql());
+                }
+                connection.commit();
+                connection.setAutoCommit(true);
             }
             rowsLoaded.addAndGet(chunk.rows());
             bytesLoaded.addAndGet(chunk.tuples().size());

@@ -24,8 +24,16 @@ public final class TableBatch {
     private final List<Field> fields = new ArrayList<>();
     private final List<ColumnMapping> columns = new ArrayList<>();
     private final String copySql;
+    private final Upsert upsert;
     private WireBuffer tuples = new WireBuffer(1 << 16);
     private long rows;
+
+    /**
+     * How rows that may already be on the target are written: COPY into a temporary staging
+     * table, then one INSERT ... ON CONFLICT that updates what is there and adds the rest.
+     */
+    public record Upsert(String stageSql, String insertSql) {
+    }
 
     /**
      * @param schema  target schema name
@@ -34,6 +42,13 @@ public final class TableBatch {
      * @param targetColumns the target table's columns
      */
     public TableBatch(String schema, String table, Schema rowSchema, List<ColumnMapping> targetColumns) {
+        this(schema, table, rowSchema, targetColumns, null);
+    }
+
+    /**
+     * @param upsertKeys the target's key columns to upsert on; null for plain inserts
+     */
+    public TableBatch(String schema, String table, Schema rowSchema, List<ColumnMapping> targetColumns, List<String> upsertKeys) {
         this.target = schema + "." + table;
         this.rowSchema = rowSchema;
         StringJoiner names = new StringJoiner(", ", " (", ")");
@@ -48,7 +63,29 @@ public final class TableBatch {
             columns.add(column);
             names.add(Identifiers.quote(field.name()));
         }
-        this.copySql = "COPY " + Identifiers.quote(schema, table) + (fields.isEmpty() ? "" : names.toString()) + " FROM STDIN (FORMAT binary)";
+        String columnList = fields.isEmpty() ? "" : names.toString();
+        if (upsertKeys == null) {
+            this.upsert = null;
+            this.copySql = "COPY " + Identifiers.quote(schema, table) + columnList + " FROM STDIN (FORMAT binary)";
+        } else {
+            String stage = Identifiers.quote("sluice_stage_" + Integer.toHexString(target.hashCode()));
+            StringJoiner select = new StringJoiner(", ");
+            StringJoiner updates = new StringJoiner(", ");
+            for (Field f : fields) {
+                select.add(Identifiers.quote(f.name()));
+                if (!upsertKeys.contains(f.name())) {
+                    updates.add(Identifiers.quote(f.name()) + " = EXCLUDED." + Identifiers.quote(f.name()));
+                }
+            }
+            StringJoiner keys = new StringJoiner(", ", "(", ")");
+            upsertKeys.forEach(k -> keys.add(Identifiers.quote(k)));
+            this.upsert = new Upsert(
+                    "CREATE TEMP TABLE IF NOT EXISTS " + stage + " ON COMMIT DELETE ROWS AS SELECT " + select + " FROM "
+                            + Identifiers.quote(schema, table) + " WITH NO DATA",
+                    "INSERT INTO " + Identifiers.quote(schema, table) + columnList + " OVERRIDING SYSTEM VALUE SELECT " + select + " FROM "
+                            + stage + " ON CONFLICT " + keys + (updates.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + updates));
+            this.copySql = "COPY " + stage + columnList + " FROM STDIN (FORMAT binary)";
+        }
     }
 
     public String target() {
@@ -106,13 +143,13 @@ public final class TableBatch {
 
     /** Hands over the encoded rows and starts an empty batch. */
     public Chunk take() {
-        Chunk chunk = new Chunk(target, copySql, tuples, rows);
+        Chunk chunk = new Chunk(target, copySql, upsert, tuples, rows);
         tuples = new WireBuffer(1 << 16);
         rows = 0;
         return chunk;
     }
 
-    /** Encoded rows ready for one COPY. */
-    public record Chunk(String target, String copySql, WireBuffer tuples, long rows) {
+    /** Encoded rows ready for one COPY; with {@code upsert}, into a staging table merged in the same transaction. */
+    public record Chunk(String target, String copySql, Upsert upsert, WireBuffer tuples, long rows) {
     }
 }
