@@ -40,6 +40,11 @@ public final class ArrayCodec implements ValueCodec {
     }
 
     @Override
+    public boolean writesBinary() {
+        return element.writesBinary();
+    }
+
+    @Override
     public Object fromText(String text) {
         ArrayLiteral literal = ArrayLiteral.parse(text, delimiter);
         checkShape(literal.dims(), literal.lowerBounds());

@@ -8,7 +8,29 @@ import java.util.List;
  * PostgreSQL's array text form, such as {@code {{1,2},{3,NULL}}} or {@code [0:2]={1,2,3}}:
  * its dimensions, lower bounds, and elements in row-major order (null for NULL).
  */
-record ArrayLiteral(int[] dims, int[] lowerBounds, List<String> elements) {
+public record ArrayLiteral(int[] dims, int[] lowerBounds, List<String> elements) {
+
+    /**
+     * PostgreSQL's array text for a (nested) list of elements given as their text, null for
+     * NULL; every element is quoted, so any text is safe.
+     */
+    public static String format(List<?> values, char delimiter) {
+        StringBuilder s = new StringBuilder("{");
+        for (int i = 0; i < values.size(); i++) {
+            if (i > 0) {
+                s.append(delimiter);
+            }
+            Object v = values.get(i);
+            if (v == null) {
+                s.append("NULL");
+            } else if (v instanceof List<?> inner) {
+                s.append(format(inner, delimiter));
+            } else {
+                s.append('"').append(v.toString().replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+            }
+        }
+        return s.append('}').toString();
+    }
 
     static ArrayLiteral parse(String text, char delimiter) {
         LiteralScanner in = new LiteralScanner(text);

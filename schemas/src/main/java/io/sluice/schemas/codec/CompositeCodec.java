@@ -33,6 +33,11 @@ public final class CompositeCodec implements ValueCodec {
     }
 
     @Override
+    public boolean writesBinary() {
+        return fields.stream().allMatch(ValueCodec::writesBinary);
+    }
+
+    @Override
     public Object fromText(String text) {
         List<String> items = RecordLiteral.parse(text);
         checkCount(items.size());

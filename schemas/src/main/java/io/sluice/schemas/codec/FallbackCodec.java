@@ -15,6 +15,8 @@ public final class FallbackCodec extends TextFormCodec {
     private static final Set<String> TEXT_RECEIVERS = Set.of("textrecv", "varcharrecv", "bpcharrecv", "namerecv",
             "unknownrecv", "enum_recv", "json_recv", "xml_recv", "citextrecv");
 
+    private final boolean writesBinary;
+
     public FallbackCodec(String typeName, String receiveFunction) {
         super(typeName, (text, out) -> {
             if (!isTextReceiver(receiveFunction)) {
@@ -23,6 +25,12 @@ public final class FallbackCodec extends TextFormCodec {
             }
             out.writeUtf8(text);
         });
+        this.writesBinary = isTextReceiver(receiveFunction);
+    }
+
+    @Override
+    public boolean writesBinary() {
+        return writesBinary;
     }
 
     public static boolean isTextReceiver(String receiveFunction) {

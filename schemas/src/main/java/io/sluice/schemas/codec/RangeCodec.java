@@ -27,6 +27,11 @@ public final class RangeCodec implements ValueCodec {
     }
 
     @Override
+    public boolean writesBinary() {
+        return subtype.writesBinary();
+    }
+
+    @Override
     public Object fromText(String text) {
         return text;
     }

@@ -35,6 +35,14 @@ public interface ValueCodec {
     void toBinary(Object value, WireBuffer out);
 
     /**
+     * Whether {@link #toBinary} can write this type's binary receive format. When not, a sink
+     * sends the value as text and lets the server's input function parse it.
+     */
+    default boolean writesBinary() {
+        return true;
+    }
+
+    /**
      * Writes a value given as PostgreSQL's text output in the binary receive format. Codecs
      * whose Connect value does not keep everything the text says (array lower bounds) override this.
      */

@@ -52,6 +52,11 @@ public final class ColumnMapping {
         return codec.readsBinary() ? quoted : "CASE WHEN " + quoted + " IS NULL THEN NULL ELSE format('%s', " + quoted + ") END";
     }
 
+    /** Whether values can be written in binary; when not, they travel as text and the server parses them. */
+    public boolean writesBinary() {
+        return codec.writesBinary();
+    }
+
     /** Decodes a value from text; null stays null. */
     public Object fromText(String text) {
         if (text == null) {

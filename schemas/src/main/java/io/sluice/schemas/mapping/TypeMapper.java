@@ -42,7 +42,12 @@ public final class TypeMapper {
         boolean optional = column.nullable();
         if (options.textColumns().contains(column.qualifiedName())) {
             Mapped underlying = mapType(column.type(), column.typmod(), column.dimensions(), optional);
-            ValueCodec codec = new TextFormCodec(column.declaredType(), underlying.codec()::textToBinary);
+            ValueCodec codec = new TextFormCodec(column.declaredType(), underlying.codec()::textToBinary) {
+                @Override
+                public boolean writesBinary() {
+                    return underlying.codec().writesBinary();
+                }
+            };
             return new ColumnMapping(column, finish(LogicalTypes.pgText(column.declaredType()), optional), codec);
         }
         Mapped mapped = mapType(column.type(), column.typmod(), column.dimensions(), optional);

@@ -72,7 +72,8 @@ class SnapshotIntoPostgresIT {
             "CREATE FUNCTION touch() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.placed := now(); RETURN NEW; END $$",
             "CREATE TRIGGER orders_touch BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION touch()",
             "CREATE VIEW big_customers AS SELECT c.email, sum(o.total) AS spent FROM customers c JOIN orders o ON o.customer = c.id GROUP BY c.email",
-            "COMMENT ON TABLE orders IS 'one row per order'");
+            "COMMENT ON TABLE orders IS 'one row per order'",
+            "CREATE TABLE text_only_types (id int PRIMARY KEY, rel regclass, typ regtype, q tsquery, jp jsonpath, typs regtype[])");
 
     private static final List<String> DATA = List.of("""
             INSERT INTO all_types (id, i2, i8, f4, f8, n, n2, m, t, vc, c, b, by, d, tm, ttz, ts, tstz, iv, u, j, jb, x, ip, cd, mac,
@@ -101,11 +102,15 @@ class SnapshotIntoPostgresIT {
             "INSERT INTO big_values SELECT g, repeat(md5(g::text), 1000 * g) FROM generate_series(1, 5) g",
             "INSERT INTO customers (email, profile) SELECT 'c' || g || '@example.com', jsonb_build_object('tier', g % 3) FROM generate_series(1, 200) g",
             "INSERT INTO orders (customer, total) SELECT 1 + g % 200, g * 1.01 FROM generate_series(1, 2000) g",
-            "SELECT nextval('invoice_numbers') FROM generate_series(1, 42)");
+            "SELECT nextval('invoice_numbers') FROM generate_series(1, 42)",
+            "INSERT INTO text_only_types VALUES (1, 'orders', 'numeric(10,2)', 'fat & (rat | cat)', '$.items[*] ? (@.qty > 2)', "
+                    + "ARRAY['int4', 'text']::regtype[]), (2, NULL, NULL, NULL, NULL, NULL)",
+            // One value of more than 50 MB, stored TOASTed and compressed.
+            "INSERT INTO big_values VALUES (6, repeat(md5('big'), 52 * 1024 * 1024 / 32))");
 
     private static final List<String> TABLES = List.of("public.all_types", "public.with_identity", "\"Sales Data\".\"Order \"\"Items\"\"\"",
             "public.no_key", "public.events_2023", "public.events_2024", "public.empty_table", "public.big_values", "public.customers",
-            "public.orders");
+            "public.orders", "public.text_only_types");
 
     /** Catalog listings that must match between source and target: the objects post-data creates, and sequence positions. */
     private static final List<String> OBJECTS = List.of(

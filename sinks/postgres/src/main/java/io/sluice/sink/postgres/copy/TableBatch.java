@@ -4,9 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 
+import io.sluice.schemas.codec.ArrayLiteral;
 import io.sluice.schemas.copy.WireBuffer;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.types.PgType;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -25,12 +27,16 @@ public final class TableBatch {
     private final List<ColumnMapping> columns = new ArrayList<>();
     private final String copySql;
     private final Upsert upsert;
+    /** Per field: sent as text (the type has no binary encoder) and cast to its type on the server. */
+    private final boolean[] asText;
     private WireBuffer tuples = new WireBuffer(1 << 16);
     private long rows;
 
     /**
-     * How rows that may already be on the target are written: COPY into a temporary staging
-     * table, then one INSERT ... ON CONFLICT that updates what is there and adds the rest.
+     * Rows that go through a temporary staging table: COPY into it, then one INSERT ... SELECT
+     * into the target, in the same transaction. Used when rows may already be on the target
+     * (ON CONFLICT updates them) and for columns whose type has no binary encoder (they are
+     * staged as text and cast to their type in the SELECT).
      */
     public record Upsert(String stageSql, String insertSql) {
     }
@@ -46,12 +52,13 @@ public final class TableBatch {
     }
 
     /**
-     * @param upsertKeys the target's key columns to upsert on; null for plain inserts
+     * @param upsertKeys the target's key columns to upsert on; null to insert
      */
     public TableBatch(String schema, String table, Schema rowSchema, List<ColumnMapping> targetColumns, List<String> upsertKeys) {
         this.target = schema + "." + table;
         this.rowSchema = rowSchema;
         StringJoiner names = new StringJoiner(", ", " (", ")");
+        List<Boolean> text = new ArrayList<>();
         for (Field field : rowSchema.fields()) {
             ColumnMapping column = targetColumns.stream().filter(c -> c.name().equals(field.name())).findFirst()
                     .orElseThrow(() -> new DataException("Column " + field.name() + " of the incoming rows does not exist in target table "
@@ -61,29 +68,42 @@ public final class TableBatch {
             }
             fields.add(field);
             columns.add(column);
+            text.add(!column.writesBinary());
             names.add(Identifiers.quote(field.name()));
         }
+        this.asText = new boolean[text.size()];
+        for (int i = 0; i < asText.length; i++) {
+            asText[i] = text.get(i);
+        }
+        boolean staged = upsertKeys != null || text.contains(true);
         String columnList = fields.isEmpty() ? "" : names.toString();
-        if (upsertKeys == null) {
+        if (!staged) {
             this.upsert = null;
             this.copySql = "COPY " + Identifiers.quote(schema, table) + columnList + " FROM STDIN (FORMAT binary)";
         } else {
-            String stage = Identifiers.quote("sluice_stage_" + Integer.toHexString(target.hashCode()));
+            String stage = Identifiers.quote("sluice_stage_" + Integer.toHexString((target + upsertKeys).hashCode()));
+            StringJoiner stageColumns = new StringJoiner(", ");
             StringJoiner select = new StringJoiner(", ");
             StringJoiner updates = new StringJoiner(", ");
-            for (Field f : fields) {
-                select.add(Identifiers.quote(f.name()));
-                if (!upsertKeys.contains(f.name())) {
-                    updates.add(Identifiers.quote(f.name()) + " = EXCLUDED." + Identifiers.quote(f.name()));
+            for (int i = 0; i < fields.size(); i++) {
+                String name = Identifiers.quote(fields.get(i).name());
+                stageColumns.add(asText[i] ? name + "::text AS " + name : name);
+                select.add(asText[i] ? name + "::" + columns.get(i).column().declaredType() : name);
+                if (upsertKeys != null && !upsertKeys.contains(fields.get(i).name())) {
+                    updates.add(name + " = EXCLUDED." + name);
                 }
             }
-            StringJoiner keys = new StringJoiner(", ", "(", ")");
-            upsertKeys.forEach(k -> keys.add(Identifiers.quote(k)));
+            String conflict = "";
+            if (upsertKeys != null) {
+                StringJoiner keys = new StringJoiner(", ", " ON CONFLICT (", ")");
+                upsertKeys.forEach(k -> keys.add(Identifiers.quote(k)));
+                conflict = keys + (updates.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + updates);
+            }
             this.upsert = new Upsert(
-                    "CREATE TEMP TABLE IF NOT EXISTS " + stage + " ON COMMIT DELETE ROWS AS SELECT " + select + " FROM "
+                    "CREATE TEMP TABLE IF NOT EXISTS " + stage + " ON COMMIT DELETE ROWS AS SELECT " + stageColumns + " FROM "
                             + Identifiers.quote(schema, table) + " WITH NO DATA",
                     "INSERT INTO " + Identifiers.quote(schema, table) + columnList + " OVERRIDING SYSTEM VALUE SELECT " + select + " FROM "
-                            + stage + " ON CONFLICT " + keys + (updates.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + updates));
+                            + stage + conflict);
             this.copySql = "COPY " + stage + columnList + " FROM STDIN (FORMAT binary)";
         }
     }
@@ -112,7 +132,12 @@ public final class TableBatch {
                     tuples.writeInt(-1);
                 } else {
                     int at = tuples.reserveLength();
-                    columns.get(i).toBinaryFrom(field.schema(), value, tuples);
+                    if (asText[i]) {
+                        // A text column's binary format is its UTF-8 bytes; the INSERT casts them to the real type.
+                        tuples.writeUtf8(textOf(columns.get(i), value));
+                    } else {
+                        columns.get(i).toBinaryFrom(field.schema(), value, tuples);
+                    }
                     tuples.patchLength(at);
                 }
             }
@@ -121,6 +146,20 @@ public final class TableBatch {
             truncate(start);
             throw e;
         }
+    }
+
+    /** PostgreSQL text of a value whose type Sluice carries as text: the string itself, or an array of such strings. */
+    private static String textOf(ColumnMapping column, Object value) {
+        if (value instanceof List<?> list) {
+            PgType type = column.column().type().underlying();
+            char delimiter = type.kind() == PgType.Kind.ARRAY ? type.related().delimiter() : ',';
+            return ArrayLiteral.format(list, delimiter);
+        }
+        if (value instanceof String text) {
+            return text;
+        }
+        throw new DataException("Column " + column.column().qualifiedName() + " (type " + column.column().declaredType()
+                + ") holds a " + value.getClass().getSimpleName() + " that Sluice cannot send as text; exclude the table or map the column as text");
     }
 
     private void truncate(int size) {
