@@ -55,6 +55,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             }
             end |= r.sourceOffset() != null && Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
         }
+        if (end) {
+            progress.phase("building indexes, constraints and triggers");
+        }
         sink.put(records);
         if (end || System.nanoTime() - lastFlush >= flushIntervalNanos) {
             sink.flush(Map.of());

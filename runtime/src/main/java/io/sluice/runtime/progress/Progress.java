@@ -44,6 +44,8 @@ public final class Progress {
     private final Map<String, Table> tables = new ConcurrentHashMap<>();
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
+    private volatile String phase;
+    private volatile long phaseStartNanos;
 
     public void expect(String table, long estimatedRows, long estimatedBytes) {
         tables.put(table, new Table(table, Math.max(0, estimatedRows), Math.max(0, estimatedBytes)));
@@ -52,6 +54,20 @@ public final class Progress {
     public void rowMoved(String table) {
         tables.computeIfAbsent(table, t -> new Table(t, 0, 0)).rows.incrementAndGet();
         rows.incrementAndGet();
+    }
+
+    /** Names what the pipeline does after the rows (building indexes...); null while rows are copied. */
+    public void phase(String description) {
+        phaseStartNanos = System.nanoTime();
+        phase = description;
+    }
+
+    public String phase() {
+        return phase;
+    }
+
+    public double phaseSeconds() {
+        return (System.nanoTime() - phaseStartNanos) / 1e9;
     }
 
     public void bytesLoaded(long total) {

@@ -29,6 +29,7 @@ public final class ProgressDisplay implements AutoCloseable {
         return t;
     });
     private int drawnLines;
+    private boolean closed;
 
     public ProgressDisplay(Progress progress, PrintStream out, boolean live) {
         this.progress = progress;
@@ -77,7 +78,13 @@ public final class ProgressDisplay implements AutoCloseable {
     private String totalLine() {
         long eta = progress.etaSeconds();
         long estimated = progress.estimatedRows();
-        return String.format(Locale.ROOT, "%s / ~%s rows  %s  %s rows/s  %s/s  ETA %s", count(progress.rows()), count(estimated),
+        String phase = progress.phase();
+        if (phase != null) {
+            return String.format(Locale.ROOT, "%s rows copied in %s; %s ... (%s)", count(progress.rows()),
+                    duration((long) (progress.seconds() - progress.phaseSeconds())), phase, duration((long) progress.phaseSeconds()));
+        }
+        return String.format(Locale.ROOT, "[%s] %s / ~%s rows  %s  %s rows/s  %s/s  ETA %s", duration((long) progress.seconds()),
+                count(progress.rows()), count(estimated),
                 bytes(progress.bytes()), count((long) progress.rate()), bytes((long) (progress.bytes() / Math.max(progress.seconds(), 0.001))),
                 eta < 0 ? "-" : duration(eta));
     }
@@ -123,6 +130,10 @@ public final class ProgressDisplay implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         timer.shutdownNow();
         if (live) {
             draw();
