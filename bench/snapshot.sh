@@ -44,7 +44,7 @@ echo "Loading the data set (pgbench scale $scale with foreign keys, plus orders 
 CREATE TABLE orders (id bigserial PRIMARY KEY, account int NOT NULL REFERENCES pgbench_accounts (aid),
   items jsonb NOT NULL, placed timestamptz NOT NULL, note text);
 INSERT INTO orders (account, items, placed, note)
-  SELECT 1 + (g * 7919) % ($scale * 100000), jsonb_build_object('sku', 'SKU-' || g % 5000, 'qty', g % 9, 'tags', jsonb_build_array('a', g % 3)),
+  SELECT 1 + (g::bigint * 7919) % ($scale * 100000), jsonb_build_object('sku', 'SKU-' || g % 5000, 'qty', g % 9, 'tags', jsonb_build_array('a', g % 3)),
          now() - g * interval '1 second', md5(g::text)
   FROM generate_series(1, $scale * 30000) g;
 CREATE INDEX orders_items ON orders USING gin (items);

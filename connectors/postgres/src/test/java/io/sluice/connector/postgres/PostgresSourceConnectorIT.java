@@ -4,21 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.testing.Ports;
+import io.sluice.testing.kafka.SourceTaskContexts;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.apache.kafka.connect.source.SourceTaskContext;
-import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -112,7 +110,7 @@ class PostgresSourceConnectorIT {
         assertThat(taskConfigs).hasSize(1);
 
         PostgresSourceTask task = new PostgresSourceTask();
-        task.initialize(context(Map.of()));
+        task.initialize(SourceTaskContexts.withOffsets(Map.of()));
         task.start(taskConfigs.get(0));
         List<SourceRecord> records = new ArrayList<>();
         try {
@@ -140,7 +138,7 @@ class PostgresSourceConnectorIT {
     @Test
     void taskWhoseSnapshotCompletedBeforeReadsNothing(TestDatabase db) throws Exception {
         PostgresSourceTask task = new PostgresSourceTask();
-        task.initialize(context(Map.of(SnapshotRun.serverPartition("shop"), Map.of(SnapshotRun.COMPLETED, true))));
+        task.initialize(SourceTaskContexts.withOffsets(Map.of(SnapshotRun.serverPartition("shop"), Map.<String, Object>of(SnapshotRun.COMPLETED, true))));
         task.start(config(db));
         try {
             assertThat(task.poll()).isNull();
@@ -154,40 +152,7 @@ class PostgresSourceConnectorIT {
         Map<String, String> props = config(db);
         props.put("database.dbname", "no_such_db");
         PostgresSourceTask task = new PostgresSourceTask();
-        task.initialize(context(Map.of()));
+        task.initialize(SourceTaskContexts.withOffsets(Map.of()));
         assertThatThrownBy(() -> task.start(props)).isInstanceOf(ConnectException.class).hasMessageContaining("no_such_db");
-    }
-
-    private static SourceTaskContext context(Map<Map<String, String>, Map<String, Object>> stored) {
-        OffsetStorageReader reader = new OffsetStorageReader() {
-            @Override
-            @SuppressWarnings("unchecked")
-            public <T> Map<String, Object> offset(Map<String, T> partition) {
-                return stored.get((Map<String, String>) partition);
-            }
-
-            @Override
-            public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
-                Map<Map<String, T>, Map<String, Object>> result = new HashMap<>();
-                partitions.forEach(p -> result.put(p, offset(p)));
-                return result;
-            }
-        };
-        return new SourceTaskContext() {
-            @Override
-            public Map<String, String> configs() {
-                return Map.of();
-            }
-
-            @Override
-            public OffsetStorageReader offsetStorageReader() {
-                return reader;
-            }
-
-            @Override
-            public org.apache.kafka.common.metrics.PluginMetrics pluginMetrics() {
-                return null;
-            }
-        };
     }
 }

@@ -3,21 +3,18 @@ package io.sluice.sink.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.PostgresSourceTask;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
+import io.sluice.testing.kafka.SourceTaskContexts;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.apache.kafka.connect.source.SourceTaskContext;
-import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -57,7 +54,7 @@ class ResumeIT {
         // First run: everything read so far reaches the target, but offsets are committed only
         // for the first part, as if the process died between the sink's flush and the commit.
         PostgresSourceTask first = new PostgresSourceTask();
-        first.initialize(context(committed));
+        first.initialize(SourceTaskContexts.withOffsets(committed));
         first.start(sourceConfig(source));
         PostgresSinkTask sink = new PostgresSinkTask();
         sink.start(sinkConfig());
@@ -92,7 +89,7 @@ class ResumeIT {
 
         // Second run: resumes from the committed offsets.
         PostgresSourceTask second = new PostgresSourceTask();
-        second.initialize(context(committed));
+        second.initialize(SourceTaskContexts.withOffsets(committed));
         second.start(sourceConfig(source));
         PostgresSinkTask resumedSink = new PostgresSinkTask();
         resumedSink.start(sinkConfig());
@@ -143,37 +140,5 @@ class ResumeIT {
     @SuppressWarnings("unchecked")
     private static <K, V> Map<K, V> cast(Map<String, ?> map) {
         return (Map<K, V>) map;
-    }
-
-    private static SourceTaskContext context(Map<Map<String, Object>, Map<String, Object>> stored) {
-        return new SourceTaskContext() {
-            @Override
-            public Map<String, String> configs() {
-                return Map.of();
-            }
-
-            @Override
-            public OffsetStorageReader offsetStorageReader() {
-                return new OffsetStorageReader() {
-                    @Override
-                    @SuppressWarnings("unchecked")
-                    public <T> Map<String, Object> offset(Map<String, T> partition) {
-                        return stored.get((Map<String, Object>) partition);
-                    }
-
-                    @Override
-                    public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
-                        Map<Map<String, T>, Map<String, Object>> result = new HashMap<>();
-                        partitions.forEach(p -> result.put(p, offset(p)));
-                        return result;
-                    }
-                };
-            }
-
-            @Override
-            public PluginMetrics pluginMetrics() {
-                return null;
-            }
-        };
     }
 }

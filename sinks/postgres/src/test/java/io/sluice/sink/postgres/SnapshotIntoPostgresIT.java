@@ -16,18 +16,16 @@ import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SourceInfo;
+import io.sluice.testing.kafka.SourceTaskContexts;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.source.SourceRecord;
-import org.apache.kafka.connect.source.SourceTaskContext;
-import org.apache.kafka.connect.storage.OffsetStorageReader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -163,7 +161,7 @@ class SnapshotIntoPostgresIT {
         Map<String, String> sinkProps = new HashMap<>(sinkConfig(target));
         sinkProps.putAll(sinkOverrides);
         PostgresSourceTask sourceTask = new PostgresSourceTask();
-        sourceTask.initialize(emptyContext());
+        sourceTask.initialize(SourceTaskContexts.withOffsets(Map.of()));
         PostgresSinkTask sinkTask = new PostgresSinkTask();
         sinkTask.start(sinkProps);
         long offset = 0;
@@ -270,34 +268,5 @@ class SnapshotIntoPostgresIT {
             rs.next();
             return rs.getString(1);
         }
-    }
-
-    private static SourceTaskContext emptyContext() {
-        return new SourceTaskContext() {
-            @Override
-            public Map<String, String> configs() {
-                return Map.of();
-            }
-
-            @Override
-            public OffsetStorageReader offsetStorageReader() {
-                return new OffsetStorageReader() {
-                    @Override
-                    public <T> Map<String, Object> offset(Map<String, T> partition) {
-                        return null;
-                    }
-
-                    @Override
-                    public <T> Map<Map<String, T>, Map<String, Object>> offsets(java.util.Collection<Map<String, T>> partitions) {
-                        return Map.of();
-                    }
-                };
-            }
-
-            @Override
-            public PluginMetrics pluginMetrics() {
-                return null;
-            }
-        };
     }
 }
