@@ -32,6 +32,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private final Map<Map<String, ?>, RecordChangeEvent<SourceRecord>> notYetDurable = new LinkedHashMap<>();
     private long lastFlush = System.nanoTime();
     private long kafkaOffset;
+    private final Map<String, String> tableByTopic = new java.util.HashMap<>();
 
     SinkHandoff(PostgresSinkTask sink, Progress progress, long flushIntervalMillis) {
         this.sink = sink;
@@ -50,8 +51,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                     TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
             notYetDurable.put(r.sourcePartition(), event);
             if (Envelope.isEnvelope(r.valueSchema())) {
-                Struct source = ((Struct) r.value()).getStruct(Envelope.SOURCE);
-                progress.rowMoved(source.getString("schema") + "." + source.getString("table"));
+                progress.rowMoved(tableOf(r));
             }
             end |= r.sourceOffset() != null && Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
         }
@@ -72,6 +72,17 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         if (end) {
             snapshotDone.countDown();
         }
+    }
+
+    /** The source table of a topic's events, named once per topic. */
+    private String tableOf(SourceRecord r) {
+        String table = tableByTopic.get(r.topic());
+        if (table == null) {
+            Struct source = ((Struct) r.value()).getStruct(Envelope.SOURCE);
+            table = source.getString("schema") + "." + source.getString("table");
+            tableByTopic.put(r.topic(), table);
+        }
+        return table;
     }
 
     CountDownLatch snapshotDone() {

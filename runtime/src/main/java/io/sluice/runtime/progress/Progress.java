@@ -52,7 +52,11 @@ public final class Progress {
     }
 
     public void rowMoved(String table) {
-        tables.computeIfAbsent(table, t -> new Table(t, 0, 0)).rows.incrementAndGet();
+        Table t = tables.get(table);
+        if (t == null) {
+            t = tables.computeIfAbsent(table, name -> new Table(name, 0, 0));
+        }
+        t.rows.incrementAndGet();
         rows.incrementAndGet();
     }
 

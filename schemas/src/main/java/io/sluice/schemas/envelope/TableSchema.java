@@ -101,8 +101,10 @@ public final class TableSchema {
             throw new IllegalArgumentException(schema + "." + table + " has " + columns.size() + " columns, got " + values.size() + " values");
         }
         Struct row = new Struct(valueSchema);
+        List<org.apache.kafka.connect.data.Field> fields = valueSchema.fields();
         for (int i = 0; i < values.size(); i++) {
-            row.put(columns.get(i).name(), values.get(i));
+            // By field, not by name: this runs for every row.
+            row.put(fields.get(i), values.get(i));
         }
         return row;
     }

@@ -41,7 +41,11 @@ public class PostgresSinkTask extends SinkTask {
     private SchemaApplier schema;
     private ErrantRecordReporter reporter;
     private final Map<String, TableBatch> batches = new LinkedHashMap<>();
+    /** The same batches by the identity of their resolved target, so the hot path hashes nothing. */
+    private final Map<String[], TableBatch> plainBatches = new java.util.IdentityHashMap<>();
+    private final Map<String[], TableBatch> upsertBatches = new java.util.IdentityHashMap<>();
     private long pendingBytes;
+    private final Map<String, Target> targets = new java.util.HashMap<>();
     /** Temporary unique indexes that let a resumed snapshot upsert before the target has its keys. */
     private final Map<String, String> resumeIndexes = new LinkedHashMap<>();
 
@@ -110,7 +114,7 @@ public class PostgresSinkTask extends SinkTask {
                     + "snapshots and inserts only; updates, deletes and truncates come with change streaming");
         }
         Struct after = value.getStruct(Envelope.AFTER);
-        String[] target = tables.targetOf(record.topic(), source.getString("schema"), source.getString("table"));
+        String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
         boolean mayExist = record.headers().lastWithName(EventHeaders.SNAPSHOT_RESUMED) != null
                 && Boolean.TRUE.equals(record.headers().lastWithName(EventHeaders.SNAPSHOT_RESUMED).value());
         TableBatch batch = batchFor(target, after, mayExist ? upsertKeys(target, record) : null);
@@ -123,6 +127,19 @@ public class PostgresSinkTask extends SinkTask {
         if (pendingBytes >= 4 * config.batchBytes()) {
             sendLargest();
         }
+    }
+
+    /** The target of events from one source table, resolved once rather than per row. */
+    private String[] targetOf(String topic, String schema, String table) {
+        Target cached = targets.get(topic);
+        if (cached == null || !cached.schema().equals(schema) || !cached.table().equals(table)) {
+            cached = new Target(schema, table, tables.targetOf(topic, schema, table));
+            targets.put(topic, cached);
+        }
+        return cached.target();
+    }
+
+    private record Target(String schema, String table, String[] target) {
     }
 
     /**
@@ -157,8 +174,7 @@ public class PostgresSinkTask extends SinkTask {
      */
     private TableBatch batchFor(String[] target, Struct after, List<String> upsertKeys) throws InterruptedException {
         boolean mayExist = upsertKeys != null;
-        String key = target[0] + "." + target[1] + (mayExist ? " upsert" : "");
-        TableBatch batch = batches.get(key);
+        TableBatch batch = mayExist ? upsertBatches.get(target) : plainBatches.get(target);
         if (batch != null && !batch.rowSchema().equals(after.schema())) {
             // The rows' shape changed: what is gathered goes out in the old shape first.
             send(batch);
@@ -166,7 +182,8 @@ public class PostgresSinkTask extends SinkTask {
         }
         if (batch == null) {
             batch = new TableBatch(target[0], target[1], after.schema(), tables.columns(target[0], target[1]), upsertKeys);
-            batches.put(key, batch);
+            batches.put(target[0] + "." + target[1] + (mayExist ? " upsert" : ""), batch);
+            (mayExist ? upsertBatches : plainBatches).put(target, batch);
         }
         return batch;
     }
