@@ -107,6 +107,34 @@ class SluiceCommandIT {
     }
 
     @Test
+    @Order(5)
+    void aLoadConnectionKilledMidwayFailsClearlyAndTheSameCommandResumes(TestDatabase source) throws Exception {
+        source.execute("CREATE TABLE ledger (id int PRIMARY KEY, entry text, amount numeric)",
+                "INSERT INTO ledger SELECT g, repeat('entry ', 10) || g, g / 3.0 FROM generate_series(1, 1000000) g");
+        String[] command = {"snapshot", "--source", url(source, source.password()), "--target", url(target, target.password()),
+                "--tables", "public.ledger", "--name", "ledger", "--offsets", work.resolve("ledger.offsets").toString()};
+
+        java.util.concurrent.CompletableFuture<Result> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> sluice(command));
+        long killed = 0;
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        while (killed == 0 && !first.isDone() && System.nanoTime() < deadline) {
+            killed = count(target, "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    + "WHERE application_name = 'sluice load' AND query LIKE 'COPY%' AND state = 'active'");
+            Thread.sleep(20);
+        }
+        Result failed = first.get(120, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(killed).as("a COPY was caught in flight").isPositive();
+        assertThat(failed.exit()).as(failed.err()).isEqualTo(1);
+        assertThat(failed.err()).contains("ledger").contains("run the same command again");
+
+        Result resumed = sluice(command);
+        assertThat(resumed.exit()).as(resumed.err()).isZero();
+        assertThat(resumed.out()).contains("Resuming");
+        assertThat(checksum(target, "ledger")).isEqualTo(checksum(source, "ledger"));
+        assertThat(count(target, "SELECT count(*) FROM pg_indexes WHERE tablename = 'ledger'")).as("only the primary key").isEqualTo(1);
+    }
+
+    @Test
     void wrongPasswordIsReportedBeforeAnythingStarts(TestDatabase source) {
         Result r = sluice("snapshot", "--source", url(source, "wrong"), "--target", url(target, target.password()),
                 "--offsets", work.resolve("other.offsets").toString());

@@ -11,6 +11,7 @@ import io.debezium.engine.RecordChangeEvent;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.sink.postgres.PostgresSinkTask;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.Struct;
@@ -45,6 +46,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             throws InterruptedException {
         List<SinkRecord> records = new ArrayList<>(events.size());
         boolean end = false;
+        boolean schemaChange = false;
         for (RecordChangeEvent<SourceRecord> event : events) {
             SourceRecord r = event.record();
             records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
@@ -54,12 +56,15 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                 progress.rowMoved(tableOf(r));
             }
             end |= r.sourceOffset() != null && Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
+            schemaChange |= r.valueSchema() != null && SchemaChangeEvents.VALUE_SCHEMA.name().equals(r.valueSchema().name());
         }
         if (end) {
             progress.phase("building indexes, constraints and triggers");
         }
         sink.put(records);
-        if (end || System.nanoTime() - lastFlush >= flushIntervalNanos) {
+        // A schema change is committed at once: once the target's schema is applied, a rerun must
+        // resume from it rather than apply it again.
+        if (end || schemaChange || System.nanoTime() - lastFlush >= flushIntervalNanos) {
             sink.flush(Map.of());
             for (RecordChangeEvent<SourceRecord> durable : notYetDurable.values()) {
                 committer.markProcessed(durable);

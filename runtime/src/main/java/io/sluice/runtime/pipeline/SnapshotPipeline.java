@@ -170,12 +170,21 @@ public final class SnapshotPipeline {
         }
     }
 
+    /**
+     * The message that explains a failure: the innermost Connect exception, which is where
+     * Sluice's connectors say what failed and why; else the root cause.
+     */
     private static String rootMessage(Throwable t, String engineMessage) {
+        Throwable explained = null;
         Throwable root = t;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof org.apache.kafka.connect.errors.ConnectException && c.getMessage() != null) {
+                explained = c;
+            }
+            root = c;
         }
-        String message = root.getMessage() != null ? root.getMessage() : root.toString();
+        Throwable chosen = explained != null ? explained : root;
+        String message = chosen.getMessage() != null ? chosen.getMessage() : chosen.toString();
         return message.isBlank() && engineMessage != null ? engineMessage : message;
     }
 

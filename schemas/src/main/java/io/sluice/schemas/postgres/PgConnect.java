@@ -54,9 +54,13 @@ public final class PgConnect {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         String where = endpoint.host() + ":" + endpoint.port();
         String message;
-        if (state.startsWith("08") || hasCause(e, ConnectException.class) || hasCause(e, UnknownHostException.class)) {
+        if (state.equals("08001") || state.equals("08004") || hasCause(e, ConnectException.class) || hasCause(e, UnknownHostException.class)) {
             message = "Cannot reach PostgreSQL at " + where + " (" + firstLine(e) + "). Check the host name and port, "
                     + "that the server is running and accepts TCP connections (listen_addresses), and any firewall between.";
+        } else if (state.startsWith("08") || state.startsWith("57P") || hasCause(e, java.io.EOFException.class)
+                || hasCause(e, java.net.SocketException.class)) {
+            message = "The connection to PostgreSQL at " + where + " was lost (" + firstLine(e) + "): the server restarted or "
+                    + "ended the session, or the network failed.";
         } else if (state.equals("28P01")) {
             message = "PostgreSQL at " + where + " rejected the password of user " + endpoint.user() + ". Check the password.";
         } else if (state.equals("28000")) {

@@ -89,12 +89,13 @@ public final class PostgresSourceConfig extends AbstractConfig {
             .define(SNAPSHOT_QUEUE_BYTES, Type.LONG, 64L << 20, ConfigDef.Range.atLeast(1L << 20), Importance.LOW,
                     "Bytes of decoded rows held between the readers and the consumer; readers wait when it is full, so "
                             + "memory stays bounded whatever the table sizes.", SNAPSHOT, 4, Width.SHORT, "Queue bytes")
-            .define(SNAPSHOT_SCHEMA, Type.STRING, "database", ConfigDef.CaseInsensitiveValidString.in("database", "tables", "none"),
+            .define(SNAPSHOT_SCHEMA, Type.STRING, "auto", ConfigDef.CaseInsensitiveValidString.in("auto", "database", "tables", "none"),
                     Importance.MEDIUM, "Which DDL the snapshot sends ahead of its rows (pre-data) and after them (post-data: "
                             + "indexes, constraints, triggers, sequence values), dumped with pg_dump from the snapshot itself. "
                             + "database: every object of the database (rows still only of the selected tables); tables: the "
                             + "selected tables and what belongs to them (types and functions they use must exist on the "
-                            + "target); none: no DDL, the target is prepared by other means.", SNAPSHOT, 5, Width.SHORT, "Schema")
+                            + "target); none: no DDL, the target is prepared by other means; auto: database when every table "
+                            + "is selected (the default include list and no excludes), else tables.", SNAPSHOT, 5, Width.SHORT, "Schema")
             .define(PG_DUMP_PATH, Type.STRING, "", Importance.LOW,
                     "The pg_dump program to dump the schema with; by default the newest one installed. It must be at least "
                             + "the source server's major version.", SNAPSHOT, 6, Width.LONG, "pg_dump")
@@ -163,7 +164,12 @@ public final class PostgresSourceConfig extends AbstractConfig {
     }
 
     public SchemaSnapshot.Scope schemaScope() {
-        return SchemaSnapshot.Scope.valueOf(getString(SNAPSHOT_SCHEMA).toUpperCase(java.util.Locale.ROOT));
+        String scope = getString(SNAPSHOT_SCHEMA).toLowerCase(java.util.Locale.ROOT);
+        if (scope.equals("auto")) {
+            boolean everything = getList(TABLE_INCLUDE).equals(List.of("*.*")) && getList(TABLE_EXCLUDE).isEmpty();
+            return everything ? SchemaSnapshot.Scope.DATABASE : SchemaSnapshot.Scope.TABLES;
+        }
+        return SchemaSnapshot.Scope.valueOf(scope.toUpperCase(java.util.Locale.ROOT));
     }
 
     public String pgDumpPath() {

@@ -72,7 +72,8 @@ public class PostgresSourceConnector extends SourceConnector {
         try (Connection c = PgConnect.open(endpoint, "sluice validate")) {
             new TableSelector(config.includes(), config.excludes()).select(c, config.database());
         } catch (ConnectException e) {
-            String key = e.getMessage().startsWith("No table") ? PostgresSourceConfig.TABLE_INCLUDE : PostgresSourceConfig.HOSTNAME;
+            boolean aboutTables = e.getMessage().startsWith("No table") || e.getMessage().contains(" lacks SELECT on ");
+            String key = aboutTables ? PostgresSourceConfig.TABLE_INCLUDE : PostgresSourceConfig.HOSTNAME;
             valueOf(result, key).addErrorMessage(e.getMessage());
         } catch (SQLException e) {
             valueOf(result, PostgresSourceConfig.HOSTNAME).addErrorMessage(PgConnect.explain(e, endpoint).getMessage());

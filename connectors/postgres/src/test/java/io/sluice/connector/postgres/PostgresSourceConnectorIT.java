@@ -103,6 +103,24 @@ class PostgresSourceConnectorIT {
     }
 
     @Test
+    void tablesTheUserCannotReadAreNamedWithTheGrantThatFixesIt(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE secret (id int)", "CREATE ROLE reader_no_secret LOGIN PASSWORD 'pw'",
+                "GRANT SELECT ON items TO reader_no_secret");
+        try {
+            Map<String, String> props = config(db);
+            props.put("database.user", "reader_no_secret");
+            props.put("database.password", "pw");
+            assertThat(errors(new PostgresSourceConnector().validate(props)).get("table.include.list")).singleElement().asString()
+                    .contains("reader_no_secret lacks SELECT on 1 selected table(s)").contains("public.secret")
+                    .contains("GRANT SELECT ON public.secret TO reader_no_secret").contains("table.exclude.list");
+            props.put("table.exclude.list", "public.secret");
+            assertThat(errors(new PostgresSourceConnector().validate(props))).isEmpty();
+        } finally {
+            db.execute("DROP TABLE secret", "REVOKE ALL ON items FROM reader_no_secret", "DROP ROLE reader_no_secret");
+        }
+    }
+
+    @Test
     void taskSnapshotsThroughTheConnectApiAndThenIdles(TestDatabase db) throws Exception {
         PostgresSourceConnector connector = new PostgresSourceConnector();
         connector.start(config(db));

@@ -18,7 +18,8 @@ public final class TableSelector {
 
     /** Ordinary tables and leaf partitions, each with its partitioned ancestors from the nearest up to the root. */
     private static final String CANDIDATES = """
-            SELECT n.nspname, c.relname, c.oid, coalesce(a.schemas, '{}'), coalesce(a.names, '{}')
+            SELECT n.nspname, c.relname, c.oid, coalesce(a.schemas, '{}'), coalesce(a.names, '{}'),
+                   pg_catalog.has_table_privilege(c.oid, 'SELECT'), current_user
               FROM pg_catalog.pg_class c
               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
               LEFT JOIN LATERAL (
@@ -44,6 +45,8 @@ public final class TableSelector {
     public List<SelectedTable> select(Connection connection, String database) throws SQLException {
         List<SelectedTable> selected = new ArrayList<>();
         List<String> seen = new ArrayList<>();
+        List<String> unreadable = new ArrayList<>();
+        String user = null;
         try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(CANDIDATES)) {
             while (rs.next()) {
                 String schema = rs.getString(1);
@@ -53,12 +56,22 @@ public final class TableSelector {
                 seen.add(schema + "." + name);
                 boolean included = matches(includes, schema, name, ancestorSchemas, ancestorNames);
                 boolean excluded = matches(excludes, schema, name, ancestorSchemas, ancestorNames);
+                user = rs.getString(7);
+                if (included && !excluded && !rs.getBoolean(6)) {
+                    unreadable.add(schema + "." + name);
+                }
                 if (included && !excluded) {
                     int top = ancestorNames.length - 1;
                     String root = top < 0 ? null : ancestorSchemas[top] + "." + ancestorNames[top];
                     selected.add(new SelectedTable(schema, name, rs.getLong(3), root));
                 }
             }
+        }
+        if (!unreadable.isEmpty()) {
+            String list = String.join(", ", unreadable.subList(0, Math.min(10, unreadable.size()))) + (unreadable.size() > 10 ? ", ..." : "");
+            throw new ConnectException("User " + user + " lacks SELECT on " + unreadable.size() + " selected table(s) of " + database + ": "
+                    + list + ". Grant it (GRANT SELECT ON " + unreadable.get(0) + " TO " + user + "), or leave them out with "
+                    + "table.exclude.list");
         }
         if (selected.isEmpty()) {
             throw new ConnectException("No table of database " + database + " matches table.include.list " + includes
