@@ -28,6 +28,7 @@ public final class ServiceUser {
 
     private final String name;
     private final boolean switchNeeded;
+    private String group;
 
     private ServiceUser(String name, boolean switchNeeded) {
         this.name = name;
@@ -94,8 +95,11 @@ public final class ServiceUser {
         });
     }
 
-    private String group() {
-        return Commands.run(List.of("id", "-gn", name)).trim();
+    private synchronized String group() {
+        if (group == null) {
+            group = Commands.run(List.of("id", "-gn", name)).trim();
+        }
+        return group;
     }
 
     private static ServiceUser detect() {

@@ -143,7 +143,7 @@ public final class TableBatch {
             }
             rows++;
         } catch (RuntimeException e) {
-            truncate(start);
+            keepFirst(start);
             throw e;
         }
     }
@@ -162,7 +162,8 @@ public final class TableBatch {
                 + ") holds a " + value.getClass().getSimpleName() + " that Sluice cannot send as text; exclude the table or map the column as text");
     }
 
-    private void truncate(int size) {
+    /** Drops what was written after the first {@code size} bytes: the row that failed. */
+    private void keepFirst(int size) {
         WireBuffer kept = new WireBuffer(Math.max(size, 1 << 16));
         kept.writeBytes(tuples.array(), 0, size);
         tuples = kept;
