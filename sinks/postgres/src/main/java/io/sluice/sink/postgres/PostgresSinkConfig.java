@@ -44,7 +44,9 @@ public final class PostgresSinkConfig extends AbstractConfig {
                     "Password of the user; overrides a password in the URL. Never logged.", CONNECTION, 3, Width.MEDIUM, "Password")
             .define(TABLE_NAME_FORMAT, Type.STRING, "${schema}.${table}", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
                     "Target table of each event, built from the source schema and table (${schema}, ${table}) or the "
-                            + "topic (${topic}); the result is schema.table.", LOAD, 1, Width.MEDIUM, "Table name format")
+                            + "topic (${topic}); the result is schema.table. A snapshot's schema events create tables under their "
+                            + "source names, so when renaming, set schema.apply=false and create the target tables beforehand.",
+                    LOAD, 1, Width.MEDIUM, "Table name format")
             .define(BATCH_BYTES, Type.LONG, 32L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
                     "Bytes of encoded rows gathered for one table before they are sent in one binary COPY.",
                     LOAD, 2, Width.SHORT, "Batch bytes")
