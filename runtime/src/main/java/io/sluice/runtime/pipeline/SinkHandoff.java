@@ -11,6 +11,7 @@ import io.debezium.engine.RecordChangeEvent;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.sink.postgres.PostgresSinkTask;
 import org.apache.kafka.common.record.TimestampType;
@@ -53,7 +54,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                     TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
             notYetDurable.put(r.sourcePartition(), event);
             if (Envelope.isEnvelope(r.valueSchema())) {
-                progress.rowMoved(tableOf(r));
+                progress.rowMoved(tableOf(r), 1);
+            } else if (RawTuples.is(r.valueSchema())) {
+                progress.rowMoved(tableOf(r), ((Struct) r.value()).getInt32("rows"));
             }
             end |= r.sourceOffset() != null && Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
             schemaChange |= r.valueSchema() != null && SchemaChangeEvents.VALUE_SCHEMA.name().equals(r.valueSchema().name());
@@ -83,7 +86,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private String tableOf(SourceRecord r) {
         String table = tableByTopic.get(r.topic());
         if (table == null) {
-            Struct source = ((Struct) r.value()).getStruct(Envelope.SOURCE);
+            Struct source = ((Struct) r.value()).getStruct("source");
             table = source.getString("schema") + "." + source.getString("table");
             tableByTopic.put(r.topic(), table);
         }

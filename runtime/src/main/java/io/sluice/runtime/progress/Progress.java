@@ -51,13 +51,13 @@ public final class Progress {
         tables.put(table, new Table(table, Math.max(0, estimatedRows), Math.max(0, estimatedBytes)));
     }
 
-    public void rowMoved(String table) {
+    public void rowMoved(String table, int count) {
         Table t = tables.get(table);
         if (t == null) {
             t = tables.computeIfAbsent(table, name -> new Table(name, 0, 0));
         }
-        t.rows.incrementAndGet();
-        rows.incrementAndGet();
+        t.rows.addAndGet(count);
+        rows.addAndGet(count);
     }
 
     /** Names what the pipeline does after the rows (building indexes...); null while rows are copied. */

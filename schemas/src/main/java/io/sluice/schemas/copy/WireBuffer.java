@@ -102,7 +102,10 @@ public final class WireBuffer {
 
     private void ensure(int more) {
         if (size + more > bytes.length) {
-            long wanted = Math.max((long) bytes.length * 2, (long) size + more);
+            // Doubling is cheap for small buffers; past 16 MB grow by half, so a big batch does not
+            // briefly need three times its size.
+            long grown = bytes.length < (16 << 20) ? (long) bytes.length * 2 : bytes.length + (bytes.length >> 1);
+            long wanted = Math.max(grown, (long) size + more);
             if (wanted > Integer.MAX_VALUE - 16) {
                 throw new IllegalStateException("A single binary value over 2 GiB cannot be sent to PostgreSQL");
             }

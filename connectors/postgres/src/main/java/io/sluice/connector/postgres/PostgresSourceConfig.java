@@ -37,6 +37,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String SNAPSHOT_QUEUE_BYTES = "snapshot.queue.bytes";
     public static final String SNAPSHOT_SCHEMA = "snapshot.schema";
     public static final String PG_DUMP_PATH = "pg_dump.path";
+    public static final String RAW_TUPLES = "snapshot.raw.tuples";
     public static final String NUMERIC_MAPPING = "numeric.mapping";
     public static final String TEXT_COLUMNS = "column.text.list";
 
@@ -99,6 +100,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
             .define(PG_DUMP_PATH, Type.STRING, "", Importance.LOW,
                     "The pg_dump program to dump the schema with; by default the newest one installed. It must be at least "
                             + "the source server's major version.", SNAPSHOT, 6, Width.LONG, "pg_dump")
+            .define(RAW_TUPLES, Type.BOOLEAN, false, Importance.LOW,
+                    "Send snapshot rows of tables whose column types are all built in as PostgreSQL's binary COPY tuples, "
+                            + "many rows per record, without decoding them: much less work, but only a PostgreSQL sink can "
+                            + "read them and no transform can change them. The sluice command turns it on when the target is "
+                            + "PostgreSQL and no transform is configured.", SNAPSHOT, 7, Width.SHORT, "Raw tuples")
             .define(NUMERIC_MAPPING, Type.STRING, "exact", ConfigDef.CaseInsensitiveValidString.in("exact", "precise", "double"),
                     Importance.MEDIUM, "How numeric values are represented: exact (decimal text, NaN and infinities kept), "
                             + "precise (Connect Decimal, as Debezium's default; refuses NaN) or double. See docs/types.md.",
@@ -170,6 +176,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
             return everything ? SchemaSnapshot.Scope.DATABASE : SchemaSnapshot.Scope.TABLES;
         }
         return SchemaSnapshot.Scope.valueOf(scope.toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public boolean rawTuples() {
+        return getBoolean(RAW_TUPLES);
     }
 
     public String pgDumpPath() {

@@ -43,7 +43,8 @@ public class PostgresSourceTask extends SourceTask {
                 new TableSelector(config.includes(), config.excludes()), new TypeMapper(config.mappingOptions()),
                 config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
                 config.schemaScope() == SchemaSnapshot.Scope.NONE ? null
-                        : new SnapshotRun.SchemaSource(PgDump.locate(config.pgDumpPath()), endpoint, config.schemaScope()));
+                        : new SnapshotRun.SchemaSource(PgDump.locate(config.pgDumpPath()), endpoint, config.schemaScope()),
+                config.rawTuples());
         snapshot = new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
                 partition -> context.offsetStorageReader().offset(partition));
         if (snapshot.alreadyCompleted()) {

@@ -47,8 +47,9 @@ public final class PostgresSinkConfig extends AbstractConfig {
                             + "topic (${topic}); the result is schema.table. A snapshot's schema events create tables under their "
                             + "source names, so when renaming, set schema.apply=false and create the target tables beforehand.",
                     LOAD, 1, Width.MEDIUM, "Table name format")
-            .define(BATCH_BYTES, Type.LONG, 32L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
-                    "Bytes of encoded rows gathered for one table before they are sent in one binary COPY.",
+            .define(BATCH_BYTES, Type.LONG, 16L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
+                    "Bytes of encoded rows gathered for one table before they are sent in one binary COPY. The sink holds "
+                            + "at most about (copy.parallelism + 2) times this in memory.",
                     LOAD, 2, Width.SHORT, "Batch bytes")
             .define(COPY_PARALLELISM, Type.INT, 4, ConfigDef.Range.between(1, 64), Importance.MEDIUM,
                     "Connections loading at once, each running one COPY of one table's batch.", LOAD, 3, Width.SHORT, "COPY streams")

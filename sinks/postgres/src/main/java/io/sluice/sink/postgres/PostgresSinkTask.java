@@ -9,6 +9,8 @@ import java.util.Map;
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.RawTuples;
+import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.postgres.copy.CopyLoader;
@@ -44,6 +46,10 @@ public class PostgresSinkTask extends SinkTask {
     /** The same batches by the identity of their resolved target, so the hot path hashes nothing. */
     private final Map<String[], TableBatch> plainBatches = new java.util.IdentityHashMap<>();
     private final Map<String[], TableBatch> upsertBatches = new java.util.IdentityHashMap<>();
+    private final Map<String[], TableBatch> rawBatches = new java.util.IdentityHashMap<>();
+    private final Map<String[], TableBatch> rawUpsertBatches = new java.util.IdentityHashMap<>();
+    private final Map<TableBatch, List<String>> rawColumns = new java.util.IdentityHashMap<>();
+    private final java.util.Set<String[]> checkedRaw = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private long pendingBytes;
     private final Map<String, Target> targets = new java.util.HashMap<>();
     /** Temporary unique indexes that let a resumed snapshot upsert before the target has its keys. */
@@ -99,6 +105,10 @@ public class PostgresSinkTask extends SinkTask {
             applySchemaChange(value);
             return;
         }
+        if (RawTuples.is(record.valueSchema())) {
+            applyRaw(record, value);
+            return;
+        }
         if (!Envelope.isEnvelope(record.valueSchema())) {
             throw new DataException("Record on " + record.topic() + " is not a change event (schema " + valueName
                     + "); send the connector's events unflattened");
@@ -115,16 +125,15 @@ public class PostgresSinkTask extends SinkTask {
         }
         Struct after = value.getStruct(Envelope.AFTER);
         String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
-        boolean mayExist = record.headers().lastWithName(EventHeaders.SNAPSHOT_RESUMED) != null
-                && Boolean.TRUE.equals(record.headers().lastWithName(EventHeaders.SNAPSHOT_RESUMED).value());
-        TableBatch batch = batchFor(target, after, mayExist ? upsertKeys(target, record) : null);
+        boolean mayExist = mayExist(record);
+        TableBatch batch = batchFor(target, after, mayExist ? upsertKeys(target, eventKey(record)) : null);
         long before = batch.bytes();
         batch.add(after);
         pendingBytes += batch.bytes() - before;
         if (batch.bytes() >= config.batchBytes()) {
             send(batch);
         }
-        if (pendingBytes >= 4 * config.batchBytes()) {
+        if (pendingBytes >= 2 * config.batchBytes()) {
             sendLargest();
         }
     }
@@ -147,15 +156,14 @@ public class PostgresSinkTask extends SinkTask {
      * yet (its keys come with post-data), the event key's columns, backed by a temporary unique
      * index that is dropped before post-data builds the real one. Null for a keyless event.
      */
-    private List<String> upsertKeys(String[] target, SinkRecord record) throws InterruptedException {
+    private List<String> upsertKeys(String[] target, List<String> eventKey) throws InterruptedException {
         List<String> keys = tables.keyColumns(target[0], target[1]);
         if (!keys.isEmpty()) {
             return keys;
         }
-        if (record.keySchema() == null || record.keySchema().type() != org.apache.kafka.connect.data.Schema.Type.STRUCT) {
+        if (eventKey.isEmpty()) {
             return null;
         }
-        List<String> eventKey = record.keySchema().fields().stream().map(org.apache.kafka.connect.data.Field::name).toList();
         String table = Identifiers.quote(target[0], target[1]);
         if (!resumeIndexes.containsKey(table)) {
             String index = "sluice_resume_" + Integer.toHexString(table.hashCode());
@@ -166,6 +174,69 @@ public class PostgresSinkTask extends SinkTask {
             resumeIndexes.put(table, Identifiers.quote(target[0], index));
         }
         return eventKey;
+    }
+
+    private static List<String> eventKey(SinkRecord record) {
+        if (record.keySchema() == null || record.keySchema().type() != org.apache.kafka.connect.data.Schema.Type.STRUCT) {
+            return List.of();
+        }
+        return record.keySchema().fields().stream().map(org.apache.kafka.connect.data.Field::name).toList();
+    }
+
+    private static boolean mayExist(SinkRecord record) {
+        org.apache.kafka.connect.header.Header resumed = record.headers().lastWithName(EventHeaders.SNAPSHOT_RESUMED);
+        return resumed != null && Boolean.TRUE.equals(resumed.value());
+    }
+
+    /**
+     * Raw COPY tuples of one source table (the fast path): written as they are, once the target
+     * is known to have the same columns with the same declared types.
+     */
+    private void applyRaw(SinkRecord record, Struct value) throws InterruptedException {
+        Struct source = value.getStruct("source");
+        String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
+        List<String> columns = value.getArray("columns");
+        List<String> types = value.getArray("types");
+        checkRawTarget(target, columns, types);
+        List<String> upsert = mayExist(record) ? upsertKeys(target, value.getArray("key")) : null;
+        Map<String[], TableBatch> byTarget = upsert != null ? rawUpsertBatches : rawBatches;
+        TableBatch batch = byTarget.get(target);
+        if (batch == null || !columns.equals(rawColumns.get(batch))) {
+            if (batch != null) {
+                send(batch);
+            }
+            batch = TableBatch.raw(target[0], target[1], columns, upsert);
+            byTarget.put(target, batch);
+            rawColumns.put(batch, columns);
+            batches.put(target[0] + "." + target[1] + (upsert != null ? " raw upsert" : " raw"), batch);
+        }
+        byte[] tuples = value.getBytes("tuples");
+        batch.addRaw(tuples, value.getInt32("rows"));
+        pendingBytes += tuples.length;
+        if (batch.bytes() >= config.batchBytes()) {
+            send(batch);
+        }
+        if (pendingBytes >= 2 * config.batchBytes()) {
+            sendLargest();
+        }
+    }
+
+    private void checkRawTarget(String[] target, List<String> columns, List<String> types) {
+        if (checkedRaw.contains(target)) {
+            return;
+        }
+        List<ColumnMapping> targetColumns = tables.columns(target[0], target[1]);
+        for (int i = 0; i < columns.size(); i++) {
+            String name = columns.get(i);
+            ColumnMapping column = targetColumns.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
+            if (column == null || column.column().generated() || !column.column().declaredType().equals(types.get(i))) {
+                throw new DataException("Raw rows of " + target[0] + "." + target[1] + " cannot be written: column " + name + " is "
+                        + types.get(i) + " at the source but " + (column == null ? "missing" : column.column().declaredType()
+                        + (column.column().generated() ? " (generated)" : "")) + " on the target. Make the tables match, or set "
+                        + "snapshot.raw.tuples=false on the source");
+            }
+        }
+        checkedRaw.add(target);
     }
 
     /**

@@ -71,7 +71,7 @@ public final class SnapshotRun implements AutoCloseable {
      * @param schema how to dump the schema; null for none
      */
     public record Settings(String topicPrefix, TableSelector selector, TypeMapper mapper, long batchBytes, int threads, long queueBytes,
-                           SchemaSource schema) {
+                           SchemaSource schema, boolean rawTuples) {
     }
 
     /** Where the schema comes from: pg_dump against the endpoint, for the chosen scope. */
@@ -173,7 +173,7 @@ public final class SnapshotRun implements AutoCloseable {
 
     private void readRanges(String snapshotId, ConcurrentLinkedQueue<PageRange> work, Map<TablePlan, TableProgress> byPlan) {
         Map<TablePlan, Struct> sources = new LinkedHashMap<>();
-        try (RangeReader reader = new RangeReader(connections.get(), snapshotId, queue, resumed)) {
+        try (RangeReader reader = new RangeReader(connections.get(), snapshotId, queue, resumed, settings.rawTuples())) {
             PageRange range;
             while (failure.get() == null && (range = work.poll()) != null) {
                 TablePlan plan = range.plan();

@@ -57,7 +57,8 @@ public final class TableBatch {
     public TableBatch(String schema, String table, Schema rowSchema, List<ColumnMapping> targetColumns, List<String> upsertKeys) {
         this.target = schema + "." + table;
         this.rowSchema = rowSchema;
-        StringJoiner names = new StringJoiner(", ", " (", ")");
+        List<String> names = new ArrayList<>();
+        List<String> types = new ArrayList<>();
         List<Boolean> text = new ArrayList<>();
         for (Field field : rowSchema.fields()) {
             ColumnMapping column = targetColumns.stream().filter(c -> c.name().equals(field.name())).findFirst()
@@ -68,44 +69,75 @@ public final class TableBatch {
             }
             fields.add(field);
             columns.add(column);
+            names.add(field.name());
+            types.add(column.column().declaredType());
             text.add(!column.writesBinary());
-            names.add(Identifiers.quote(field.name()));
         }
         this.asText = new boolean[text.size()];
         for (int i = 0; i < asText.length; i++) {
             asText[i] = text.get(i);
         }
-        boolean staged = upsertKeys != null || text.contains(true);
-        String columnList = fields.isEmpty() ? "" : names.toString();
-        if (!staged) {
-            this.upsert = null;
-            this.copySql = "COPY " + Identifiers.quote(schema, table) + columnList + " FROM STDIN (FORMAT binary)";
-        } else {
-            String stage = Identifiers.quote("sluice_stage_" + Integer.toHexString((target + upsertKeys).hashCode()));
-            StringJoiner stageColumns = new StringJoiner(", ");
-            StringJoiner select = new StringJoiner(", ");
-            StringJoiner updates = new StringJoiner(", ");
-            for (int i = 0; i < fields.size(); i++) {
-                String name = Identifiers.quote(fields.get(i).name());
-                stageColumns.add(asText[i] ? name + "::text AS " + name : name);
-                select.add(asText[i] ? name + "::" + columns.get(i).column().declaredType() : name);
-                if (upsertKeys != null && !upsertKeys.contains(fields.get(i).name())) {
-                    updates.add(name + " = EXCLUDED." + name);
-                }
-            }
-            String conflict = "";
-            if (upsertKeys != null) {
-                StringJoiner keys = new StringJoiner(", ", " ON CONFLICT (", ")");
-                upsertKeys.forEach(k -> keys.add(Identifiers.quote(k)));
-                conflict = keys + (updates.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + updates);
-            }
-            this.upsert = new Upsert(
-                    "CREATE TEMP TABLE IF NOT EXISTS " + stage + " ON COMMIT DELETE ROWS AS SELECT " + stageColumns + " FROM "
-                            + Identifiers.quote(schema, table) + " WITH NO DATA",
-                    "INSERT INTO " + Identifiers.quote(schema, table) + columnList + " OVERRIDING SYSTEM VALUE SELECT " + select + " FROM "
-                            + stage + conflict);
-            this.copySql = "COPY " + stage + columnList + " FROM STDIN (FORMAT binary)";
+        String[] sql = sql(schema, table, names, types, asText, upsertKeys);
+        this.copySql = sql[0];
+        this.upsert = sql[1] == null ? null : new Upsert(sql[1], sql[2]);
+    }
+
+    /** A batch of raw COPY tuples for the given columns, written as they are ({@link #addRaw}). */
+    public static TableBatch raw(String schema, String table, List<String> columnNames, List<String> upsertKeys) {
+        return new TableBatch(schema, table, columnNames, upsertKeys);
+    }
+
+    private TableBatch(String schema, String table, List<String> columnNames, List<String> upsertKeys) {
+        this.target = schema + "." + table;
+        this.rowSchema = null;
+        this.asText = new boolean[columnNames.size()];
+        String[] sql = sql(schema, table, columnNames, null, asText, upsertKeys);
+        this.copySql = sql[0];
+        this.upsert = sql[1] == null ? null : new Upsert(sql[1], sql[2]);
+    }
+
+    /** The COPY statement, and for staged batches the staging table and the INSERT ... SELECT from it. */
+    private static String[] sql(String schema, String table, List<String> names, List<String> types, boolean[] asText,
+                                List<String> upsertKeys) {
+        StringJoiner list = new StringJoiner(", ", " (", ")");
+        names.forEach(n -> list.add(Identifiers.quote(n)));
+        String columnList = names.isEmpty() ? "" : list.toString();
+        boolean anyText = false;
+        for (boolean t : asText) {
+            anyText |= t;
         }
+        if (upsertKeys == null && !anyText) {
+            return new String[] {"COPY " + Identifiers.quote(schema, table) + columnList + " FROM STDIN (FORMAT binary)", null, null};
+        }
+        String stage = Identifiers.quote("sluice_stage_" + Integer.toHexString((schema + "." + table + upsertKeys).hashCode()));
+        StringJoiner stageColumns = new StringJoiner(", ");
+        StringJoiner select = new StringJoiner(", ");
+        StringJoiner updates = new StringJoiner(", ");
+        for (int i = 0; i < names.size(); i++) {
+            String name = Identifiers.quote(names.get(i));
+            stageColumns.add(asText[i] ? name + "::text AS " + name : name);
+            select.add(asText[i] ? name + "::" + types.get(i) : name);
+            if (upsertKeys != null && !upsertKeys.contains(names.get(i))) {
+                updates.add(name + " = EXCLUDED." + name);
+            }
+        }
+        String conflict = "";
+        if (upsertKeys != null) {
+            StringJoiner keys = new StringJoiner(", ", " ON CONFLICT (", ")");
+            upsertKeys.forEach(k -> keys.add(Identifiers.quote(k)));
+            conflict = keys + (updates.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + updates);
+        }
+        return new String[] {"COPY " + stage + columnList + " FROM STDIN (FORMAT binary)",
+                "CREATE TEMP TABLE IF NOT EXISTS " + stage + " ON COMMIT DELETE ROWS AS SELECT " + stageColumns + " FROM "
+                        + Identifiers.quote(schema, table) + " WITH NO DATA",
+                "INSERT INTO " + Identifiers.quote(schema, table) + columnList + " OVERRIDING SYSTEM VALUE SELECT " + select + " FROM "
+                        + stage + conflict};
+    }
+
+    /** Appends raw COPY tuples as they came from the source. */
+    public void addRaw(byte[] rawTuples, int rowCount) {
+        tuples.writeBytes(rawTuples);
+        rows += rowCount;
     }
 
     public String target() {
