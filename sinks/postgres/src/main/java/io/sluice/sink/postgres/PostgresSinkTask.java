@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.envelope.Envelope;
@@ -13,6 +14,7 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.postgres.copy.Batches;
 import io.sluice.sink.postgres.copy.CopyLoader;
 import io.sluice.sink.postgres.copy.TableBatch;
 import io.sluice.sink.postgres.schema.ExistingTables;
@@ -42,13 +44,7 @@ public class PostgresSinkTask extends SinkTask {
     private CopyLoader loader;
     private SchemaApplier schema;
     private ErrantRecordReporter reporter;
-    private final Map<String, TableBatch> batches = new LinkedHashMap<>();
-    /** The same batches by the identity of their resolved target, so the hot path hashes nothing. */
-    private final Map<String[], TableBatch> plainBatches = new java.util.IdentityHashMap<>();
-    private final Map<String[], TableBatch> upsertBatches = new java.util.IdentityHashMap<>();
-    private final Map<String[], TableBatch> rawBatches = new java.util.IdentityHashMap<>();
-    private final Map<String[], TableBatch> rawUpsertBatches = new java.util.IdentityHashMap<>();
-    private final Map<TableBatch, List<String>> rawColumns = new java.util.IdentityHashMap<>();
+    private final Batches batches = new Batches();
     private final java.util.Set<String[]> checkedRaw = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private long pendingBytes;
     private final Map<String, Target> targets = new java.util.HashMap<>();
@@ -125,8 +121,7 @@ public class PostgresSinkTask extends SinkTask {
         }
         Struct after = value.getStruct(Envelope.AFTER);
         String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
-        boolean mayExist = mayExist(record);
-        TableBatch batch = batchFor(target, after, mayExist ? upsertKeys(target, eventKey(record)) : null);
+        TableBatch batch = batchFor(target, after, mayExist(record) ? upsertKeys(target, eventKey(record)) : null);
         long before = batch.bytes();
         batch.add(after);
         pendingBytes += batch.bytes() - before;
@@ -199,16 +194,14 @@ public class PostgresSinkTask extends SinkTask {
         List<String> types = value.getArray("types");
         checkRawTarget(target, columns, types);
         List<String> upsert = mayExist(record) ? upsertKeys(target, value.getArray("key")) : null;
-        Map<String[], TableBatch> byTarget = upsert != null ? rawUpsertBatches : rawBatches;
-        TableBatch batch = byTarget.get(target);
-        if (batch == null || !columns.equals(rawColumns.get(batch))) {
+        Batches.Kind kind = upsert != null ? Batches.Kind.RAW_UPSERT : Batches.Kind.RAW;
+        TableBatch batch = batches.get(target, kind);
+        if (batch == null || !columns.equals(batch.rawColumns())) {
             if (batch != null) {
                 send(batch);
             }
             batch = TableBatch.raw(target[0], target[1], columns, upsert);
-            byTarget.put(target, batch);
-            rawColumns.put(batch, columns);
-            batches.put(target[0] + "." + target[1] + (upsert != null ? " raw upsert" : " raw"), batch);
+            batches.put(target, kind, batch);
         }
         byte[] tuples = value.getBytes("tuples");
         batch.addRaw(tuples, value.getInt32("rows"));
@@ -244,8 +237,8 @@ public class PostgresSinkTask extends SinkTask {
      *                   snapshot); null to insert
      */
     private TableBatch batchFor(String[] target, Struct after, List<String> upsertKeys) throws InterruptedException {
-        boolean mayExist = upsertKeys != null;
-        TableBatch batch = mayExist ? upsertBatches.get(target) : plainBatches.get(target);
+        Batches.Kind kind = upsertKeys != null ? Batches.Kind.UPSERT : Batches.Kind.INSERT;
+        TableBatch batch = batches.get(target, kind);
         if (batch != null && !batch.rowSchema().equals(after.schema())) {
             // The rows' shape changed: what is gathered goes out in the old shape first.
             send(batch);
@@ -253,8 +246,7 @@ public class PostgresSinkTask extends SinkTask {
         }
         if (batch == null) {
             batch = new TableBatch(target[0], target[1], after.schema(), tables.columns(target[0], target[1]), upsertKeys);
-            batches.put(target[0] + "." + target[1] + (mayExist ? " upsert" : ""), batch);
-            (mayExist ? upsertBatches : plainBatches).put(target, batch);
+            batches.put(target, kind, batch);
         }
         return batch;
     }
@@ -305,12 +297,14 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     private void sendLargest() throws InterruptedException {
-        TableBatch largest = batches.values().stream().max(java.util.Comparator.comparingLong(TableBatch::bytes)).orElseThrow();
-        send(largest);
+        Optional<TableBatch> largest = batches.largest();
+        if (largest.isPresent()) {
+            send(largest.get());
+        }
     }
 
     private void sendAll() throws InterruptedException {
-        for (TableBatch batch : batches.values()) {
+        for (TableBatch batch : batches.all()) {
             send(batch);
         }
     }

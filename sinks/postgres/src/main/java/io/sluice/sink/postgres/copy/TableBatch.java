@@ -27,6 +27,8 @@ public final class TableBatch {
     private final List<ColumnMapping> columns = new ArrayList<>();
     private final String copySql;
     private final Upsert upsert;
+    /** For a raw batch, the columns its tuples hold; null for decoded rows. */
+    private final List<String> rawColumns;
     /** Per field: sent as text (the type has no binary encoder) and cast to its type on the server. */
     private final boolean[] asText;
     private WireBuffer tuples = new WireBuffer(1 << 16);
@@ -80,6 +82,7 @@ public final class TableBatch {
         String[] sql = sql(schema, table, names, types, asText, upsertKeys);
         this.copySql = sql[0];
         this.upsert = sql[1] == null ? null : new Upsert(sql[1], sql[2]);
+        this.rawColumns = null;
     }
 
     /** A batch of raw COPY tuples for the given columns, written as they are ({@link #addRaw}). */
@@ -94,6 +97,12 @@ public final class TableBatch {
         String[] sql = sql(schema, table, columnNames, null, asText, upsertKeys);
         this.copySql = sql[0];
         this.upsert = sql[1] == null ? null : new Upsert(sql[1], sql[2]);
+        this.rawColumns = List.copyOf(columnNames);
+    }
+
+    /** The columns of a raw batch's tuples; null for a batch of decoded rows. */
+    public List<String> rawColumns() {
+        return rawColumns;
     }
 
     /** The COPY statement, and for staged batches the staging table and the INSERT ... SELECT from it. */
