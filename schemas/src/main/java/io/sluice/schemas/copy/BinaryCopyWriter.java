@@ -51,13 +51,6 @@ public final class BinaryCopyWriter implements AutoCloseable {
         rows++;
     }
 
-    /** Writes a tuple that is already in binary COPY form (the raw pass-through path). */
-    public void writeRawTuple(byte[] tuple, int offset, int length) throws IOException {
-        out.write(tuple, offset, length);
-        bytes += length;
-        rows++;
-    }
-
     public long rows() {
         return rows;
     }

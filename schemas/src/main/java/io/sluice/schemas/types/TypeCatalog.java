@@ -48,19 +48,6 @@ public final class TypeCatalog {
         }
     }
 
-    /** The type named {@code schema.name} (or a plain built-in name), e.g. {@code public.hstore}. */
-    public PgType type(String name) {
-        try (PreparedStatement s = connection.prepareStatement("SELECT ?::regtype::oid")) {
-            s.setString(1, name);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return type((int) rs.getLong(1));
-            }
-        } catch (SQLException e) {
-            throw new IllegalArgumentException("Unknown type " + name + ": " + e.getMessage(), e);
-        }
-    }
-
     /** The columns of a table in order, without dropped ones. */
     public List<PgColumn> columns(String schema, String table) {
         String sql = """

@@ -128,9 +128,7 @@ final class RangeReader implements AutoCloseable {
         if (resumed) {
             record.headers().addBoolean(EventHeaders.SNAPSHOT_RESUMED, true);
         }
-        for (int i = 0; i < rows; i++) {
-            progress.addRow(0);
-        }
+        progress.addRows(rows, chunk.size());
         queue.put(record, chunk.size() + RECORD_OVERHEAD);
     }
 
@@ -143,7 +141,7 @@ final class RangeReader implements AutoCloseable {
         if (resumed) {
             record.headers().addBoolean(EventHeaders.SNAPSHOT_RESUMED, true);
         }
-        progress.addRow(bytes);
+        progress.addRows(1, bytes);
         queue.put(record, bytes);
     }
 

@@ -63,22 +63,4 @@ public final class RecordQueue<T> {
             lock.unlock();
         }
     }
-
-    public long bytes() {
-        lock.lock();
-        try {
-            return bytes;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    public boolean isEmpty() {
-        lock.lock();
-        try {
-            return entries.isEmpty();
-        } finally {
-            lock.unlock();
-        }
-    }
 }

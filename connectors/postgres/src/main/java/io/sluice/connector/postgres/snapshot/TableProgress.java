@@ -60,8 +60,8 @@ public final class TableProgress {
         return finished.count() >= plan.rangeCount();
     }
 
-    void addRow(long rowBytes) {
-        rows.incrementAndGet();
+    void addRows(long count, long rowBytes) {
+        rows.addAndGet(count);
         bytes.addAndGet(rowBytes);
     }
 
