@@ -13,6 +13,7 @@ import io.sluice.runtime.progress.Progress;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.sink.postgres.PostgresSinkTask;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.Struct;
@@ -59,7 +60,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                 progress.rowMoved(tableOf(r), ((Struct) r.value()).getInt32("rows"));
             }
             end |= r.sourceOffset() != null && Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
-            schemaChange |= r.valueSchema() != null && SchemaChangeEvents.VALUE_SCHEMA.name().equals(r.valueSchema().name());
+            schemaChange |= appliesSchema(r);
         }
         if (end) {
             progress.phase("building indexes, constraints and triggers");
@@ -80,6 +81,19 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         if (end) {
             snapshotDone.countDown();
         }
+    }
+
+    /**
+     * Whether the record applies a snapshot's pre- or post-data. A table's own post-data
+     * (indexes after its rows) needs no flush: it is built in the background, and the end of the
+     * snapshot builds whatever an interruption left out.
+     */
+    private static boolean appliesSchema(SourceRecord r) {
+        if (r.valueSchema() == null || !SchemaChangeEvents.VALUE_SCHEMA.name().equals(r.valueSchema().name())) {
+            return false;
+        }
+        String marker = ((Struct) r.value()).getStruct(Envelope.SOURCE).getString("snapshot");
+        return !SourceInfo.Snapshot.LAST_IN_DATA_COLLECTION.code().equals(marker);
     }
 
     /** The source table of a topic's events, named once per topic. */

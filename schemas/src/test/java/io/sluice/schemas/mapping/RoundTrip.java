@@ -171,7 +171,7 @@ final class RoundTrip implements AutoCloseable {
         select.append(" FROM ").append(table).append(" ORDER BY id) TO STDOUT (FORMAT binary)");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         copyManager().copyOut(select.toString(), out);
-        BinaryCopyReader reader = new BinaryCopyReader(new ByteArrayInputStream(out.toByteArray()), columns.size());
+        BinaryCopyReader reader = BinaryCopyReader.ofStream(new ByteArrayInputStream(out.toByteArray()), columns.size());
         List<List<Object>> rows = new ArrayList<>();
         while (reader.next()) {
             List<Object> row = new ArrayList<>();

@@ -27,6 +27,7 @@ public final class PostgresSinkConfig extends AbstractConfig {
     public static final String SCHEMA_APPLY = "schema.apply";
     public static final String TABLE_EXISTS = "table.exists";
     public static final String MAINTENANCE_WORK_MEM = "post.data.maintenance.work.mem";
+    public static final String ANALYZE = "post.data.analyze";
 
     private static final String CONNECTION = "Connection";
     private static final String LOAD = "Load";
@@ -66,8 +67,12 @@ public final class PostgresSinkConfig extends AbstractConfig {
                             + "anything, naming the tables), truncate (empty it, then load) or append (load into it as it is). "
                             + "Objects that already exist are kept.", SCHEMA, 2, Width.SHORT, "Existing tables")
             .define(MAINTENANCE_WORK_MEM, Type.STRING, "256MB", new ConfigDef.NonEmptyString(), Importance.LOW,
-                    "maintenance_work_mem of the connections that build indexes and constraints after the rows.",
-                    SCHEMA, 3, Width.SHORT, "Index build memory");
+                    "maintenance_work_mem (and work_mem, for foreign-key validation) of the connections that build indexes "
+                            + "and constraints after the rows.", SCHEMA, 3, Width.SHORT, "Index build memory")
+            .define(ANALYZE, Type.BOOLEAN, true, Importance.LOW,
+                    "Gather each loaded table's statistics (ANALYZE) once its rows and indexes are in, so the target plans "
+                            + "queries well from the start and foreign keys are validated with good plans.",
+                    SCHEMA, 4, Width.SHORT, "Analyze tables");
 
     public PostgresSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -103,6 +108,10 @@ public final class PostgresSinkConfig extends AbstractConfig {
 
     public io.sluice.sink.postgres.schema.ExistingTables tableExists() {
         return io.sluice.sink.postgres.schema.ExistingTables.valueOf(getString(TABLE_EXISTS).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public boolean analyze() {
+        return getBoolean(ANALYZE);
     }
 
     public String maintenanceWorkMem() {

@@ -61,7 +61,7 @@ public class PostgresSinkTask extends SinkTask {
         config = new PostgresSinkConfig(props);
         tables = new TargetTables(config.endpoint(), config.tableNameFormat());
         loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole());
-        schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem());
+        schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.analyze());
         try {
             reporter = context == null ? null : context.errantRecordReporter();
         } catch (NoSuchMethodError | NoClassDefFoundError e) {
@@ -71,6 +71,7 @@ public class PostgresSinkTask extends SinkTask {
 
     @Override
     public void put(Collection<SinkRecord> records) {
+        schema.checkFailures();
         try {
             for (SinkRecord record : records) {
                 try {
@@ -98,7 +99,7 @@ public class PostgresSinkTask extends SinkTask {
         }
         String valueName = record.valueSchema().name();
         if (SchemaChangeEvents.VALUE_SCHEMA.name().equals(valueName)) {
-            applySchemaChange(value);
+            applySchemaChange(record, value);
             return;
         }
         if (RawTuples.is(record.valueSchema())) {
@@ -259,22 +260,26 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     /**
-     * A snapshot opens with its pre-data schema and closes with its post-data schema; the rows
-     * in between are all committed before the post-data (indexes, constraints) is built.
+     * A snapshot opens with its pre-data schema and closes with the rest of its post-data
+     * schema; in between, after each table's rows, come that table's indexes and constraints,
+     * built in the background as soon as its rows are committed.
      */
-    private void applySchemaChange(Struct value) throws InterruptedException {
-        String marker = value.getStruct(Envelope.SOURCE).getString("snapshot");
+    private void applySchemaChange(SinkRecord record, Struct value) throws InterruptedException {
+        Struct source = value.getStruct(Envelope.SOURCE);
+        String marker = source.getString("snapshot");
         String ddl = value.getString("ddl");
+        boolean tolerateExisting = config.tableExists() != ExistingTables.FAIL || mayExist(record);
         if ("first".equals(marker)) {
             if (config.schemaApply() && ddl != null) {
-                List<String[]> loaded = new ArrayList<>();
-                for (Struct change : value.<Struct>getArray("tableChanges")) {
-                    String[] source = Identifiers.unquoteQualified(change.getString("id"));
-                    loaded.add(tables.targetOf("", source[0], source[1]));
-                }
-                schema.applyPreData(ddl, loaded, config.tableExists());
+                schema.applyPreData(ddl, loadedTables(value), config.tableExists());
                 tables.invalidate();
             }
+        } else if ("last_in_data_collection".equals(marker)) {
+            String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
+            for (TableBatch batch : batches.of(target)) {
+                send(batch);
+            }
+            schema.buildTable(target, loader.loaded(target[0] + "." + target[1]), config.schemaApply() ? ddl : null, tolerateExisting);
         } else if ("last".equals(marker)) {
             sendAll();
             loader.awaitAll();
@@ -283,10 +288,18 @@ public class PostgresSinkTask extends SinkTask {
                 loader.execute("DROP INDEX IF EXISTS " + index, "Dropping the resume index " + index);
             }
             resumeIndexes.clear();
-            if (config.schemaApply() && ddl != null) {
-                schema.applyPostData(ddl, config.tableExists() != ExistingTables.FAIL);
-            }
+            schema.applyPostData(config.schemaApply() ? ddl : null, loadedTables(value), tolerateExisting);
         }
+    }
+
+    /** The target tables of the tables a schema event lists. */
+    private List<String[]> loadedTables(Struct value) {
+        List<String[]> loaded = new ArrayList<>();
+        for (Struct change : value.<Struct>getArray("tableChanges")) {
+            String[] source = Identifiers.unquoteQualified(change.getString("id"));
+            loaded.add(tables.targetOf("", source[0], source[1]));
+        }
+        return loaded;
     }
 
     private void send(TableBatch batch) throws InterruptedException {
@@ -311,6 +324,7 @@ public class PostgresSinkTask extends SinkTask {
 
     @Override
     public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        schema.checkFailures();
         try {
             sendAll();
             loader.awaitAll();
@@ -334,6 +348,9 @@ public class PostgresSinkTask extends SinkTask {
     public void stop() {
         if (loader != null) {
             loader.close();
+        }
+        if (schema != null) {
+            schema.close();
         }
         if (tables != null) {
             tables.close();

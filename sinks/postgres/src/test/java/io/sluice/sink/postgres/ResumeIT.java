@@ -61,8 +61,9 @@ class ResumeIT {
         long offset = 0;
         int seen = 0;
         try {
-            // Tables are read largest first: this stops inside the keyless table, after all of the keyed one.
-            while (seen < 40_000) {
+            // Tables with the most index work come first (keyed, identity_keyed, then keyless, which has
+            // none): this stops inside the keyless table, after all of the keyed ones.
+            while (seen < 48_000) {
                 List<SourceRecord> batch = first.poll();
                 if (batch == null) {
                     continue;

@@ -71,7 +71,15 @@ class SnapshotIntoPostgresIT {
             "CREATE TRIGGER orders_touch BEFORE UPDATE ON orders FOR EACH ROW EXECUTE FUNCTION touch()",
             "CREATE VIEW big_customers AS SELECT c.email, sum(o.total) AS spent FROM customers c JOIN orders o ON o.customer = c.id GROUP BY c.email",
             "COMMENT ON TABLE orders IS 'one row per order'",
-            "CREATE TABLE text_only_types (id int PRIMARY KEY, rel regclass, typ regtype, q tsquery, jp jsonpath, typs regtype[])");
+            "CREATE TABLE text_only_types (id int PRIMARY KEY, rel regclass, typ regtype, q tsquery, jp jsonpath, typs regtype[])",
+            // Keys and constraints in the forms post-data must keep exactly.
+            "CREATE TABLE ledger (id int, entry int NOT NULL, note text NOT NULL, CONSTRAINT ledger_pk PRIMARY KEY (id) INCLUDE (entry), "
+                    + "CONSTRAINT ledger_entry UNIQUE (entry) DEFERRABLE INITIALLY DEFERRED)",
+            "CREATE UNIQUE INDEX ledger_ident ON ledger (entry, id)",
+            "ALTER TABLE ledger REPLICA IDENTITY USING INDEX ledger_ident",
+            "ALTER TABLE ledger CLUSTER ON ledger_pk",
+            "ALTER TABLE ledger ADD CONSTRAINT ledger_note CHECK (note <> '') NOT VALID",
+            "CREATE TABLE bookings (id int PRIMARY KEY, during tsrange, EXCLUDE USING gist (during WITH &&))");
 
     private static final List<String> DATA = List.of("""
             INSERT INTO all_types (id, i2, i8, f4, f8, n, n2, m, t, vc, c, b, by, d, tm, ttz, ts, tstz, iv, u, j, jb, x, ip, cd, mac,
@@ -103,22 +111,28 @@ class SnapshotIntoPostgresIT {
             "SELECT nextval('invoice_numbers') FROM generate_series(1, 42)",
             "INSERT INTO text_only_types VALUES (1, 'orders', 'numeric(10,2)', 'fat & (rat | cat)', '$.items[*] ? (@.qty > 2)', "
                     + "ARRAY['int4', 'text']::regtype[]), (2, NULL, NULL, NULL, NULL, NULL)",
+            "INSERT INTO ledger SELECT g, g * 2, 'n' || g FROM generate_series(1, 300) g",
+            "INSERT INTO bookings SELECT g, tsrange(TIMESTAMP '2024-01-01' + g * INTERVAL '1 day', TIMESTAMP '2024-01-01' + (g + 1) * INTERVAL '1 day') "
+                    + "FROM generate_series(1, 100) g",
             // One value of more than 50 MB, stored TOASTed and compressed.
             "INSERT INTO big_values VALUES (6, repeat(md5('big'), 52 * 1024 * 1024 / 32))");
 
     private static final List<String> TABLES = List.of("public.all_types", "public.with_identity", "\"Sales Data\".\"Order \"\"Items\"\"\"",
             "public.no_key", "public.events_2023", "public.events_2024", "public.empty_table", "public.big_values", "public.customers",
-            "public.orders", "public.text_only_types");
+            "public.orders", "public.text_only_types", "public.ledger", "public.bookings");
 
     /** Catalog listings that must match between source and target: the objects post-data creates, and sequence positions. */
     private static final List<String> OBJECTS = List.of(
             "SELECT schemaname, tablename, indexname, indexdef FROM pg_indexes WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2, 3",
-            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE connamespace NOT IN "
+            "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid), convalidated, condeferrable, condeferred, "
+                    + "conindid::regclass::text FROM pg_constraint WHERE connamespace NOT IN "
                     + "('pg_catalog'::regnamespace, 'information_schema'::regnamespace) ORDER BY 1, 2",
             "SELECT tgrelid::regclass::text, tgname, pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1, 2",
             "SELECT schemaname, sequencename, last_value FROM pg_sequences ORDER BY 1, 2",
             "SELECT viewname, definition FROM pg_views WHERE schemaname = 'public' ORDER BY 1",
-            "SELECT obj_description('orders'::regclass, 'pg_class')");
+            "SELECT obj_description('orders'::regclass, 'pg_class')",
+            "SELECT c.relname, c.relreplident, x.indexrelid::regclass::text, x.indisclustered, x.indisreplident, x.indisprimary, x.indisunique "
+                    + "FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid WHERE c.relnamespace = 'public'::regnamespace ORDER BY 1, 3");
 
     private static TestDatabase target;
 
@@ -207,6 +221,10 @@ class SnapshotIntoPostgresIT {
         for (String listing : OBJECTS) {
             assertThat(rows(target, listing)).as(listing).isEqualTo(rows(source, listing)).isNotEmpty();
         }
+        // Every loaded table has its statistics, gathered once its rows and indexes were in.
+        assertThat(rows(target, "SELECT relname FROM pg_stat_user_tables WHERE relname IN ('all_types', 'orders', 'ledger', 'events_2024') "
+                + "AND last_vacuum IS NOT NULL AND last_analyze IS NOT NULL ORDER BY 1"))
+                .isEqualTo(List.of(List.of("all_types"), List.of("events_2024"), List.of("ledger"), List.of("orders")));
     }
 
     @Test
@@ -215,7 +233,7 @@ class SnapshotIntoPostgresIT {
         String before = checksum(target, "public.orders");
         assertThatThrownBy(() -> snapshot(source, Map.of(), Map.of()))
                 .isInstanceOf(ConnectException.class)
-                .hasMessageContaining("already has").hasMessageContaining("\"public\".\"orders\"")
+                .hasMessageContaining("already has 13 of the tables").hasMessageContaining("\"public\".\"all_types\"")
                 .hasMessageContaining("table.exists=truncate");
         assertThat(checksum(target, "public.orders")).isEqualTo(before);
     }

@@ -1,6 +1,5 @@
 package io.sluice.connector.postgres.snapshot;
 
-import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,7 +19,7 @@ import io.sluice.schemas.naming.Identifiers;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.postgresql.PGConnection;
-import org.postgresql.copy.PGCopyInputStream;
+import org.postgresql.copy.CopyOut;
 
 /**
  * One reader connection of the snapshot. It joins the exported snapshot once, then reads page
@@ -30,7 +29,6 @@ import org.postgresql.copy.PGCopyInputStream;
  */
 final class RangeReader implements AutoCloseable {
 
-    private static final int STREAM_BUFFER = 1 << 16;
     /** Decoded records cost more than their wire bytes; this keeps the queue bound honest. */
     private static final int RECORD_OVERHEAD = 256;
 
@@ -38,8 +36,11 @@ final class RangeReader implements AutoCloseable {
     private final RecordQueue<SourceRecord> queue;
     private final boolean resumed;
     private final boolean rawTuples;
-    /** Raw tuples per record: big enough that per-record costs vanish, small enough for the queue bound. */
-    private static final int RAW_CHUNK_BYTES = 1 << 20;
+    /**
+     * Raw tuples per record: big enough that per-record costs vanish, small enough for the queue
+     * bound and to stay below the size at which G1 allocates an array outside the young generation.
+     */
+    private static final int RAW_CHUNK_BYTES = 1 << 18;
 
     RangeReader(Connection connection, String snapshotId, RecordQueue<SourceRecord> queue, boolean resumed, boolean rawTuples)
             throws SQLException {
@@ -53,11 +54,17 @@ final class RangeReader implements AutoCloseable {
         }
     }
 
-    void read(PageRange range, TableProgress progress, Struct tableSource) throws SQLException, IOException, InterruptedException {
+    /** Reads one range into the queue; true when it was the table's last range to be queued. */
+    boolean read(PageRange range, TableProgress progress, Struct tableSource) throws SQLException, IOException, InterruptedException {
         if (rawTuples && RawEligibility.eligible(range.plan().schema().columns())) {
             readRaw(range, progress, tableSource);
-            return;
+        } else {
+            readDecoded(range, progress, tableSource);
         }
+        return progress.rangeQueued();
+    }
+
+    private void readDecoded(PageRange range, TableProgress progress, Struct tableSource) throws SQLException, IOException, InterruptedException {
         TableSchema schema = range.plan().schema();
         List<ColumnMapping> columns = schema.columns();
         StringJoiner select = new StringJoiner(", ");
@@ -67,8 +74,9 @@ final class RangeReader implements AutoCloseable {
 
         Struct pendingAfter = null;
         long pendingBytes = 0;
-        try (PGCopyInputStream copy = new PGCopyInputStream(connection.unwrap(PGConnection.class), sql)) {
-            BinaryCopyReader reader = new BinaryCopyReader(new BufferedInputStream(copy, STREAM_BUFFER), columns.size());
+        CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
+        try {
+            BinaryCopyReader reader = BinaryCopyReader.ofMessages(messagesOf(copy), columns.size());
             while (reader.next()) {
                 List<Object> values = new ArrayList<>(columns.size());
                 for (int i = 0; i < columns.size(); i++) {
@@ -80,6 +88,8 @@ final class RangeReader implements AutoCloseable {
                 pendingAfter = schema.row(values);
                 pendingBytes = reader.tupleLength() + RECORD_OVERHEAD;
             }
+        } finally {
+            cancelIfActive(copy);
         }
         // The range's last row is held back until the range is known to be complete.
         Map<String, Object> finished = progress.finish(range.index());
@@ -103,10 +113,11 @@ final class RangeReader implements AutoCloseable {
                 + range.predicate() + ") TO STDOUT (FORMAT binary)";
         io.sluice.schemas.copy.WireBuffer chunk = new io.sluice.schemas.copy.WireBuffer(RAW_CHUNK_BYTES + (1 << 16));
         int rows = 0;
-        try (PGCopyInputStream copy = new PGCopyInputStream(connection.unwrap(PGConnection.class), sql)) {
-            BinaryCopyReader reader = new BinaryCopyReader(new BufferedInputStream(copy, STREAM_BUFFER), columns.size());
+        CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
+        try {
+            BinaryCopyReader reader = BinaryCopyReader.ofMessages(messagesOf(copy), columns.size());
             while (reader.next()) {
-                chunk.writeBytes(reader.tupleBytes(), 0, reader.tupleLength());
+                chunk.writeBytes(reader.tupleBytes(), reader.tupleOffset(), reader.tupleLength());
                 rows++;
                 if (chunk.size() >= RAW_CHUNK_BYTES) {
                     emitRaw(schema, progress, tableSource, names, types, rows, chunk, progress.offset());
@@ -114,6 +125,8 @@ final class RangeReader implements AutoCloseable {
                     rows = 0;
                 }
             }
+        } finally {
+            cancelIfActive(copy);
         }
         Map<String, Object> finished = progress.finish(range.index());
         if (rows > 0) {
@@ -143,6 +156,27 @@ final class RangeReader implements AutoCloseable {
         }
         progress.addRows(1, bytes);
         queue.put(record, bytes);
+    }
+
+    private static BinaryCopyReader.Messages messagesOf(CopyOut copy) {
+        return () -> {
+            try {
+                return copy.readFromCopy();
+            } catch (SQLException e) {
+                throw new IOException(e.getMessage(), e);
+            }
+        };
+    }
+
+    /** A COPY left unfinished by a failure is cancelled, so the connection can be closed cleanly. */
+    private static void cancelIfActive(CopyOut copy) {
+        if (copy.isActive()) {
+            try {
+                copy.cancelCopy();
+            } catch (SQLException e) {
+                // the connection is failing already; the original error is what matters
+            }
+        }
     }
 
     @Override

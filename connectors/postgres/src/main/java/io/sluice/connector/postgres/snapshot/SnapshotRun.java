@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,9 +16,11 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.sluice.connector.postgres.schema.PgDump;
+import io.sluice.connector.postgres.schema.PostDataSplit;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.mapping.TypeMapper;
@@ -35,10 +36,14 @@ import org.slf4j.LoggerFactory;
 /**
  * One consistent snapshot of the selected tables. A coordinating transaction exports a
  * snapshot and plans the tables in it; reader threads, each on its own connection that joined
- * the snapshot, take page ranges (largest tables first, so tables finish one after another)
- * and fill a byte-bounded queue. Two events on the schema-change topic frame the rows: before
- * the first, the pre-data schema ({@code snapshot=first}); after the last, the post-data schema
- * and sequence values ({@code snapshot=last}), which also marks the end of the snapshot.
+ * the snapshot, take page ranges table after table in {@link ReadOrder} (so tables finish one
+ * after another, and a sink builds their indexes while the next ones are copied)
+ * and fill a byte-bounded queue. Events on the schema-change topic frame the rows: before the
+ * first, the pre-data schema ({@code snapshot=first}); after each table's last row, that table's
+ * own indexes and key constraints ({@code snapshot=last_in_data_collection}), so a sink can
+ * build them while other tables are copied; after the last row, the rest of the post-data
+ * schema and the sequence values ({@code snapshot=last}), which also marks the end of the
+ * snapshot. A resumed run sends no per-table events: its end event carries all the post-data.
  */
 public final class SnapshotRun implements AutoCloseable {
 
@@ -61,7 +66,7 @@ public final class SnapshotRun implements AutoCloseable {
     private boolean endEmitted;
     private String database;
     private long snapshotMicros;
-    private String postData;
+    private PostDataSplit postData;
     private boolean resumed;
     private List<SchemaChangeEvents.TableChange> tableChanges = List.of();
 
@@ -123,7 +128,7 @@ public final class SnapshotRun implements AutoCloseable {
         List<TablePlan> keylessToReload = new ArrayList<>();
         ConcurrentLinkedQueue<PageRange> work = new ConcurrentLinkedQueue<>();
         Map<TablePlan, TableProgress> byPlan = new LinkedHashMap<>();
-        for (TablePlan plan : plans.stream().sorted(Comparator.comparingLong(TablePlan::bytes).reversed()).toList()) {
+        for (TablePlan plan : ReadOrder.of(plans)) {
             Map<String, String> partition = TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName());
             Map<String, Object> stored = storedOffsets.apply(partition);
             FinishedRanges finished = stored == null ? FinishedRanges.none()
@@ -146,7 +151,7 @@ public final class SnapshotRun implements AutoCloseable {
         if (settings.schema() != null && settings.schema().scope() != SchemaSnapshot.Scope.NONE) {
             SchemaSnapshot schema = SchemaSnapshot.take(settings.schema().dump(), settings.schema().endpoint(), snapshotId, coordinator,
                     settings.schema().scope(), tables);
-            postData = schema.postData();
+            postData = PostDataSplit.of(schema.postData(), coordinator, tables);
             if (!resumed) {
                 queue.put(schemaEvent(schema.preData(), SourceInfo.Snapshot.FIRST, Map.of(STARTED, true)), schema.preData().length());
             }
@@ -179,7 +184,10 @@ public final class SnapshotRun implements AutoCloseable {
                 TablePlan plan = range.plan();
                 Struct source = sources.computeIfAbsent(plan, p -> new SourceInfo(settings.topicPrefix(), database, p.table().schema(),
                         p.table().name(), snapshotMicros, SourceInfo.Snapshot.TRUE, null, null, null).toStruct());
-                reader.read(range, byPlan.get(plan), source);
+                TableProgress table = byPlan.get(plan);
+                if (reader.read(range, table, source) && !resumed) {
+                    queue.put(tableLoaded(plan, table), 4096);
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -210,7 +218,27 @@ public final class SnapshotRun implements AutoCloseable {
     private SourceRecord endOfSnapshot() {
         long rows = progress.stream().mapToLong(TableProgress::rows).sum();
         LOG.info("Snapshot of {} read: {} tables, {} rows", database, progress.size(), rows);
-        return schemaEvent(postData, SourceInfo.Snapshot.LAST, Map.of(STARTED, true, COMPLETED, true));
+        String ddl = postData == null ? null : resumed ? postData.all() : postData.rest();
+        SourceRecord end = schemaEvent(ddl, SourceInfo.Snapshot.LAST, Map.of(STARTED, true, COMPLETED, true));
+        if (resumed) {
+            // Some of the post-data may have been built before the interruption.
+            end.headers().addBoolean(EventHeaders.SNAPSHOT_RESUMED, true);
+        }
+        return end;
+    }
+
+    /**
+     * The event after a table's last row: its indexes and key constraints, which a sink may
+     * build at once, while the other tables are still being copied.
+     */
+    private SourceRecord tableLoaded(TablePlan plan, TableProgress table) {
+        SourceInfo source = new SourceInfo(settings.topicPrefix(), database, plan.table().schema(), plan.table().name(), snapshotMicros,
+                SourceInfo.Snapshot.LAST_IN_DATA_COLLECTION, null, null, null);
+        String ddl = postData == null ? null : postData.forTable(plan.table());
+        LOG.debug("{} read: {} rows", plan.table().qualifiedName(), table.rows());
+        return new SourceRecord(table.partition(), table.offset(), TopicNames.forSchemaChanges(settings.topicPrefix()), null,
+                SchemaChangeEvents.KEY_SCHEMA, SchemaChangeEvents.key(database),
+                SchemaChangeEvents.VALUE_SCHEMA, SchemaChangeEvents.value(source, null, ddl, List.of(creation(plan)), System.currentTimeMillis()));
     }
 
     /**

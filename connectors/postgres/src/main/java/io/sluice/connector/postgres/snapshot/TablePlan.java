@@ -7,9 +7,12 @@ import io.sluice.schemas.envelope.TableSchema;
  * How one table is read: its record shapes, its size, and its split into {@code rangeCount}
  * ranges of {@code pagesPerRange} heap pages. The last range has no upper bound, so pages added
  * after planning are still read (the snapshot decides which rows are visible).
+ *
+ * @param indexWork the estimated work of building the table's indexes on a target, in percent of
+ *                  the work of copying its rows (see {@link ReadOrder})
  */
 public record TablePlan(SelectedTable table, TableSchema schema, long pages, long bytes, long estimatedRows,
-                        long pagesPerRange, int rangeCount) {
+                        long pagesPerRange, int rangeCount, int indexWork) {
 
     /** Splits {@code pages} into ranges reading about {@code batchBytes} each, given that the table holds {@code bytes}. */
     static long pagesPerRange(long pages, long bytes, long batchBytes) {

@@ -1,6 +1,7 @@
 package io.sluice.connector.postgres.snapshot;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -19,12 +20,15 @@ public final class TableProgress {
     private volatile Map<String, Object> offset;
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
+    /** Ranges of this run whose records are not all in the queue yet. */
+    private final AtomicInteger unqueued;
 
     TableProgress(TablePlan plan, Map<String, String> partition, FinishedRanges finished) {
         this.plan = plan;
         this.partition = partition;
         this.finished = finished;
         this.offset = offsetOf(finished);
+        this.unqueued = new AtomicInteger(plan.rangeCount() - finished.count());
     }
 
     /** The source partition of this table's records. */
@@ -50,6 +54,14 @@ public final class TableProgress {
         finished = finished.with(range);
         offset = offsetOf(finished);
         return offset;
+    }
+
+    /**
+     * Notes that a range's records are all in the queue; true for the call that completes the
+     * table, after which every record of the table is ahead of anything queued next.
+     */
+    boolean rangeQueued() {
+        return unqueued.decrementAndGet() == 0;
     }
 
     public synchronized boolean isFinished(int range) {

@@ -17,7 +17,7 @@ class TablePlanProperties {
         long bytes = pages * Math.min(bytesPerPageTimes, 1L << 20);
         long perRange = TablePlan.pagesPerRange(pages, bytes, batchBytes);
         int count = TablePlan.rangeCount(pages, perRange);
-        TablePlan plan = new TablePlan(null, null, pages, bytes, 0, perRange, count);
+        TablePlan plan = new TablePlan(null, null, pages, bytes, 0, perRange, count, 0);
         assertThat(perRange).isPositive();
         if (count == 1) {
             assertThat(plan.range(0).predicate()).isEmpty();

@@ -38,6 +38,12 @@ public final class Batches {
         byTarget.computeIfAbsent(target, t -> new EnumMap<>(Kind.class)).put(kind, batch);
     }
 
+    /** The open batches of one target. */
+    public List<TableBatch> of(String[] target) {
+        EnumMap<Kind, TableBatch> kinds = byTarget.get(target);
+        return kinds == null ? List.of() : List.copyOf(kinds.values());
+    }
+
     public List<TableBatch> all() {
         List<TableBatch> all = new ArrayList<>();
         byTarget.values().forEach(kinds -> all.addAll(kinds.values()));

@@ -5,17 +5,17 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.postgres.connections.ConnectionPool;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
@@ -37,8 +37,8 @@ public final class CopyLoader implements AutoCloseable {
     private final boolean replicaRole;
     private final ExecutorService executor;
     private final Semaphore slots;
-    private final LinkedBlockingQueue<Connection> idle = new LinkedBlockingQueue<>();
-    private final List<Future<?>> inFlight = new ArrayList<>();
+    private final ConnectionPool connections;
+    private final List<InFlight> inFlight = new ArrayList<>();
     private final AtomicBoolean replicaRoleRefused = new AtomicBoolean();
     private final AtomicLong rowsLoaded = new AtomicLong();
     private final AtomicLong bytesLoaded = new AtomicLong();
@@ -52,29 +52,44 @@ public final class CopyLoader implements AutoCloseable {
             return t;
         });
         this.slots = new Semaphore(parallelism);
+        this.connections = new ConnectionPool(endpoint, "sluice load", this::setUp);
+    }
+
+    private record InFlight(String target, CompletableFuture<Void> copy) {
     }
 
     /** Starts a COPY of the chunk; waits first while all connections are busy. */
     public synchronized void submit(TableBatch.Chunk chunk) throws InterruptedException {
         slots.acquire();
         try {
-            inFlight.add(executor.submit(() -> {
+            inFlight.removeIf(f -> f.copy().isDone() && !f.copy().isCompletedExceptionally());
+            inFlight.add(new InFlight(chunk.target(), CompletableFuture.runAsync(() -> {
                 try {
                     copy(chunk);
                 } finally {
                     slots.release();
                 }
-                return null;
-            }));
+            }, executor)));
         } catch (RuntimeException e) {
             slots.release();
             throw e;
         }
     }
 
+    /**
+     * Completes when every COPY into the target submitted so far is committed; fails with the
+     * first failed one.
+     *
+     * @param target as {@link TableBatch#target()} names it
+     */
+    public synchronized CompletableFuture<Void> loaded(String target) {
+        return CompletableFuture.allOf(inFlight.stream().filter(f -> f.target().equals(target)).map(InFlight::copy)
+                .toArray(CompletableFuture[]::new));
+    }
+
     /** Runs one statement on a load connection (after {@link #awaitAll()}, so it sees every row sent before it). */
     public void execute(String sql, String what) {
-        Connection connection = borrow();
+        Connection connection = connections.borrow();
         boolean healthy = false;
         try (Statement s = connection.createStatement()) {
             s.execute(sql);
@@ -82,16 +97,16 @@ public final class CopyLoader implements AutoCloseable {
         } catch (SQLException e) {
             throw new ConnectException(what + " on " + endpoint.display() + " failed: " + PgConnect.explain(e, endpoint).getMessage(), e);
         } finally {
-            giveBack(connection, healthy);
+            connections.giveBack(connection, healthy);
         }
     }
 
     /** Waits for every submitted COPY; the first failure is thrown, naming its table. */
     public synchronized void awaitAll() throws InterruptedException {
         ConnectException failure = null;
-        for (Future<?> f : inFlight) {
+        for (InFlight f : inFlight) {
             try {
-                f.get();
+                f.copy().get();
             } catch (ExecutionException e) {
                 if (failure == null) {
                     failure = e.getCause() instanceof ConnectException c ? c : new ConnectException(e.getCause().getMessage(), e.getCause());
@@ -105,7 +120,7 @@ public final class CopyLoader implements AutoCloseable {
     }
 
     private void copy(TableBatch.Chunk chunk) {
-        Connection connection = borrow();
+        Connection connection = connections.borrow();
         boolean healthy = false;
         try {
             if (chunk.upsert() != null) {
@@ -139,16 +154,11 @@ public final class CopyLoader implements AutoCloseable {
             throw new ConnectException("COPY of " + chunk.rows() + " rows into " + chunk.target() + " on " + endpoint.display()
                     + " failed: " + PgConnect.explain(e, endpoint).getMessage(), e);
         } finally {
-            giveBack(connection, healthy);
+            connections.giveBack(connection, healthy);
         }
     }
 
-    private Connection borrow() {
-        Connection c = idle.poll();
-        if (c != null) {
-            return c;
-        }
-        c = PgConnect.open(endpoint, "sluice load");
+    private void setUp(Connection c) {
         if (replicaRole && !replicaRoleRefused.get()) {
             try (Statement s = c.createStatement()) {
                 s.execute("SET session_replication_role = replica");
@@ -158,19 +168,6 @@ public final class CopyLoader implements AutoCloseable {
                             + "active. Grant it (GRANT SET ON PARAMETER session_replication_role TO {}) or load as a superuser "
                             + "for a faster load that does not depend on table order.", endpoint.user(), e.getMessage(), endpoint.user());
                 }
-            }
-        }
-        return c;
-    }
-
-    private void giveBack(Connection c, boolean healthy) {
-        if (healthy) {
-            idle.add(c);
-        } else {
-            try {
-                c.close();
-            } catch (SQLException e) {
-                LOG.debug("Closing a failed load connection", e);
             }
         }
     }
@@ -186,13 +183,6 @@ public final class CopyLoader implements AutoCloseable {
     @Override
     public void close() {
         executor.shutdownNow();
-        Connection c;
-        while ((c = idle.poll()) != null) {
-            try {
-                c.close();
-            } catch (SQLException e) {
-                LOG.debug("Closing a load connection", e);
-            }
-        }
+        connections.close();
     }
 }

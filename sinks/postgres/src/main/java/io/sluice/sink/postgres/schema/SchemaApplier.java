@@ -8,37 +8,68 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Predicate;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
+import io.sluice.schemas.ddl.DumpScript;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.postgres.connections.ConnectionPool;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Applies a snapshot's schema to the target: pre-data before the rows, post-data after them.
- * Post-data is where a load spends its time on few cores, so it runs in phases with several
- * connections: indexes and key constraints in parallel, then index attachments, then foreign
- * keys in parallel (they need the keys), then everything else in dump order.
+ * Post-data is where a load spends its time on few cores. Each table's own indexes and
+ * constraints are built as soon as its rows are in, while other tables still load; what is left
+ * at the end runs in phases on several connections: indexes in parallel, then key constraints,
+ * index attachments, statistics, foreign keys in parallel (they need the keys and good plans),
+ * then everything else in dump order.
  */
-public final class SchemaApplier {
+public final class SchemaApplier implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SchemaApplier.class);
     /** Errors that say an object is already there: skipped when loading into existing tables. */
     private static final Set<String> DUPLICATE_OBJECT = Set.of("42P07", "42710", "42P06", "42723", "42P16", "42701", "42P04");
 
-    private final PgEndpoint endpoint;
-    private final int parallelism;
-    private final String maintenanceWorkMem;
+    private static final Set<String> PHASED = Set.of("INDEX", "CONSTRAINT", "CHECK CONSTRAINT", "INDEX ATTACH", "FK CONSTRAINT");
 
-    public SchemaApplier(PgEndpoint endpoint, int parallelism, String maintenanceWorkMem) {
+    private final PgEndpoint endpoint;
+    private final boolean analyze;
+    private final ConnectionPool postData;
+    private final ExecutorService builders;
+    private final List<CompletableFuture<Void>> tableBuilds = new ArrayList<>();
+    private final Set<String> analyzed = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param parallelism        post-data statements run at once
+     * @param maintenanceWorkMem maintenance_work_mem of the post-data connections (index builds)
+     * @param analyze            whether to gather each loaded table's statistics
+     */
+    public SchemaApplier(PgEndpoint endpoint, int parallelism, String maintenanceWorkMem, boolean analyze) {
         this.endpoint = endpoint;
-        this.parallelism = parallelism;
-        this.maintenanceWorkMem = maintenanceWorkMem;
+        this.analyze = analyze;
+        String memory = maintenanceWorkMem.replace("'", "");
+        this.postData = new ConnectionPool(endpoint, "sluice post-data", c -> {
+            try (Statement s = c.createStatement()) {
+                // Foreign-key validation joins whole tables: it gets the index builds' memory too.
+                s.execute("SET maintenance_work_mem = '" + memory + "'; SET work_mem = '" + memory + "'");
+            } catch (SQLException e) {
+                throw new ConnectException("Setting maintenance_work_mem = '" + memory + "' on " + endpoint.display() + " failed: "
+                        + e.getMessage() + ". Set post.data.maintenance.work.mem to a valid size such as 256MB", e);
+            }
+        });
+        this.builders = Executors.newFixedThreadPool(parallelism, r -> {
+            Thread t = new Thread(r, "sluice-post-data");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /**
@@ -87,52 +118,111 @@ public final class SchemaApplier {
         }
     }
 
-    /** Creates indexes, constraints, triggers and the rest after the rows, and sets sequences. */
-    public void applyPostData(String script, boolean tolerateExisting) {
+    /**
+     * Starts building one table's own post-data (indexes, then its key and other constraints,
+     * then statistics) as soon as its rows are committed, on the post-data connections, while
+     * other tables are still loading. Failures surface in {@link #checkFailures()} and
+     * {@link #applyPostData}.
+     *
+     * @param table  the target table {schema, table}
+     * @param rowsIn completes when every row of the table is committed
+     * @param script the table's post-data; null for none
+     */
+    public void buildTable(String[] table, CompletableFuture<?> rowsIn, String script, boolean tolerateExisting) {
         DumpScript dump = DumpScript.parse(script);
-        long started = System.nanoTime();
-        phase(dump, e -> e.type().equals("INDEX") || e.type().equals("CONSTRAINT"), parallelism, tolerateExisting);
-        phase(dump, e -> e.type().equals("INDEX ATTACH"), 1, tolerateExisting);
-        phase(dump, e -> e.type().equals("FK CONSTRAINT"), parallelism, tolerateExisting);
-        phase(dump, e -> !Set.of("INDEX", "CONSTRAINT", "INDEX ATTACH", "FK CONSTRAINT").contains(e.type()), 1, tolerateExisting);
-        LOG.info("Post-data schema applied: {} objects in {} ms", dump.entries().size(), (System.nanoTime() - started) / 1_000_000);
+        String name = Identifiers.quote(table[0], table[1]);
+        CompletableFuture<Void> build = rowsIn
+                .thenComposeAsync(loaded -> inParallel(dump.filter(e -> e.type().equals("INDEX")), tolerateExisting), builders)
+                .thenRunAsync(() -> {
+                    for (DumpScript.Entry entry : dump.filter(e -> !e.type().equals("INDEX")).entries()) {
+                        apply(dump.preamble(), entry, tolerateExisting);
+                    }
+                    analyze(name);
+                }, builders);
+        synchronized (tableBuilds) {
+            tableBuilds.add(build);
+        }
     }
 
-    private void phase(DumpScript dump, Predicate<DumpScript.Entry> selects, int connections, boolean tolerateExisting) {
-        ConcurrentLinkedQueue<DumpScript.Entry> work = new ConcurrentLinkedQueue<>(dump.entries().stream().filter(selects).toList());
-        if (work.isEmpty()) {
-            return;
-        }
-        AtomicReference<RuntimeException> failure = new AtomicReference<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < Math.min(connections, work.size()); i++) {
-            Thread t = new Thread(() -> {
-                try (Connection c = PgConnect.open(endpoint, "sluice post-data")) {
-                    run(c, dump.preamble());
-                    run(c, "SET maintenance_work_mem = '" + maintenanceWorkMem.replace("'", "") + "'");
-                    DumpScript.Entry entry;
-                    while (failure.get() == null && (entry = work.poll()) != null) {
-                        apply(c, entry, tolerateExisting);
-                    }
-                } catch (RuntimeException e) {
-                    failure.compareAndSet(null, e);
-                } catch (SQLException e) {
-                    failure.compareAndSet(null, PgConnect.explain(e, endpoint));
+    /** Throws the failure of a table's post-data build, if one failed. */
+    public void checkFailures() {
+        synchronized (tableBuilds) {
+            for (CompletableFuture<Void> build : tableBuilds) {
+                if (build.isCompletedExceptionally()) {
+                    join(build);
                 }
-            }, "sluice-post-data-" + i);
-            threads.add(t);
-            t.start();
-        }
-        for (Thread t : threads) {
-            try {
-                t.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ConnectException("Interrupted while applying the post-data schema", e);
             }
         }
-        if (failure.get() != null) {
-            throw failure.get();
+    }
+
+    /**
+     * Waits for the tables' own builds, then creates the rest: index attachments, foreign keys,
+     * triggers and the like, and sets sequences. Tables whose statistics were not gathered yet
+     * (a resumed snapshot sends no per-table events) are analyzed before the foreign keys,
+     * whose validation needs good plans.
+     *
+     * @param loaded the tables the snapshot loaded, {schema, table}
+     */
+    public void applyPostData(String script, List<String[]> loaded, boolean tolerateExisting) {
+        long started = System.nanoTime();
+        List<CompletableFuture<Void>> builds;
+        synchronized (tableBuilds) {
+            builds = List.copyOf(tableBuilds);
+        }
+        builds.forEach(SchemaApplier::join);
+        DumpScript dump = DumpScript.parse(script);
+        join(inParallel(dump.filter(e -> e.type().equals("INDEX")), tolerateExisting));
+        join(inParallel(dump.filter(e -> e.type().equals("CONSTRAINT") || e.type().equals("CHECK CONSTRAINT")), tolerateExisting));
+        inOrder(dump.filter(e -> e.type().equals("INDEX ATTACH")), tolerateExisting);
+        join(CompletableFuture.allOf(loaded.stream().map(t -> Identifiers.quote(t[0], t[1]))
+                .map(t -> CompletableFuture.runAsync(() -> analyze(t), builders)).toArray(CompletableFuture[]::new)));
+        join(inParallel(dump.filter(e -> e.type().equals("FK CONSTRAINT")), tolerateExisting));
+        inOrder(dump.filter(e -> !PHASED.contains(e.type())), tolerateExisting);
+        LOG.info("Post-data schema applied: {} objects at the end in {} ms, {} tables built during the load", dump.entries().size(),
+                (System.nanoTime() - started) / 1_000_000, builds.size());
+    }
+
+    private CompletableFuture<Void> inParallel(DumpScript dump, boolean tolerateExisting) {
+        return CompletableFuture.allOf(dump.entries().stream()
+                .map(e -> CompletableFuture.runAsync(() -> apply(dump.preamble(), e, tolerateExisting), builders))
+                .toArray(CompletableFuture[]::new));
+    }
+
+    private void inOrder(DumpScript dump, boolean tolerateExisting) {
+        for (DumpScript.Entry entry : dump.entries()) {
+            apply(dump.preamble(), entry, tolerateExisting);
+        }
+    }
+
+    /** Statistics for the planner, once per table: without them a fresh copy plans badly, foreign-key checks included. */
+    private void analyze(String table) {
+        if (!analyze || !analyzed.add(table)) {
+            return;
+        }
+        run("VACUUM (ANALYZE) " + table, "vacuuming and gathering statistics of " + table);
+    }
+
+    private static void join(CompletableFuture<?> future) {
+        try {
+            future.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new ConnectException(e.getCause().getMessage(), e.getCause());
+        } catch (CancellationException e) {
+            throw new ConnectException("Building the post-data schema was cancelled", e);
+        }
+    }
+
+    private void apply(String preamble, DumpScript.Entry entry, boolean tolerateExisting) {
+        Connection c = postData.borrow();
+        boolean healthy = false;
+        try {
+            run(c, preamble);
+            apply(c, entry, tolerateExisting);
+            healthy = true;
+        } catch (SQLException e) {
+            throw new ConnectException("Preparing a session on " + endpoint.display() + " for " + entry + " failed: " + e.getMessage(), e);
+        } finally {
+            postData.giveBack(c, healthy);
         }
     }
 
@@ -140,13 +230,37 @@ public final class SchemaApplier {
         try (Statement s = c.createStatement()) {
             s.execute(entry.sql());
         } catch (SQLException e) {
-            if (tolerateExisting && DUPLICATE_OBJECT.contains(e.getSQLState())) {
+            if (tolerateExisting && (DUPLICATE_OBJECT.contains(e.getSQLState()) || attachedAlready(entry, e))) {
                 LOG.info("{} exists on the target already; kept", entry);
                 return;
             }
             throw new ConnectException("Creating " + entry + " on " + endpoint.display() + " failed: " + e.getMessage()
                     + "\nStatement: " + entry.sql(), e);
         }
+    }
+
+    /** A key built from an existing index whose index already backs that key. */
+    private static boolean attachedAlready(DumpScript.Entry entry, SQLException e) {
+        return "55000".equals(e.getSQLState()) && entry.sql().contains(" USING INDEX ") && e.getMessage().contains("already associated");
+    }
+
+    private void run(String sql, String what) {
+        Connection c = postData.borrow();
+        boolean healthy = false;
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+            healthy = true;
+        } catch (SQLException e) {
+            throw new ConnectException("Applying " + what + " to " + endpoint.display() + " failed: " + e.getMessage(), e);
+        } finally {
+            postData.giveBack(c, healthy);
+        }
+    }
+
+    @Override
+    public void close() {
+        builders.shutdownNow();
+        postData.close();
     }
 
     private void execute(Connection c, String sql, String what) {

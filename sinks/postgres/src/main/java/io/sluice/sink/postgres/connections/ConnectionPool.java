@@ -1,0 +1,75 @@
+package io.sluice.sink.postgres.connections;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.Consumer;
+
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.postgres.PgEndpoint;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Connections to the target kept open between statements. A connection that failed is closed
+ * instead of being given back, so a broken session is never reused.
+ */
+public final class ConnectionPool implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectionPool.class);
+
+    private final PgEndpoint endpoint;
+    private final String applicationName;
+    private final Consumer<Connection> setup;
+    private final LinkedBlockingQueue<Connection> idle = new LinkedBlockingQueue<>();
+
+    /**
+     * @param setup prepares each new connection (session settings); it must not throw for a
+     *              setting that is merely refused
+     */
+    public ConnectionPool(PgEndpoint endpoint, String applicationName, Consumer<Connection> setup) {
+        this.endpoint = endpoint;
+        this.applicationName = applicationName;
+        this.setup = setup;
+    }
+
+    public PgEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** An idle connection, or a new one. */
+    public Connection borrow() {
+        Connection c = idle.poll();
+        if (c != null) {
+            return c;
+        }
+        c = PgConnect.open(endpoint, applicationName);
+        setup.accept(c);
+        return c;
+    }
+
+    /** Gives a connection back; one that failed is closed. */
+    public void giveBack(Connection c, boolean healthy) {
+        if (healthy) {
+            idle.add(c);
+        } else {
+            close(c);
+        }
+    }
+
+    private static void close(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            LOG.debug("Closing a target connection", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        Connection c;
+        while ((c = idle.poll()) != null) {
+            close(c);
+        }
+    }
+}
