@@ -15,6 +15,8 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.sink.postgres.PostgresSinkTask;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -22,9 +24,10 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * Hands the engine's records to the sink task in the same process. Offsets are marked only for
- * records the sink has made durable: the sink flushes every few seconds (so its COPY batches
- * stay large), then the newest durable record of each source partition is marked, which lets
- * the source confirm progress — never before the rows are safe.
+ * records the sink has made durable: every few seconds (so its COPY batches stay large) the sink
+ * is asked, as Kafka Connect asks it ({@code preCommit}), up to which record each topic is
+ * durable, and the newest such record of each source partition is marked, which lets the source
+ * confirm progress — never before the rows are safe.
  */
 final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
 
@@ -32,7 +35,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private final Progress progress;
     private final long flushIntervalNanos;
     private final CountDownLatch snapshotDone = new CountDownLatch(1);
-    private final Map<Map<String, ?>, RecordChangeEvent<SourceRecord>> notYetDurable = new LinkedHashMap<>();
+    private final Map<Map<String, ?>, Pending> notYetDurable = new LinkedHashMap<>();
+    /** Next offset of each topic, as if the records had come through Kafka. */
+    private final Map<TopicPartition, OffsetAndMetadata> nextOffsets = new java.util.HashMap<>();
     private long lastFlush = System.nanoTime();
     private long kafkaOffset;
     private final Map<String, String> tableByTopic = new java.util.HashMap<>();
@@ -53,7 +58,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             SourceRecord r = event.record();
             records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
                     TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
-            notYetDurable.put(r.sourcePartition(), event);
+            TopicPartition tp = new TopicPartition(r.topic(), 0);
+            notYetDurable.put(r.sourcePartition(), new Pending(event, tp, kafkaOffset - 1));
+            nextOffsets.put(tp, new OffsetAndMetadata(kafkaOffset));
             if (Envelope.isEnvelope(r.valueSchema())) {
                 progress.rowMoved(tableOf(r), 1);
             } else if (RawTuples.is(r.valueSchema())) {
@@ -69,12 +76,18 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         // A schema change is committed at once: once the target's schema is applied, a rerun must
         // resume from it rather than apply it again.
         if (end || schemaChange || System.nanoTime() - lastFlush >= flushIntervalNanos) {
-            sink.flush(Map.of());
-            for (RecordChangeEvent<SourceRecord> durable : notYetDurable.values()) {
-                committer.markProcessed(durable);
+            // The sink says up to where each topic is durable: a table loading in one transaction is not, until it commits.
+            Map<TopicPartition, OffsetAndMetadata> durable = sink.preCommit(Map.copyOf(nextOffsets));
+            var pending = notYetDurable.values().iterator();
+            while (pending.hasNext()) {
+                Pending p = pending.next();
+                OffsetAndMetadata upTo = durable.get(p.topicPartition());
+                if (upTo != null && p.kafkaOffset() < upTo.offset()) {
+                    committer.markProcessed(p.event());
+                    pending.remove();
+                }
             }
             committer.markBatchFinished();
-            notYetDurable.clear();
             lastFlush = System.nanoTime();
         }
         progress.bytesLoaded(sink.bytesLoaded());
@@ -94,6 +107,10 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         }
         String marker = ((Struct) r.value()).getStruct(Envelope.SOURCE).getString("snapshot");
         return !SourceInfo.Snapshot.LAST_IN_DATA_COLLECTION.code().equals(marker);
+    }
+
+    /** The newest event of a source partition not yet confirmed, and where it sits in its topic. */
+    private record Pending(RecordChangeEvent<SourceRecord> event, TopicPartition topicPartition, long kafkaOffset) {
     }
 
     /** The source table of a topic's events, named once per topic. */

@@ -53,6 +53,18 @@ public final class TestDatabase {
         return server.connect(name);
     }
 
+    /** The connection settings of a source connector reading this database (Debezium's key names); a mutable map. */
+    public java.util.Map<String, String> sourceConnection() {
+        java.util.Map<String, String> props = new java.util.HashMap<>();
+        props.put("database.hostname", host());
+        props.put("database.port", Integer.toString(port()));
+        props.put("database.user", user());
+        props.put("database.password", password());
+        props.put("database.dbname", name);
+        props.put("database.sslmode", "disable");
+        return props;
+    }
+
     /** A connection in replication mode (for the streaming replication protocol). */
     public Connection connectForReplication() throws SQLException {
         Properties props = new Properties();

@@ -30,13 +30,7 @@ class PostgresSourceConnectorIT {
     }
 
     private static Map<String, String> config(TestDatabase db) {
-        Map<String, String> props = new HashMap<>();
-        props.put("database.hostname", db.host());
-        props.put("database.port", Integer.toString(db.port()));
-        props.put("database.user", db.user());
-        props.put("database.password", db.password());
-        props.put("database.dbname", db.name());
-        props.put("database.sslmode", "disable");
+        Map<String, String> props = db.sourceConnection();
         props.put("topic.prefix", "shop");
         props.put("table.include.list", "public.*");
         return props;

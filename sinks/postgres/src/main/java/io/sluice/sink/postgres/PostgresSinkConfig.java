@@ -24,10 +24,11 @@ public final class PostgresSinkConfig extends AbstractConfig {
     public static final String BATCH_BYTES = "batch.max.bytes";
     public static final String COPY_PARALLELISM = "copy.parallelism";
     public static final String REPLICA_ROLE = "load.replica.role";
+    public static final String FREEZE = "load.freeze";
     public static final String SCHEMA_APPLY = "schema.apply";
     public static final String TABLE_EXISTS = "table.exists";
     public static final String MAINTENANCE_WORK_MEM = "post.data.maintenance.work.mem";
-    public static final String ANALYZE = "post.data.analyze";
+    public static final String VACUUM = "post.data.vacuum";
 
     private static final String CONNECTION = "Connection";
     private static final String LOAD = "Load";
@@ -58,6 +59,12 @@ public final class PostgresSinkConfig extends AbstractConfig {
                     "Load with session_replication_role = replica, so triggers and foreign-key checks do not fire for "
                             + "copied rows (they were checked on the source). Needs superuser or a GRANT SET on the parameter; "
                             + "without it Sluice loads with them active and says so once.", LOAD, 4, Width.SHORT, "Replica role")
+            .define(FREEZE, Type.BOOLEAN, true, Importance.LOW,
+                    "Load each table the snapshot created in one transaction that writes its rows frozen (COPY FREEZE): "
+                            + "nothing has to visit them again to set hint bits, the visibility map or to freeze them later, so "
+                            + "index builds and foreign-key checks run faster and the target needs no vacuum after the load. A "
+                            + "table's rows are confirmed when its last rows are in; an interrupted table is copied again.",
+                    LOAD, 5, Width.SHORT, "Freeze rows")
             .define(SCHEMA_APPLY, Type.BOOLEAN, true, Importance.MEDIUM,
                     "Apply the schema events of a snapshot: pre-data (types, tables...) before its rows, post-data (indexes, "
                             + "constraints, triggers, sequence values) after them. Off when the target is prepared by other means.",
@@ -69,10 +76,11 @@ public final class PostgresSinkConfig extends AbstractConfig {
             .define(MAINTENANCE_WORK_MEM, Type.STRING, "256MB", new ConfigDef.NonEmptyString(), Importance.LOW,
                     "maintenance_work_mem (and work_mem, for foreign-key validation) of the connections that build indexes "
                             + "and constraints after the rows.", SCHEMA, 3, Width.SHORT, "Index build memory")
-            .define(ANALYZE, Type.BOOLEAN, true, Importance.LOW,
-                    "Gather each loaded table's statistics (ANALYZE) once its rows and indexes are in, so the target plans "
-                            + "queries well from the start and foreign keys are validated with good plans.",
-                    SCHEMA, 4, Width.SHORT, "Analyze tables");
+            .define(VACUUM, Type.BOOLEAN, true, Importance.LOW,
+                    "VACUUM each loaded table once its rows are in, before its indexes are built, and ANALYZE it after: "
+                            + "hint bits and the visibility map are set once, foreign keys are validated with index-only scans and "
+                            + "good plans, the target plans queries well from the start, and autovacuum has nothing left to do.",
+                    SCHEMA, 4, Width.SHORT, "Vacuum and analyze tables");
 
     public PostgresSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -98,6 +106,10 @@ public final class PostgresSinkConfig extends AbstractConfig {
         return getInt(COPY_PARALLELISM);
     }
 
+    public boolean freeze() {
+        return getBoolean(FREEZE);
+    }
+
     public boolean replicaRole() {
         return getBoolean(REPLICA_ROLE);
     }
@@ -110,8 +122,8 @@ public final class PostgresSinkConfig extends AbstractConfig {
         return io.sluice.sink.postgres.schema.ExistingTables.valueOf(getString(TABLE_EXISTS).toUpperCase(java.util.Locale.ROOT));
     }
 
-    public boolean analyze() {
-        return getBoolean(ANALYZE);
+    public boolean vacuum() {
+        return getBoolean(VACUUM);
     }
 
     public String maintenanceWorkMem() {

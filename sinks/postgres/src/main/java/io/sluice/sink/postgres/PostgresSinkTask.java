@@ -48,6 +48,16 @@ public class PostgresSinkTask extends SinkTask {
     private final java.util.Set<String[]> checkedRaw = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     private long pendingBytes;
     private final Map<String, Target> targets = new java.util.HashMap<>();
+    private final Map<String, String[]> canonicalTargets = new java.util.HashMap<>();
+    /** Whether tables this task created may be loaded frozen (see {@link CopyLoader#freeze}). */
+    private boolean freezeLoads;
+    /** Targets whose way of loading (frozen or not) is decided. */
+    private final java.util.Set<String> loadDecided = new java.util.HashSet<>();
+    /**
+     * Per target of an open or undecided frozen load, the first offset of each topic partition
+     * that went into it: none of these records is durable before the load commits.
+     */
+    private final Map<String, Map<TopicPartition, Long>> holds = new java.util.concurrent.ConcurrentHashMap<>();
     /** Temporary unique indexes that let a resumed snapshot upsert before the target has its keys. */
     private final Map<String, String> resumeIndexes = new LinkedHashMap<>();
 
@@ -61,7 +71,7 @@ public class PostgresSinkTask extends SinkTask {
         config = new PostgresSinkConfig(props);
         tables = new TargetTables(config.endpoint(), config.tableNameFormat());
         loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole());
-        schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.analyze());
+        schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         try {
             reporter = context == null ? null : context.errantRecordReporter();
         } catch (NoSuchMethodError | NoClassDefFoundError e) {
@@ -122,6 +132,7 @@ public class PostgresSinkTask extends SinkTask {
         }
         Struct after = value.getStruct(Envelope.AFTER);
         String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
+        hold(target, record);
         TableBatch batch = batchFor(target, after, mayExist(record) ? upsertKeys(target, eventKey(record)) : null);
         long before = batch.bytes();
         batch.add(after);
@@ -138,7 +149,11 @@ public class PostgresSinkTask extends SinkTask {
     private String[] targetOf(String topic, String schema, String table) {
         Target cached = targets.get(topic);
         if (cached == null || !cached.schema().equals(schema) || !cached.table().equals(table)) {
-            cached = new Target(schema, table, tables.targetOf(topic, schema, table));
+            String[] resolved = tables.targetOf(topic, schema, table);
+            // One array per target table, whichever topic named it: open batches are found by identity.
+            String[] fresh = resolved;
+            resolved = canonicalTargets.computeIfAbsent(resolved[0] + "\0" + resolved[1], k -> fresh);
+            cached = new Target(schema, table, resolved);
             targets.put(topic, cached);
         }
         return cached.target();
@@ -191,6 +206,7 @@ public class PostgresSinkTask extends SinkTask {
     private void applyRaw(SinkRecord record, Struct value) throws InterruptedException {
         Struct source = value.getStruct("source");
         String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
+        hold(target, record);
         List<String> columns = value.getArray("columns");
         List<String> types = value.getArray("types");
         checkRawTarget(target, columns, types);
@@ -252,9 +268,27 @@ public class PostgresSinkTask extends SinkTask {
         return batch;
     }
 
+    /**
+     * While frozen loads are possible, a record for a table whose load is open or not yet
+     * decided is held back from the offsets {@link #preCommit} confirms.
+     */
+    private void hold(String[] target, SinkRecord record) {
+        if (!freezeLoads) {
+            return;
+        }
+        String name = target[0] + "." + target[1];
+        if (loadDecided.contains(name) && !loader.isFrozen(name)) {
+            return;
+        }
+        holds.computeIfAbsent(name, t -> new java.util.concurrent.ConcurrentHashMap<>())
+                .putIfAbsent(new TopicPartition(record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition()),
+                        record.kafkaOffset());
+    }
+
     /** Empties a target table, after every row sent to it before the truncate is in. */
     private void truncate(String[] target) throws InterruptedException {
         sendAll();
+        loader.commitFrozen(target[0] + "." + target[1]);
         loader.awaitAll();
         loader.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]), "Emptying " + target[0] + "." + target[1]);
     }
@@ -271,18 +305,23 @@ public class PostgresSinkTask extends SinkTask {
         boolean tolerateExisting = config.tableExists() != ExistingTables.FAIL || mayExist(record);
         if ("first".equals(marker)) {
             if (config.schemaApply() && ddl != null) {
-                schema.applyPreData(ddl, loadedTables(value), config.tableExists());
+                freezeLoads = schema.applyPreData(ddl, loadedTables(value), config.tableExists()) && config.freeze();
                 tables.invalidate();
             }
         } else if ("last_in_data_collection".equals(marker)) {
             String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
+            String name = target[0] + "." + target[1];
+            hold(target, record);
             for (TableBatch batch : batches.of(target)) {
                 send(batch);
             }
-            schema.buildTable(target, loader.loaded(target[0] + "." + target[1]), config.schemaApply() ? ddl : null, tolerateExisting);
+            loader.commitFrozen(name).thenRun(() -> holds.remove(name));
+            schema.buildTable(target, loader.loaded(name), config.schemaApply() ? ddl : null, tolerateExisting);
         } else if ("last".equals(marker)) {
             sendAll();
+            loader.commitAllFrozen();
             loader.awaitAll();
+            holds.clear();
             LOG.info("Snapshot rows loaded: {} rows, {} bytes", loader.rowsLoaded(), loader.bytesLoaded());
             for (String index : resumeIndexes.values()) {
                 loader.execute("DROP INDEX IF EXISTS " + index, "Dropping the resume index " + index);
@@ -303,6 +342,14 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     private void send(TableBatch batch) throws InterruptedException {
+        if (!batch.isEmpty() && loadDecided.add(batch.target())) {
+            // A table's first rows decide: straight rows into a table created for this load go in frozen.
+            if (freezeLoads && !batch.staged()) {
+                loader.freeze(batch.target());
+            } else {
+                holds.remove(batch.target()); // durable once its COPYs return
+            }
+        }
         if (!batch.isEmpty()) {
             pendingBytes -= batch.bytes();
             loader.submit(batch.take());
@@ -322,8 +369,28 @@ public class PostgresSinkTask extends SinkTask {
         }
     }
 
+    /** Makes every row handed over durable, committing open frozen loads. */
     @Override
     public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        schema.checkFailures();
+        try {
+            sendAll();
+            loader.commitAllFrozen();
+            loader.awaitAll();
+            holds.clear();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while flushing", e);
+        }
+    }
+
+    /**
+     * Sends what is gathered and waits for it, then confirms offsets only up to the first record
+     * of each frozen load still open: its rows become durable all at once when the table's last
+     * rows are in. Open loads stay open, so their tables keep loading frozen.
+     */
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         schema.checkFailures();
         try {
             sendAll();
@@ -332,6 +399,12 @@ public class PostgresSinkTask extends SinkTask {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while flushing", e);
         }
+        Map<TopicPartition, OffsetAndMetadata> safe = new java.util.HashMap<>(currentOffsets);
+        for (Map<TopicPartition, Long> held : holds.values()) {
+            held.forEach((tp, first) -> safe.computeIfPresent(tp, (k, current) -> current.offset() <= first ? current
+                    : new OffsetAndMetadata(first, current.metadata())));
+        }
+        return safe;
     }
 
     /** Rows committed to the target so far. */

@@ -151,13 +151,7 @@ class SnapshotIntoPostgresIT {
     }
 
     private static Map<String, String> sourceConfig(TestDatabase db) {
-        Map<String, String> props = new HashMap<>();
-        props.put("database.hostname", db.host());
-        props.put("database.port", Integer.toString(db.port()));
-        props.put("database.user", db.user());
-        props.put("database.password", db.password());
-        props.put("database.dbname", db.name());
-        props.put("database.sslmode", "disable");
+        Map<String, String> props = db.sourceConnection();
         props.put("topic.prefix", "src");
         props.put("snapshot.batch.bytes", "65536");
         return props;

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -126,7 +125,7 @@ public final class SnapshotRun implements AutoCloseable {
         Map<String, Object> server = storedOffsets.apply(serverPartition(settings.topicPrefix()));
         resumed = server != null && Boolean.TRUE.equals(server.get(STARTED));
         List<TablePlan> keylessToReload = new ArrayList<>();
-        ConcurrentLinkedQueue<PageRange> work = new ConcurrentLinkedQueue<>();
+        List<PageRange> ranges = new ArrayList<>();
         Map<TablePlan, TableProgress> byPlan = new LinkedHashMap<>();
         for (TablePlan plan : ReadOrder.of(plans)) {
             Map<String, String> partition = TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName());
@@ -143,7 +142,7 @@ public final class SnapshotRun implements AutoCloseable {
             progress.add(table);
             for (int i = 0; i < plan.rangeCount(); i++) {
                 if (!finished.contains(i)) {
-                    work.add(plan.range(i));
+                    ranges.add(plan.range(i));
                 }
             }
         }
@@ -162,6 +161,7 @@ public final class SnapshotRun implements AutoCloseable {
             TableProgress table = byPlan.get(plan);
             queue.put(truncation(plan, table), 512);
         }
+        RangeQueue work = new RangeQueue(ranges);
         long pending = work.size();
         LOG.info("Snapshot {} of {}: {} tables, {} ranges to read ({} already read), {} reader connections", snapshotId, database,
                 plans.size(), pending, plans.stream().mapToLong(TablePlan::rangeCount).sum() - pending, settings.threads());
@@ -176,11 +176,11 @@ public final class SnapshotRun implements AutoCloseable {
         threads.forEach(Thread::start);
     }
 
-    private void readRanges(String snapshotId, ConcurrentLinkedQueue<PageRange> work, Map<TablePlan, TableProgress> byPlan) {
+    private void readRanges(String snapshotId, RangeQueue work, Map<TablePlan, TableProgress> byPlan) {
         Map<TablePlan, Struct> sources = new LinkedHashMap<>();
         try (RangeReader reader = new RangeReader(connections.get(), snapshotId, queue, resumed, settings.rawTuples())) {
-            PageRange range;
-            while (failure.get() == null && (range = work.poll()) != null) {
+            PageRange range = null;
+            while (failure.get() == null && (range = work.next(range)) != null) {
                 TablePlan plan = range.plan();
                 Struct source = sources.computeIfAbsent(plan, p -> new SourceInfo(settings.topicPrefix(), database, p.table().schema(),
                         p.table().name(), snapshotMicros, SourceInfo.Snapshot.TRUE, null, null, null).toStruct());

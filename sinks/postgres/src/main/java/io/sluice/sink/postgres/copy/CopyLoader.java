@@ -4,8 +4,11 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -26,6 +29,12 @@ import org.slf4j.LoggerFactory;
  * Runs binary COPYs into the target on a few connections at once. Each chunk is one COPY in
  * its own transaction, durable when it returns. At most {@code parallelism} chunks are in
  * flight; submitting more waits, which keeps memory bounded.
+ *
+ * <p>A table may instead be loaded <em>frozen</em> ({@link #freeze}): all its chunks go, one
+ * after another, into a single transaction that first empties the table, so PostgreSQL writes
+ * the rows already frozen and visible to all. Nothing needs to set their hint bits or visit them
+ * again for the visibility map or against transaction ID wraparound; index builds and foreign-key
+ * checks read them as they are. The rows are durable only once {@link #commitFrozen} completes.
  */
 public final class CopyLoader implements AutoCloseable {
 
@@ -39,6 +48,7 @@ public final class CopyLoader implements AutoCloseable {
     private final Semaphore slots;
     private final ConnectionPool connections;
     private final List<InFlight> inFlight = new ArrayList<>();
+    private final Map<String, FrozenLoad> frozen = new HashMap<>();
     private final AtomicBoolean replicaRoleRefused = new AtomicBoolean();
     private final AtomicLong rowsLoaded = new AtomicLong();
     private final AtomicLong bytesLoaded = new AtomicLong();
@@ -58,21 +68,138 @@ public final class CopyLoader implements AutoCloseable {
     private record InFlight(String target, CompletableFuture<Void> copy) {
     }
 
+    /** A table loaded in one transaction on one connection; {@code tail} completes when its last submitted step has. */
+    private static final class FrozenLoad {
+        final String target;
+        Connection connection;
+        CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+
+        FrozenLoad(String target) {
+            this.target = target;
+        }
+    }
+
+    /**
+     * Loads the target's chunks from now on frozen, in one transaction that empties the table
+     * first. Only for a table that holds nothing that must be kept: one created for this load.
+     *
+     * @param target as {@link TableBatch#target()} names it
+     */
+    public synchronized void freeze(String target) {
+        frozen.putIfAbsent(target, new FrozenLoad(target));
+    }
+
+    /** Whether the target's rows are going into an open frozen load. */
+    public synchronized boolean isFrozen(String target) {
+        return frozen.containsKey(target);
+    }
+
     /** Starts a COPY of the chunk; waits first while all connections are busy. */
     public synchronized void submit(TableBatch.Chunk chunk) throws InterruptedException {
+        FrozenLoad load = frozen.get(chunk.target());
+        if (load != null && chunk.upsert() != null) {
+            commitFrozen(chunk.target()); // staged rows cannot go in frozen; what is in so far is committed first
+            load = null;
+        }
         slots.acquire();
         try {
             inFlight.removeIf(f -> f.copy().isDone() && !f.copy().isCompletedExceptionally());
-            inFlight.add(new InFlight(chunk.target(), CompletableFuture.runAsync(() -> {
-                try {
-                    copy(chunk);
-                } finally {
-                    slots.release();
-                }
-            }, executor)));
+            if (load == null) {
+                inFlight.add(new InFlight(chunk.target(), CompletableFuture.runAsync(() -> {
+                    try {
+                        copy(chunk);
+                    } finally {
+                        slots.release();
+                    }
+                }, executor)));
+            } else {
+                FrozenLoad frozenLoad = load;
+                load.tail = load.tail.handleAsync((done, failed) -> {
+                    try {
+                        rethrow(failed);
+                        copyFrozen(frozenLoad, chunk);
+                        return null;
+                    } finally {
+                        slots.release();
+                    }
+                }, executor);
+                inFlight.add(new InFlight(chunk.target(), load.tail));
+            }
         } catch (RuntimeException e) {
             slots.release();
             throw e;
+        }
+    }
+
+    /**
+     * Commits the target's frozen load after its submitted chunks; the returned future completes
+     * when the rows are durable. Completed at once when the target has no open frozen load.
+     */
+    public synchronized CompletableFuture<Void> commitFrozen(String target) {
+        FrozenLoad load = frozen.remove(target);
+        if (load == null) {
+            return CompletableFuture.completedFuture(null);
+        }
+        load.tail = load.tail.handleAsync((done, failed) -> {
+            finishFrozen(load, failed == null);
+            rethrow(failed);
+            return null;
+        }, executor);
+        inFlight.add(new InFlight(target, load.tail));
+        return load.tail;
+    }
+
+    /** Commits every open frozen load; see {@link #commitFrozen}. */
+    public synchronized void commitAllFrozen() {
+        for (String target : List.copyOf(frozen.keySet())) {
+            commitFrozen(target);
+        }
+    }
+
+    private static void rethrow(Throwable failed) {
+        if (failed == null) {
+            return;
+        }
+        if (failed instanceof CompletionException c && c.getCause() instanceof RuntimeException r) {
+            throw r;
+        }
+        throw failed instanceof RuntimeException r ? r : new CompletionException(failed);
+    }
+
+    private void copyFrozen(FrozenLoad load, TableBatch.Chunk chunk) {
+        try {
+            if (load.connection == null) {
+                load.connection = connections.borrow();
+                load.connection.setAutoCommit(false);
+                try (Statement s = load.connection.createStatement()) {
+                    s.execute("TRUNCATE ONLY " + chunk.table());
+                }
+            }
+            write(load.connection, chunk, chunk.copySql(true));
+        } catch (SQLException e) {
+            throw new ConnectException("COPY of " + chunk.rows() + " rows into " + chunk.target() + " on " + endpoint.display()
+                    + " failed: " + PgConnect.explain(e, endpoint).getMessage(), e);
+        }
+    }
+
+    private void finishFrozen(FrozenLoad load, boolean commit) {
+        Connection c = load.connection;
+        if (c == null) {
+            return;
+        }
+        boolean healthy = false;
+        try {
+            if (commit) {
+                c.commit();
+                c.setAutoCommit(true);
+                healthy = true;
+            }
+        } catch (SQLException e) {
+            throw new ConnectException("Committing the rows of " + load.target + " on " + endpoint.display() + " failed: "
+                    + PgConnect.explain(e, endpoint).getMessage(), e);
+        } finally {
+            // A load that failed is rolled back by closing its connection.
+            connections.giveBack(c, healthy);
         }
     }
 
@@ -129,17 +256,7 @@ public final class CopyLoader implements AutoCloseable {
                     s.execute(chunk.upsert().stageSql());
                 }
             }
-            CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(chunk.copySql());
-            try {
-                copy.writeToCopy(HEADER, 0, HEADER.length);
-                copy.writeToCopy(chunk.tuples().array(), 0, chunk.tuples().size());
-                copy.writeToCopy(TRAILER, 0, TRAILER.length);
-                copy.endCopy();
-            } finally {
-                if (copy.isActive()) {
-                    copy.cancelCopy();
-                }
-            }
+            write(connection, chunk, chunk.copySql(false));
             if (chunk.upsert() != null) {
                 try (Statement s = connection.createStatement()) {
                     s.execute(chunk.upsert().insertSql());
@@ -147,8 +264,6 @@ public final class CopyLoader implements AutoCloseable {
                 connection.commit();
                 connection.setAutoCommit(true);
             }
-            rowsLoaded.addAndGet(chunk.rows());
-            bytesLoaded.addAndGet(chunk.tuples().size());
             healthy = true;
         } catch (SQLException e) {
             throw new ConnectException("COPY of " + chunk.rows() + " rows into " + chunk.target() + " on " + endpoint.display()
@@ -156,6 +271,25 @@ public final class CopyLoader implements AutoCloseable {
         } finally {
             connections.giveBack(connection, healthy);
         }
+    }
+
+    private void write(Connection connection, TableBatch.Chunk chunk, String sql) throws SQLException {
+        CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(sql);
+        try {
+            copy.writeToCopy(HEADER, 0, HEADER.length);
+            for (byte[] part : chunk.raw()) {
+                copy.writeToCopy(part, 0, part.length);
+            }
+            copy.writeToCopy(chunk.tuples().array(), 0, chunk.tuples().size());
+            copy.writeToCopy(TRAILER, 0, TRAILER.length);
+            copy.endCopy();
+        } finally {
+            if (copy.isActive()) {
+                copy.cancelCopy();
+            }
+        }
+        rowsLoaded.addAndGet(chunk.rows());
+        bytesLoaded.addAndGet(chunk.bytes());
     }
 
     private void setUp(Connection c) {
@@ -183,6 +317,15 @@ public final class CopyLoader implements AutoCloseable {
     @Override
     public void close() {
         executor.shutdownNow();
+        synchronized (this) {
+            // Open frozen loads are rolled back: their rows were never confirmed.
+            for (FrozenLoad load : frozen.values()) {
+                if (load.connection != null) {
+                    connections.giveBack(load.connection, false);
+                }
+            }
+            frozen.clear();
+        }
         connections.close();
     }
 }

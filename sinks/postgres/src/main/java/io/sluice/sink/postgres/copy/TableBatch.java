@@ -22,6 +22,8 @@ import org.apache.kafka.connect.errors.DataException;
 public final class TableBatch {
 
     private final String target;
+    /** The target table, quoted. */
+    private final String table;
     private final Schema rowSchema;
     private final List<Field> fields = new ArrayList<>();
     private final List<ColumnMapping> columns = new ArrayList<>();
@@ -32,6 +34,9 @@ public final class TableBatch {
     /** Per field: sent as text (the type has no binary encoder) and cast to its type on the server. */
     private final boolean[] asText;
     private WireBuffer tuples = new WireBuffer(1 << 16);
+    /** Raw tuples as they arrived, kept as they are rather than copied into one buffer. */
+    private List<byte[]> rawParts = new ArrayList<>();
+    private long rawBytes;
     private long rows;
 
     /**
@@ -58,6 +63,7 @@ public final class TableBatch {
      */
     public TableBatch(String schema, String table, Schema rowSchema, List<ColumnMapping> targetColumns, List<String> upsertKeys) {
         this.target = schema + "." + table;
+        this.table = Identifiers.quote(schema, table);
         this.rowSchema = rowSchema;
         List<String> names = new ArrayList<>();
         List<String> types = new ArrayList<>();
@@ -92,6 +98,7 @@ public final class TableBatch {
 
     private TableBatch(String schema, String table, List<String> columnNames, List<String> upsertKeys) {
         this.target = schema + "." + table;
+        this.table = Identifiers.quote(schema, table);
         this.rowSchema = null;
         this.asText = new boolean[columnNames.size()];
         String[] sql = sql(schema, table, columnNames, null, asText, upsertKeys);
@@ -116,7 +123,7 @@ public final class TableBatch {
             anyText |= t;
         }
         if (upsertKeys == null && !anyText) {
-            return new String[] {"COPY " + Identifiers.quote(schema, table) + columnList + " FROM STDIN (FORMAT binary)", null, null};
+            return new String[] {"COPY " + Identifiers.quote(schema, table) + columnList + " FROM STDIN", null, null};
         }
         String stage = Identifiers.quote("sluice_stage_" + Integer.toHexString((schema + "." + table + upsertKeys).hashCode()));
         StringJoiner stageColumns = new StringJoiner(", ");
@@ -136,7 +143,7 @@ public final class TableBatch {
             upsertKeys.forEach(k -> keys.add(Identifiers.quote(k)));
             conflict = keys + (updates.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + updates);
         }
-        return new String[] {"COPY " + stage + columnList + " FROM STDIN (FORMAT binary)",
+        return new String[] {"COPY " + stage + columnList + " FROM STDIN",
                 "CREATE TEMP TABLE IF NOT EXISTS " + stage + " ON COMMIT DELETE ROWS AS SELECT " + stageColumns + " FROM "
                         + Identifiers.quote(schema, table) + " WITH NO DATA",
                 "INSERT INTO " + Identifiers.quote(schema, table) + columnList + " OVERRIDING SYSTEM VALUE SELECT " + select + " FROM "
@@ -145,7 +152,8 @@ public final class TableBatch {
 
     /** Appends raw COPY tuples as they came from the source. */
     public void addRaw(byte[] rawTuples, int rowCount) {
-        tuples.writeBytes(rawTuples);
+        rawParts.add(rawTuples);
+        rawBytes += rawTuples.length;
         rows += rowCount;
     }
 
@@ -157,8 +165,9 @@ public final class TableBatch {
         return rowSchema;
     }
 
-    public String copySql() {
-        return copySql;
+    /** Whether rows go through a staging table (upserts, text-cast columns) rather than straight into the target. */
+    public boolean staged() {
+        return upsert != null;
     }
 
     /** Encodes one row; on a bad value nothing of the row stays in the batch. */
@@ -211,7 +220,7 @@ public final class TableBatch {
     }
 
     public long bytes() {
-        return tuples.size();
+        return tuples.size() + rawBytes;
     }
 
     public long rows() {
@@ -224,13 +233,34 @@ public final class TableBatch {
 
     /** Hands over the encoded rows and starts an empty batch. */
     public Chunk take() {
-        Chunk chunk = new Chunk(target, copySql, upsert, tuples, rows);
-        tuples = new WireBuffer(1 << 16);
+        Chunk chunk = new Chunk(target, table, copySql, upsert, rawParts, tuples, rows);
+        tuples = new WireBuffer(rawParts.isEmpty() ? Math.min(Math.max(1 << 16, chunk.tuples().size()), 1 << 24) : 1 << 8);
+        rawParts = new ArrayList<>();
+        rawBytes = 0;
         rows = 0;
         return chunk;
     }
 
-    /** Encoded rows ready for one COPY; with {@code upsert}, into a staging table merged in the same transaction. */
-    public record Chunk(String target, String copySql, Upsert upsert, WireBuffer tuples, long rows) {
+    /**
+     * Rows ready for one COPY, raw tuples first, then encoded ones; with {@code upsert}, into a
+     * staging table merged in the same transaction.
+     */
+    public record Chunk(String target, String table, String copyStatement, Upsert upsert, List<byte[]> raw, WireBuffer tuples, long rows) {
+
+        /**
+         * The COPY; {@code freeze} writes the rows frozen, which needs the table emptied or
+         * created in the same transaction.
+         */
+        public String copySql(boolean freeze) {
+            return copyStatement + (freeze ? " (FORMAT binary, FREEZE)" : " (FORMAT binary)");
+        }
+
+        public long bytes() {
+            long bytes = tuples.size();
+            for (byte[] part : raw) {
+                bytes += part.length;
+            }
+            return bytes;
+        }
     }
 }

@@ -41,20 +41,21 @@ public final class SchemaApplier implements AutoCloseable {
     private static final Set<String> PHASED = Set.of("INDEX", "CONSTRAINT", "CHECK CONSTRAINT", "INDEX ATTACH", "FK CONSTRAINT");
 
     private final PgEndpoint endpoint;
-    private final boolean analyze;
+    private final boolean vacuum;
     private final ConnectionPool postData;
     private final ExecutorService builders;
     private final List<CompletableFuture<Void>> tableBuilds = new ArrayList<>();
+    private final Set<String> vacuumed = ConcurrentHashMap.newKeySet();
     private final Set<String> analyzed = ConcurrentHashMap.newKeySet();
 
     /**
      * @param parallelism        post-data statements run at once
      * @param maintenanceWorkMem maintenance_work_mem of the post-data connections (index builds)
-     * @param analyze            whether to gather each loaded table's statistics
+     * @param vacuum             whether to vacuum and analyze each loaded table
      */
-    public SchemaApplier(PgEndpoint endpoint, int parallelism, String maintenanceWorkMem, boolean analyze) {
+    public SchemaApplier(PgEndpoint endpoint, int parallelism, String maintenanceWorkMem, boolean vacuum) {
         this.endpoint = endpoint;
-        this.analyze = analyze;
+        this.vacuum = vacuum;
         String memory = maintenanceWorkMem.replace("'", "");
         this.postData = new ConnectionPool(endpoint, "sluice post-data", c -> {
             try (Statement s = c.createStatement()) {
@@ -78,8 +79,9 @@ public final class SchemaApplier implements AutoCloseable {
      * policies the target must hold all the loaded tables (their schema is kept) or none.
      *
      * @param loaded the tables the snapshot will load, as {schema, table}
+     * @return true when the tables were created here, so they hold nothing but what this load writes
      */
-    public void applyPreData(String script, List<String[]> loaded, ExistingTables policy) {
+    public boolean applyPreData(String script, List<String[]> loaded, ExistingTables policy) {
         try (Connection c = PgConnect.open(endpoint, "sluice schema")) {
             List<String> existing = existing(c, loaded);
             if (!existing.isEmpty() && policy == ExistingTables.FAIL) {
@@ -97,6 +99,7 @@ public final class SchemaApplier implements AutoCloseable {
                         apply(c, entry, false);
                     }
                     c.commit();
+                    return true;
                 } catch (RuntimeException e) {
                     c.rollback();
                     throw e;
@@ -113,16 +116,19 @@ public final class SchemaApplier implements AutoCloseable {
                     LOG.info("Emptied {} existing target tables before the load", existing.size());
                 }
             }
+            return false;
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
         }
     }
 
     /**
-     * Starts building one table's own post-data (indexes, then its key and other constraints,
-     * then statistics) as soon as its rows are committed, on the post-data connections, while
-     * other tables are still loading. Failures surface in {@link #checkFailures()} and
-     * {@link #applyPostData}.
+     * Starts building one table's own post-data as soon as its rows are committed, on the
+     * post-data connections, while other tables are still loading: a vacuum first (it sets every
+     * row's hint bits and the visibility map, so the index builds read clean pages, foreign keys
+     * are checked with index-only scans, and autovacuum finds nothing to do), then its indexes at
+     * once, then its key and other constraints, then statistics. Failures surface in
+     * {@link #checkFailures()} and {@link #applyPostData}.
      *
      * @param table  the target table {schema, table}
      * @param rowsIn completes when every row of the table is committed
@@ -132,7 +138,8 @@ public final class SchemaApplier implements AutoCloseable {
         DumpScript dump = DumpScript.parse(script);
         String name = Identifiers.quote(table[0], table[1]);
         CompletableFuture<Void> build = rowsIn
-                .thenComposeAsync(loaded -> inParallel(dump.filter(e -> e.type().equals("INDEX")), tolerateExisting), builders)
+                .thenRunAsync(() -> vacuum(name), builders)
+                .thenComposeAsync(vacuumed -> inParallel(dump.filter(e -> e.type().equals("INDEX")), tolerateExisting), builders)
                 .thenRunAsync(() -> {
                     for (DumpScript.Entry entry : dump.filter(e -> !e.type().equals("INDEX")).entries()) {
                         apply(dump.preamble(), entry, tolerateExisting);
@@ -157,9 +164,9 @@ public final class SchemaApplier implements AutoCloseable {
 
     /**
      * Waits for the tables' own builds, then creates the rest: index attachments, foreign keys,
-     * triggers and the like, and sets sequences. Tables whose statistics were not gathered yet
-     * (a resumed snapshot sends no per-table events) are analyzed before the foreign keys,
-     * whose validation needs good plans.
+     * triggers and the like, and sets sequences. Tables not vacuumed and analyzed yet (a resumed
+     * snapshot sends no per-table events) are before the foreign keys, whose validation needs
+     * good plans.
      *
      * @param loaded the tables the snapshot loaded, {schema, table}
      */
@@ -175,7 +182,10 @@ public final class SchemaApplier implements AutoCloseable {
         join(inParallel(dump.filter(e -> e.type().equals("CONSTRAINT") || e.type().equals("CHECK CONSTRAINT")), tolerateExisting));
         inOrder(dump.filter(e -> e.type().equals("INDEX ATTACH")), tolerateExisting);
         join(CompletableFuture.allOf(loaded.stream().map(t -> Identifiers.quote(t[0], t[1]))
-                .map(t -> CompletableFuture.runAsync(() -> analyze(t), builders)).toArray(CompletableFuture[]::new)));
+                .map(t -> CompletableFuture.runAsync(() -> {
+                    vacuum(t);
+                    analyze(t);
+                }, builders)).toArray(CompletableFuture[]::new)));
         join(inParallel(dump.filter(e -> e.type().equals("FK CONSTRAINT")), tolerateExisting));
         inOrder(dump.filter(e -> !PHASED.contains(e.type())), tolerateExisting);
         LOG.info("Post-data schema applied: {} objects at the end in {} ms, {} tables built during the load", dump.entries().size(),
@@ -194,12 +204,17 @@ public final class SchemaApplier implements AutoCloseable {
         }
     }
 
+    private void vacuum(String table) {
+        if (vacuum && vacuumed.add(table)) {
+            run("VACUUM " + table, "vacuuming " + table);
+        }
+    }
+
     /** Statistics for the planner, once per table: without them a fresh copy plans badly, foreign-key checks included. */
     private void analyze(String table) {
-        if (!analyze || !analyzed.add(table)) {
-            return;
+        if (vacuum && analyzed.add(table)) {
+            run("ANALYZE " + table, "gathering statistics of " + table);
         }
-        run("VACUUM (ANALYZE) " + table, "vacuuming and gathering statistics of " + table);
     }
 
     private static void join(CompletableFuture<?> future) {
