@@ -52,6 +52,7 @@ CREATE INDEX orders_placed ON orders (placed);
 CREATE INDEX orders_account ON orders (account);
 CREATE INDEX accounts_bid ON pgbench_accounts (bid);
 VACUUM ANALYZE;
+CHECKPOINT;
 SQL
 size="$("$tp_bin/psql" -X -At "$src" -c "SELECT pg_size_pretty(pg_database_size('bench'))")"
 check="SELECT (SELECT count(*) FROM pgbench_accounts) || '/' || (SELECT count(*) FROM orders) || '/' ||
