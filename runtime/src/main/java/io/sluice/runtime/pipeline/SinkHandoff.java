@@ -37,7 +37,8 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private final CountDownLatch snapshotDone = new CountDownLatch(1);
     private final Map<Map<String, ?>, Pending> notYetDurable = new LinkedHashMap<>();
     /** Next offset of each topic, as if the records had come through Kafka. */
-    private final Map<TopicPartition, OffsetAndMetadata> nextOffsets = new java.util.HashMap<>();
+    private final Map<TopicPartition, long[]> nextOffsets = new java.util.HashMap<>();
+    private final Map<String, TopicPartition> partitions = new java.util.HashMap<>();
     private long lastFlush = System.nanoTime();
     private long kafkaOffset;
     private final Map<String, String> tableByTopic = new java.util.HashMap<>();
@@ -58,9 +59,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             SourceRecord r = event.record();
             records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
                     TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
-            TopicPartition tp = new TopicPartition(r.topic(), 0);
+            TopicPartition tp = partitions.computeIfAbsent(r.topic(), topic -> new TopicPartition(topic, 0));
             notYetDurable.put(r.sourcePartition(), new Pending(event, tp, kafkaOffset - 1));
-            nextOffsets.put(tp, new OffsetAndMetadata(kafkaOffset));
+            nextOffsets.computeIfAbsent(tp, t -> new long[1])[0] = kafkaOffset;
             if (Envelope.isEnvelope(r.valueSchema())) {
                 progress.rowMoved(tableOf(r), 1);
             } else if (RawTuples.is(r.valueSchema())) {
@@ -77,7 +78,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         // resume from it rather than apply it again.
         if (end || schemaChange || System.nanoTime() - lastFlush >= flushIntervalNanos) {
             // The sink says up to where each topic is durable: a table loading in one transaction is not, until it commits.
-            Map<TopicPartition, OffsetAndMetadata> durable = sink.preCommit(Map.copyOf(nextOffsets));
+            Map<TopicPartition, OffsetAndMetadata> current = new java.util.HashMap<>();
+            nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
+            Map<TopicPartition, OffsetAndMetadata> durable = sink.preCommit(current);
             var pending = notYetDurable.values().iterator();
             while (pending.hasNext()) {
                 Pending p = pending.next();

@@ -2,10 +2,16 @@ package io.sluice.sink.postgres;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.envelope.Envelope;
@@ -45,19 +51,21 @@ public class PostgresSinkTask extends SinkTask {
     private SchemaApplier schema;
     private ErrantRecordReporter reporter;
     private final Batches batches = new Batches();
-    private final java.util.Set<String[]> checkedRaw = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    private final Set<String[]> checkedRaw = Collections.newSetFromMap(new IdentityHashMap<>());
     private long pendingBytes;
-    private final Map<String, Target> targets = new java.util.HashMap<>();
-    private final Map<String, String[]> canonicalTargets = new java.util.HashMap<>();
+    private final Map<String, Target> targets = new HashMap<>();
+    private final Map<String, String[]> canonicalTargets = new HashMap<>();
+    /** The name ({@code schema.table}) of each canonical target, looked up by identity. */
+    private final Map<String[], String> targetNames = new IdentityHashMap<>();
     /** Whether tables this task created may be loaded frozen (see {@link CopyLoader#freeze}). */
     private boolean freezeLoads;
     /** Targets whose way of loading (frozen or not) is decided. */
-    private final java.util.Set<String> loadDecided = new java.util.HashSet<>();
+    private final Set<String> loadDecided = new HashSet<>();
     /**
      * Per target of an open or undecided frozen load, the first offset of each topic partition
      * that went into it: none of these records is durable before the load commits.
      */
-    private final Map<String, Map<TopicPartition, Long>> holds = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, Map<TopicPartition, Long>> holds = new ConcurrentHashMap<>();
     /** Temporary unique indexes that let a resumed snapshot upsert before the target has its keys. */
     private final Map<String, String> resumeIndexes = new LinkedHashMap<>();
 
@@ -152,7 +160,10 @@ public class PostgresSinkTask extends SinkTask {
             String[] resolved = tables.targetOf(topic, schema, table);
             // One array per target table, whichever topic named it: open batches are found by identity.
             String[] fresh = resolved;
-            resolved = canonicalTargets.computeIfAbsent(resolved[0] + "\0" + resolved[1], k -> fresh);
+            resolved = canonicalTargets.computeIfAbsent(resolved[0] + "\0" + resolved[1], k -> {
+                targetNames.put(fresh, fresh[0] + "." + fresh[1]);
+                return fresh;
+            });
             cached = new Target(schema, table, resolved);
             targets.put(topic, cached);
         }
@@ -276,13 +287,18 @@ public class PostgresSinkTask extends SinkTask {
         if (!freezeLoads) {
             return;
         }
-        String name = target[0] + "." + target[1];
+        String name = targetNames.get(target);
         if (loadDecided.contains(name) && !loader.isFrozen(name)) {
             return;
         }
-        holds.computeIfAbsent(name, t -> new java.util.concurrent.ConcurrentHashMap<>())
-                .putIfAbsent(new TopicPartition(record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition()),
-                        record.kafkaOffset());
+        Map<TopicPartition, Long> held = holds.computeIfAbsent(name, t -> new ConcurrentHashMap<>());
+        int partition = record.kafkaPartition() == null ? 0 : record.kafkaPartition();
+        for (TopicPartition tp : held.keySet()) {
+            if (tp.partition() == partition && tp.topic().equals(record.topic())) {
+                return; // the first record of this partition is held already, and it is the one that counts
+            }
+        }
+        held.put(new TopicPartition(record.topic(), partition), record.kafkaOffset());
     }
 
     /** Empties a target table, after every row sent to it before the truncate is in. */
@@ -310,7 +326,7 @@ public class PostgresSinkTask extends SinkTask {
             }
         } else if ("last_in_data_collection".equals(marker)) {
             String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
-            String name = target[0] + "." + target[1];
+            String name = targetNames.get(target);
             hold(target, record);
             for (TableBatch batch : batches.of(target)) {
                 send(batch);
@@ -372,12 +388,19 @@ public class PostgresSinkTask extends SinkTask {
     /** Makes every row handed over durable, committing open frozen loads. */
     @Override
     public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        sendAndAwait(true);
+        holds.clear();
+    }
+
+    /** Sends every open batch and waits for its COPY; with {@code commitFrozen}, open frozen loads are committed first. */
+    private void sendAndAwait(boolean commitFrozen) {
         schema.checkFailures();
         try {
             sendAll();
-            loader.commitAllFrozen();
+            if (commitFrozen) {
+                loader.commitAllFrozen();
+            }
             loader.awaitAll();
-            holds.clear();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while flushing", e);
@@ -391,15 +414,8 @@ public class PostgresSinkTask extends SinkTask {
      */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        schema.checkFailures();
-        try {
-            sendAll();
-            loader.awaitAll();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while flushing", e);
-        }
-        Map<TopicPartition, OffsetAndMetadata> safe = new java.util.HashMap<>(currentOffsets);
+        sendAndAwait(false);
+        Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>(currentOffsets);
         for (Map<TopicPartition, Long> held : holds.values()) {
             held.forEach((tp, first) -> safe.computeIfPresent(tp, (k, current) -> current.offset() <= first ? current
                     : new OffsetAndMetadata(first, current.metadata())));

@@ -48,6 +48,24 @@ public final class ConnectionPool implements AutoCloseable {
         return c;
     }
 
+    /** Work done on one connection. */
+    @FunctionalInterface
+    public interface Work {
+        void run(Connection connection) throws SQLException;
+    }
+
+    /** Runs the work on a pooled connection, given back after it, or closed when the work failed. */
+    public void use(Work work) throws SQLException {
+        Connection c = borrow();
+        boolean healthy = false;
+        try {
+            work.run(c);
+            healthy = true;
+        } finally {
+            giveBack(c, healthy);
+        }
+    }
+
     /** Gives a connection back; one that failed is closed. */
     public void giveBack(Connection c, boolean healthy) {
         if (healthy) {

@@ -216,15 +216,14 @@ public final class CopyLoader implements AutoCloseable {
 
     /** Runs one statement on a load connection (after {@link #awaitAll()}, so it sees every row sent before it). */
     public void execute(String sql, String what) {
-        Connection connection = connections.borrow();
-        boolean healthy = false;
-        try (Statement s = connection.createStatement()) {
-            s.execute(sql);
-            healthy = true;
+        try {
+            connections.use(c -> {
+                try (Statement s = c.createStatement()) {
+                    s.execute(sql);
+                }
+            });
         } catch (SQLException e) {
             throw new ConnectException(what + " on " + endpoint.display() + " failed: " + PgConnect.explain(e, endpoint).getMessage(), e);
-        } finally {
-            connections.giveBack(connection, healthy);
         }
     }
 
@@ -247,29 +246,26 @@ public final class CopyLoader implements AutoCloseable {
     }
 
     private void copy(TableBatch.Chunk chunk) {
-        Connection connection = connections.borrow();
-        boolean healthy = false;
         try {
-            if (chunk.upsert() != null) {
-                connection.setAutoCommit(false);
-                try (Statement s = connection.createStatement()) {
-                    s.execute(chunk.upsert().stageSql());
+            connections.use(connection -> {
+                if (chunk.upsert() != null) {
+                    connection.setAutoCommit(false);
+                    try (Statement s = connection.createStatement()) {
+                        s.execute(chunk.upsert().stageSql());
+                    }
                 }
-            }
-            write(connection, chunk, chunk.copySql(false));
-            if (chunk.upsert() != null) {
-                try (Statement s = connection.createStatement()) {
-                    s.execute(chunk.upsert().insertSql());
+                write(connection, chunk, chunk.copySql(false));
+                if (chunk.upsert() != null) {
+                    try (Statement s = connection.createStatement()) {
+                        s.execute(chunk.upsert().insertSql());
+                    }
+                    connection.commit();
+                    connection.setAutoCommit(true);
                 }
-                connection.commit();
-                connection.setAutoCommit(true);
-            }
-            healthy = true;
+            });
         } catch (SQLException e) {
             throw new ConnectException("COPY of " + chunk.rows() + " rows into " + chunk.target() + " on " + endpoint.display()
                     + " failed: " + PgConnect.explain(e, endpoint).getMessage(), e);
-        } finally {
-            connections.giveBack(connection, healthy);
         }
     }
 

@@ -228,16 +228,13 @@ public final class SchemaApplier implements AutoCloseable {
     }
 
     private void apply(String preamble, DumpScript.Entry entry, boolean tolerateExisting) {
-        Connection c = postData.borrow();
-        boolean healthy = false;
         try {
-            run(c, preamble);
-            apply(c, entry, tolerateExisting);
-            healthy = true;
+            postData.use(c -> {
+                run(c, preamble);
+                apply(c, entry, tolerateExisting);
+            });
         } catch (SQLException e) {
             throw new ConnectException("Preparing a session on " + endpoint.display() + " for " + entry + " failed: " + e.getMessage(), e);
-        } finally {
-            postData.giveBack(c, healthy);
         }
     }
 
@@ -260,15 +257,10 @@ public final class SchemaApplier implements AutoCloseable {
     }
 
     private void run(String sql, String what) {
-        Connection c = postData.borrow();
-        boolean healthy = false;
-        try (Statement s = c.createStatement()) {
-            s.execute(sql);
-            healthy = true;
+        try {
+            postData.use(c -> run(c, sql));
         } catch (SQLException e) {
             throw new ConnectException("Applying " + what + " to " + endpoint.display() + " failed: " + e.getMessage(), e);
-        } finally {
-            postData.giveBack(c, healthy);
         }
     }
 
