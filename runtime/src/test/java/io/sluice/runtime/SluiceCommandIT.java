@@ -13,9 +13,11 @@ import java.sql.Statement;
 import java.util.List;
 
 import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.SmallTablespace;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -132,6 +134,35 @@ class SluiceCommandIT {
         assertThat(resumed.out()).contains("Resuming");
         assertThat(checksum(target, "ledger")).isEqualTo(checksum(source, "ledger"));
         assertThat(count(target, "SELECT count(*) FROM pg_indexes WHERE tablename = 'ledger'")).as("only the primary key").isEqualTo(1);
+    }
+
+    @Test
+    @Order(6)
+    void aTargetDiskRunningFullFailsClearlyAndTheSameCommandFinishesOnceThereIsRoom(TestDatabase source) throws Exception {
+        SmallTablespace.unavailable().ifPresent(reason -> Assumptions.abort("No small disk to fill: " + reason));
+        source.execute("CREATE TABLE journal (id int PRIMARY KEY, line text)",
+                "INSERT INTO journal SELECT g, repeat('journal line ', 6) || g FROM generate_series(1, 500000) g");
+        try (SmallTablespace disk = SmallTablespace.create(24)) {
+            TestDatabase cramped = disk.createDatabase(SluiceCommandIT.class);
+            try {
+                String[] command = {"snapshot", "--source", url(source, source.password()),
+                        "--target", url(cramped, cramped.password()), "--tables", "public.journal", "--name", "journal",
+                        "--offsets", work.resolve("journal.offsets").toString()};
+
+                Result full = sluice(command);
+                assertThat(full.exit()).as(full.out() + full.err()).isEqualTo(1);
+                assertThat(full.err()).contains("journal").contains("ran out of disk space").contains("No space left on device")
+                        .contains("run the same command again");
+
+                disk.resize(256);
+                Result resumed = sluice(command);
+                assertThat(resumed.exit()).as(resumed.err()).isZero();
+                assertThat(checksum(cramped, "journal")).isEqualTo(checksum(source, "journal"));
+                assertThat(count(cramped, "SELECT count(*) FROM pg_indexes WHERE tablename = 'journal'")).isEqualTo(1);
+            } finally {
+                TestDatabases.drop(cramped);
+            }
+        }
     }
 
     @Test

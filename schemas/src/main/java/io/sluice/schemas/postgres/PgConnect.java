@@ -76,6 +76,12 @@ public final class PgConnect {
         } else if (state.equals("53300")) {
             message = "PostgreSQL at " + where + " has no free connection slot (" + firstLine(e) + "). Lower the number "
                     + "of connections Sluice opens or raise max_connections.";
+        } else if (state.equals("53100")) {
+            message = "PostgreSQL at " + where + " ran out of disk space (" + firstLine(e) + "). Free space on the volume "
+                    + "that holds the server's data directory or the table's tablespace (or grow it), then run again.";
+        } else if (state.equals("53200")) {
+            message = "PostgreSQL at " + where + " ran out of memory (" + firstLine(e) + "). Lower maintenance_work_mem or "
+                    + "the number of parallel connections, or give the server more memory, then run again.";
         } else {
             message = "PostgreSQL " + endpoint.display() + " failed: " + firstLine(e) + (state.isEmpty() ? "" : " (SQLSTATE " + state + ")");
         }

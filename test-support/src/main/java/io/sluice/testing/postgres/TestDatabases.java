@@ -22,9 +22,14 @@ public final class TestDatabases {
 
     /** A new, empty database whose name starts with {@code t_<owner>_}. */
     public static TestDatabase create(Class<?> owner) throws SQLException {
+        return create(owner, null);
+    }
+
+    /** A new, empty database stored in the given tablespace (null: the server's default). */
+    public static TestDatabase create(Class<?> owner, String tablespace) throws SQLException {
         PostgresServer server = PostgresServer.shared();
         String name = databaseName(owner);
-        admin(server, "CREATE DATABASE " + name);
+        admin(server, "CREATE DATABASE " + name + (tablespace == null ? "" : " TABLESPACE " + tablespace));
         LOG.info("Test database {} on {}", name, server.origin());
         return new TestDatabase(server, name);
     }
