@@ -140,6 +140,8 @@ public final class SnapshotPipeline {
     private Properties engineProperties() {
         Properties props = new Properties();
         props.putAll(spec.source());
+        // The snapshot command copies and stops; streaming is the run command's job.
+        props.setProperty(PostgresSourceConfig.SNAPSHOT_MODE, "initial_only");
         props.putAll(spec.transforms());
         props.setProperty("name", "sluice-" + spec.name());
         props.setProperty("connector.class", PostgresSourceConnector.class.getName());

@@ -10,6 +10,19 @@ public final class EventHeaders {
      */
     public static final String SNAPSHOT_RESUMED = "sluice.snapshot.resumed";
 
+    /**
+     * On a change event whose row had TOASTed values the change did not touch: their column names,
+     * comma-separated. PostgreSQL does not send such values; their fields hold null (or an empty
+     * placeholder where the field is required) and are not data: a sink keeps the stored value.
+     */
+    public static final String UNCHANGED_TOAST = "sluice.unchanged.toast";
+
+    /**
+     * On an update or delete whose {@code before} holds only the replica identity's columns
+     * (REPLICA IDENTITY DEFAULT or USING INDEX); its other fields are not data.
+     */
+    public static final String KEY_ONLY_BEFORE = "sluice.before.key.only";
+
     private EventHeaders() {
     }
 }

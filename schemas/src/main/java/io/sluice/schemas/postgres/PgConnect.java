@@ -36,6 +36,24 @@ public final class PgConnect {
         }
     }
 
+    /**
+     * A logical replication connection ({@code replication=database}) in simple query mode, with
+     * the {@link SessionSettings} as startup options so that pgoutput's text values are what the
+     * codecs parse.
+     */
+    public static Connection openReplication(PgEndpoint endpoint, String applicationName) {
+        Properties props = properties(endpoint, applicationName);
+        props.setProperty("replication", "database");
+        props.setProperty("preferQueryMode", "simple");
+        props.setProperty("assumeMinServerVersion", "10");
+        props.setProperty("options", SessionSettings.startupOptions());
+        try {
+            return DriverManager.getConnection(endpoint.jdbcUrl(), props);
+        } catch (SQLException e) {
+            throw explain(e, endpoint);
+        }
+    }
+
     private static Properties properties(PgEndpoint endpoint, String applicationName) {
         Properties props = new Properties();
         props.setProperty("user", endpoint.user());

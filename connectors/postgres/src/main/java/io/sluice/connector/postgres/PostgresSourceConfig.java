@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.sluice.connector.postgres.replication.Publication;
+import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.TablePattern;
 import io.sluice.schemas.codec.NumericCodec.NumericMode;
@@ -39,17 +41,26 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String PG_DUMP_PATH = "pg_dump.path";
     public static final String RAW_TUPLES = "snapshot.raw.tuples";
     public static final String NUMERIC_MAPPING = "numeric.mapping";
+    public static final String SLOT_NAME = "slot.name";
+    public static final String PUBLICATION_NAME = "publication.name";
+    public static final String PUBLICATION_MODE = "publication.autocreate.mode";
+    public static final String STATUS_INTERVAL = "status.update.interval.ms";
     public static final String TEXT_COLUMNS = "column.text.list";
 
     private static final String CONNECTION = "Connection";
     private static final String TABLES = "Tables";
     private static final String SNAPSHOT = "Snapshot";
+    private static final String STREAMING = "Streaming";
     private static final String TYPES = "Types";
 
     /** What the connector does at start. */
     public enum SnapshotMode {
+        /** Copy the existing rows, then stream every change after them. */
+        INITIAL,
         /** Copy the existing rows, then stop producing: a one-off copy. */
-        INITIAL_ONLY
+        INITIAL_ONLY,
+        /** No copy: stream changes from the slot (created now when missing). */
+        NEVER
     }
 
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
@@ -77,8 +88,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
             .define(TABLE_EXCLUDE, Type.LIST, "", new PatternListValidator(), Importance.MEDIUM,
                     "Tables to leave out, as patterns like table.include.list; they win over includes.",
                     TABLES, 3, Width.LONG, "Exclude tables")
-            .define(SNAPSHOT_MODE, Type.STRING, "initial_only", ConfigDef.CaseInsensitiveValidString.in("initial_only"), Importance.HIGH,
-                    "initial_only: copy the rows as of one consistent instant, then stop producing.",
+            .define(SNAPSHOT_MODE, Type.STRING, "initial", ConfigDef.CaseInsensitiveValidString.in("initial", "initial_only", "never"),
+                    Importance.HIGH, "initial: copy the rows as of one consistent instant, then stream every change committed after "
+                            + "it (the replication slot is created with the snapshot, so nothing is missed or sent twice); "
+                            + "initial_only: copy the rows, then stop producing (no slot is created); never: no copy, stream from "
+                            + "the slot, creating it when missing.",
                     SNAPSHOT, 1, Width.SHORT, "Snapshot mode")
             .define(SNAPSHOT_BATCH_BYTES, Type.LONG, 32L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
                     "About how many bytes of table data one snapshot read covers. Tables are split into page ranges of this "
@@ -105,6 +119,20 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "many rows per record, without decoding them: much less work, but only a PostgreSQL sink can "
                             + "read them and no transform can change them. The sluice command turns it on when the target is "
                             + "PostgreSQL and no transform is configured.", SNAPSHOT, 7, Width.SHORT, "Raw tuples")
+            .define(SLOT_NAME, Type.STRING, "", Importance.MEDIUM,
+                    "The logical replication slot (pgoutput plugin) changes are streamed from: lower-case letters, digits and "
+                            + "underscores. Empty: sluice_ and the topic prefix. The slot keeps WAL until Sluice confirms it, so "
+                            + "drop it (sluice teardown) when the pipeline is retired.", STREAMING, 1, Width.MEDIUM, "Slot")
+            .define(PUBLICATION_NAME, Type.STRING, "", Importance.MEDIUM,
+                    "The publication that selects the tables to decode. Empty: sluice_ and the topic prefix.",
+                    STREAMING, 2, Width.MEDIUM, "Publication")
+            .define(PUBLICATION_MODE, Type.STRING, "filtered", ConfigDef.CaseInsensitiveValidString.in("filtered", "all_tables", "disabled"),
+                    Importance.LOW, "filtered: Sluice creates the publication for the selected tables and adds tables the selection "
+                            + "gains; all_tables: creates it FOR ALL TABLES (needs superuser); disabled: it must exist and cover "
+                            + "the selected tables.", STREAMING, 3, Width.SHORT, "Publication mode")
+            .define(STATUS_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.between(100L, 3_600_000L), Importance.LOW,
+                    "How often the stream reports the confirmed position to the server (it also keeps the connection alive; "
+                            + "keep it under the server's wal_sender_timeout).", STREAMING, 4, Width.SHORT, "Status interval")
             .define(NUMERIC_MAPPING, Type.STRING, "exact", ConfigDef.CaseInsensitiveValidString.in("exact", "precise", "double"),
                     Importance.MEDIUM, "How numeric values are represented: exact (decimal text, NaN and infinities kept), "
                             + "precise (Connect Decimal, as Debezium's default; refuses NaN) or double. See docs/types.md.",
@@ -184,6 +212,24 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public String pgDumpPath() {
         return getString(PG_DUMP_PATH);
+    }
+
+    public String slotName() {
+        String name = getString(SLOT_NAME);
+        return name.isBlank() ? ReplicationSlot.defaultName(topicPrefix()) : name;
+    }
+
+    public String publicationName() {
+        String name = getString(PUBLICATION_NAME);
+        return name.isBlank() ? ReplicationSlot.defaultName(topicPrefix()) : name;
+    }
+
+    public Publication.Mode publicationMode() {
+        return Publication.Mode.valueOf(getString(PUBLICATION_MODE).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public long statusIntervalMillis() {
+        return getLong(STATUS_INTERVAL);
     }
 
     public MappingOptions mappingOptions() {

@@ -1,9 +1,19 @@
 package io.sluice.connector.postgres;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
+import io.sluice.connector.postgres.PostgresSourceConfig.SnapshotMode;
+import io.sluice.connector.postgres.replication.Lsn;
+import io.sluice.connector.postgres.replication.Publication;
+import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.connector.postgres.replication.StreamRun;
+import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.schema.PgDump;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.TableSelector;
@@ -12,14 +22,17 @@ import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one task of {@link PostgresSourceConnector}: runs the snapshot, hands its records to
- * Connect in batches, and after the end-of-snapshot event produces nothing more.
+ * The one task of {@link PostgresSourceConnector}: runs the snapshot, then streams the changes
+ * committed after it from the replication slot created with it. With {@code initial_only} it
+ * produces nothing after the end-of-snapshot event. The slot is confirmed from {@link #commit}
+ * with the offsets the runtime has stored, so only durable changes are released.
  */
 public class PostgresSourceTask extends SourceTask {
 
@@ -27,8 +40,13 @@ public class PostgresSourceTask extends SourceTask {
     private static final int MAX_BATCH = 4096;
     private static final long POLL_WAIT_MILLIS = 500;
 
+    private PostgresSourceConfig config;
+    private PgEndpoint endpoint;
     private SnapshotRun snapshot;
-    private volatile boolean idle;
+    /** The replication connection that created the slot; its exported snapshot lives until it runs another command. */
+    private Connection slotCreator;
+    private volatile StreamRun stream;
+    private boolean snapshotting;
 
     @Override
     public String version() {
@@ -37,40 +55,151 @@ public class PostgresSourceTask extends SourceTask {
 
     @Override
     public void start(Map<String, String> props) {
-        PostgresSourceConfig config = new PostgresSourceConfig(props);
-        PgEndpoint endpoint = PostgresSourceConnector.endpoint(config);
-        SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(),
-                new TableSelector(config.includes(), config.excludes()), new TypeMapper(config.mappingOptions()),
+        config = new PostgresSourceConfig(props);
+        endpoint = PostgresSourceConnector.endpoint(config);
+        SnapshotMode mode = config.snapshotMode();
+        SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(), selector(), mapper(),
                 config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
                 config.schemaScope() == SchemaSnapshot.Scope.NONE ? null
                         : new SnapshotRun.SchemaSource(PgDump.locate(config.pgDumpPath()), endpoint, config.schemaScope()),
                 config.rawTuples());
         snapshot = new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
                 partition -> context.offsetStorageReader().offset(partition));
-        if (snapshot.alreadyCompleted()) {
-            LOG.info("The snapshot of {} finished in an earlier run; nothing to read (reset the offsets to copy again)", endpoint);
-            idle = true;
-            return;
-        }
         try {
-            snapshot.start();
+            if (mode != SnapshotMode.INITIAL_ONLY) {
+                prepareStreaming();
+            }
+            if (mode == SnapshotMode.NEVER || snapshot.alreadyCompleted()) {
+                if (mode == SnapshotMode.INITIAL_ONLY) {
+                    LOG.info("The snapshot of {} finished in an earlier run; nothing to read (reset the offsets to copy again)", endpoint);
+                } else {
+                    ensureSlot();
+                    startStream();
+                }
+                return;
+            }
+            String exported = null;
+            if (mode == SnapshotMode.INITIAL) {
+                exported = createSlotWithSnapshot();
+            }
+            snapshotting = true;
+            snapshot.start(exported);
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new org.apache.kafka.connect.errors.ConnectException("Interrupted while starting the snapshot", e);
+            throw new ConnectException("Interrupted while starting the snapshot", e);
+        }
+    }
+
+    private TableSelector selector() {
+        return new TableSelector(config.includes(), config.excludes());
+    }
+
+    private TypeMapper mapper() {
+        return new TypeMapper(config.mappingOptions());
+    }
+
+    /** Checks the server can stream to this user and makes sure the publication covers the selected tables. */
+    private void prepareStreaming() throws SQLException {
+        try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
+            StreamingPrerequisites.check(c, endpoint);
+            String done = Publication.ensure(c, config.publicationName(), config.publicationMode(),
+                    selector().select(c, c.getCatalog()));
+            if (!done.isEmpty()) {
+                LOG.info("{} on {}", done, endpoint.display());
+            }
+        }
+    }
+
+    /**
+     * Creates the slot and returns the snapshot it exported; when the slot already exists (a
+     * snapshot interrupted after it was made), returns null: the snapshot reads a snapshot of
+     * its own, and the stream replays the changes made since the slot's position, which land
+     * as upserts on keyed tables.
+     */
+    private String createSlotWithSnapshot() throws SQLException {
+        Optional<ReplicationSlot.State> existing = findSlot();
+        if (existing.isPresent()) {
+            LOG.warn("Replication slot {} exists already (from an interrupted run): the snapshot reads a snapshot of its own and "
+                    + "changes since {} are streamed again after it", config.slotName(), Lsn.format(existing.get().confirmedFlush()));
+            return null;
+        }
+        slotCreator = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix());
+        ReplicationSlot.Created created = ReplicationSlot.create(slotCreator, config.slotName());
+        LOG.info("Created replication slot {} at {}; the snapshot reads in its exported snapshot {}", created.name(),
+                Lsn.format(created.consistentPoint()), created.snapshotName());
+        return created.snapshotName();
+    }
+
+    private Optional<ReplicationSlot.State> findSlot() throws SQLException {
+        try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
+            Optional<ReplicationSlot.State> slot = ReplicationSlot.find(c, config.slotName());
+            if (slot.isPresent() && (!"pgoutput".equals(slot.get().plugin()) || !c.getCatalog().equals(slot.get().database()))) {
+                throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display() + " belongs to database "
+                        + slot.get().database() + " with plugin " + slot.get().plugin() + ", not to " + c.getCatalog()
+                        + " with pgoutput: choose another slot.name, or drop that slot if nothing uses it");
+            }
+            return slot;
+        }
+    }
+
+    private void ensureSlot() throws SQLException {
+        if (findSlot().isEmpty()) {
+            try (Connection replication = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix())) {
+                ReplicationSlot.Created created = ReplicationSlot.create(replication, config.slotName());
+                LOG.info("Created replication slot {} at {}", created.name(), Lsn.format(created.consistentPoint()));
+            }
+        }
+    }
+
+    private void startStream() throws SQLException {
+        closeSlotCreator();
+        Map<String, String> partition = SnapshotRun.serverPartition(config.topicPrefix());
+        Map<String, Object> stored = context.offsetStorageReader().offset(partition);
+        Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
+        boolean messages;
+        try (Statement s = catalog.createStatement(); ResultSet rs = s.executeQuery("SHOW server_version_num")) {
+            rs.next();
+            messages = Integer.parseInt(rs.getString(1)) >= 140000;
+        }
+        StreamRun.Settings settings = new StreamRun.Settings(config.topicPrefix(), config.slotName(), config.publicationName(), selector(),
+                mapper(), config.statusIntervalMillis());
+        try {
+            stream = new StreamRun(settings, catalog, PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix()),
+                    partition, Map.of(SnapshotRun.STREAMING, true), stored, messages);
+        } catch (SQLException | RuntimeException e) {
+            catalog.close();
+            if (e instanceof SQLException sql && "55006".equals(sql.getSQLState())) {
+                throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display()
+                        + " is in use by another process (" + sql.getMessage() + "): is another Sluice running this pipeline?", e);
+            }
+            throw e;
         }
     }
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
-        if (idle) {
+        StreamRun running = stream;
+        if (running != null) {
+            List<SourceRecord> records = running.poll(MAX_BATCH, POLL_WAIT_MILLIS);
+            return records.isEmpty() ? null : records;
+        }
+        if (!snapshotting) {
             Thread.sleep(POLL_WAIT_MILLIS);
             return null;
         }
         List<SourceRecord> records = snapshot.poll(MAX_BATCH, POLL_WAIT_MILLIS);
         if (!records.isEmpty() && isEndOfSnapshot(records.get(records.size() - 1))) {
-            idle = true;
+            snapshotting = false;
+            closeSlotCreator();
+            if (config.snapshotMode() == SnapshotMode.INITIAL) {
+                try {
+                    startStream();
+                } catch (SQLException e) {
+                    throw PgConnect.explain(e, endpoint);
+                }
+            }
         }
         return records.isEmpty() ? null : records;
     }
@@ -79,10 +208,35 @@ public class PostgresSourceTask extends SourceTask {
         return record.sourceOffset() != null && Boolean.TRUE.equals(record.sourceOffset().get(SnapshotRun.COMPLETED));
     }
 
+    /** Called after the runtime stored offsets: the slot may release what they cover. */
+    @Override
+    public void commit() {
+        StreamRun running = stream;
+        if (running != null) {
+            running.committed(context.offsetStorageReader().offset(SnapshotRun.serverPartition(config.topicPrefix())));
+        }
+    }
+
+    private void closeSlotCreator() {
+        if (slotCreator != null) {
+            try {
+                slotCreator.close();
+            } catch (SQLException e) {
+                LOG.debug("Closing the connection that created the slot", e);
+            }
+            slotCreator = null;
+        }
+    }
+
     @Override
     public void stop() {
         if (snapshot != null) {
             snapshot.close();
+        }
+        closeSlotCreator();
+        StreamRun running = stream;
+        if (running != null) {
+            running.close();
         }
     }
 }

@@ -32,6 +32,7 @@ class PostgresSourceConnectorIT {
     private static Map<String, String> config(TestDatabase db) {
         Map<String, String> props = db.sourceConnection();
         props.put("topic.prefix", "shop");
+        props.put("snapshot.mode", "initial_only");
         props.put("table.include.list", "public.*");
         return props;
     }

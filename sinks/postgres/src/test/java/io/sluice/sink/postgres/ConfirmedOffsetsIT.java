@@ -157,6 +157,7 @@ class ConfirmedOffsetsIT {
     private static Map<String, String> sourceConfig(TestDatabase db, boolean raw) {
         Map<String, String> props = db.sourceConnection();
         props.put("topic.prefix", "confirm");
+        props.put("snapshot.mode", "initial_only");
         props.put("snapshot.batch.bytes", "65536");
         props.put("snapshot.max.threads", "2");
         props.put("snapshot.raw.tuples", Boolean.toString(raw));

@@ -153,6 +153,7 @@ class SnapshotIntoPostgresIT {
     private static Map<String, String> sourceConfig(TestDatabase db) {
         Map<String, String> props = db.sourceConnection();
         props.put("topic.prefix", "src");
+        props.put("snapshot.mode", "initial_only");
         props.put("snapshot.batch.bytes", "65536");
         return props;
     }

@@ -52,6 +52,8 @@ public final class SnapshotRun implements AutoCloseable {
     public static final String COMPLETED = "snapshot_completed";
     /** Offset of the start-of-snapshot event: the schema was handed out, so a resumed run must not hand it out again. */
     public static final String STARTED = "snapshot_started";
+    /** Offset entry of change records streamed after the snapshot: they replace its end offset, and also mean it finished. */
+    public static final String STREAMING = "streaming";
 
     private final Settings settings;
     private final Supplier<Connection> connections;
@@ -101,17 +103,32 @@ public final class SnapshotRun implements AutoCloseable {
     /** Whether an earlier run of this connector already finished its snapshot. */
     public boolean alreadyCompleted() {
         Map<String, Object> stored = storedOffsets.apply(serverPartition(settings.topicPrefix()));
-        return stored != null && Boolean.TRUE.equals(stored.get(COMPLETED));
+        return stored != null && (Boolean.TRUE.equals(stored.get(COMPLETED)) || stored.containsKey(STREAMING));
     }
 
+    /** Starts a snapshot of its own (exported by a coordinating transaction). */
     public void start() throws SQLException, InterruptedException {
+        start(null);
+    }
+
+    /**
+     * Starts reading.
+     *
+     * @param exported a snapshot exported elsewhere (by creating a replication slot) to read in,
+     *                 which must stay valid until the readers have joined it; null to export one here
+     */
+    public void start(String exported) throws SQLException, InterruptedException {
         coordinator = connections.get();
         String snapshotId;
         try (Statement s = coordinator.createStatement()) {
             s.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-            try (ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_export_snapshot(), now(), current_database()")) {
+            if (exported != null) {
+                s.execute("SET TRANSACTION SNAPSHOT '" + exported.replace("'", "''") + "'");
+            }
+            try (ResultSet rs = s.executeQuery("SELECT " + (exported == null ? "pg_catalog.pg_export_snapshot()" : "NULL")
+                    + ", now(), current_database()")) {
                 rs.next();
-                snapshotId = rs.getString(1);
+                snapshotId = exported == null ? rs.getString(1) : exported;
                 Timestamp at = rs.getTimestamp(2);
                 snapshotMicros = at.getTime() / 1000 * 1_000_000L + at.getNanos() / 1000;
                 database = rs.getString(3);

@@ -1,0 +1,272 @@
+package io.sluice.connector.postgres.replication;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import io.sluice.connector.postgres.replication.PgOutputMessage.Begin;
+import io.sluice.connector.postgres.replication.PgOutputMessage.Commit;
+import io.sluice.connector.postgres.replication.PgOutputMessage.Delete;
+import io.sluice.connector.postgres.replication.PgOutputMessage.Insert;
+import io.sluice.connector.postgres.replication.PgOutputMessage.Relation;
+import io.sluice.connector.postgres.replication.PgOutputMessage.Truncate;
+import io.sluice.connector.postgres.replication.PgOutputMessage.Tuple;
+import io.sluice.connector.postgres.replication.PgOutputMessage.Update;
+import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.Operation;
+import io.sluice.schemas.envelope.SourceInfo;
+import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.mapping.ColumnMapping;
+import org.apache.kafka.connect.data.Decimal;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Turns decoded pgoutput messages into change records, in commit order. Every record's offset
+ * names its transaction's commit position and its place in the transaction, and the position up
+ * to which the slot may be confirmed once the record is durable: the end of the previous
+ * transaction, or for a transaction's last record the end of its own. To know which record is a
+ * transaction's last, the newest record is held back until the next message shows it.
+ *
+ * <p>Unchanged TOASTed values are not sent by PostgreSQL; their fields are left null (or empty
+ * when the field is required) and named in the {@link EventHeaders#UNCHANGED_TOAST} header, so a
+ * sink keeps the stored value. Not thread-safe: one stream reader owns it.
+ */
+public final class ChangeRecords {
+
+    /** Offset keys of stream records; the partition is the snapshot's server partition. */
+    public static final String COMMIT_LSN = "lsn_commit";
+    public static final String EVENT = "event";
+    public static final String CONFIRM_LSN = "lsn_confirm";
+    public static final String TX_ID = "txId";
+
+    /** Microseconds from the Unix epoch to PostgreSQL's epoch, 2000-01-01. */
+    private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+
+    private final String topicPrefix;
+    private final String database;
+    private final Map<String, ?> partition;
+    private final Map<String, Object> baseOffset;
+    private final Function<Relation, StreamTable> resolver;
+    private final Map<Integer, StreamTable> tables = new HashMap<>();
+    private final List<SourceRecord> ready = new ArrayList<>();
+    private final long skipThroughCommit;
+    private final long skipThroughEvent;
+
+    private SourceRecord held;
+    private Begin transaction;
+    private long event;
+    private long lastCompleteEnd;
+    private final Map<StreamTable, Struct> sources = new HashMap<>();
+
+    /**
+     * @param baseOffset        entries every stream offset carries (that the snapshot finished)
+     * @param confirmedEnd      the position the stream starts after: everything up to it is durable
+     * @param skipThroughCommit with {@code skipThroughEvent}: the last record known durable, whose
+     *                          transaction may be sent again; its records up to that event are skipped
+     */
+    public ChangeRecords(String topicPrefix, String database, Map<String, ?> partition, Map<String, Object> baseOffset,
+                         Function<Relation, StreamTable> resolver, long confirmedEnd, long skipThroughCommit, long skipThroughEvent) {
+        this.topicPrefix = topicPrefix;
+        this.database = database;
+        this.partition = partition;
+        this.baseOffset = Map.copyOf(baseOffset);
+        this.resolver = resolver;
+        this.lastCompleteEnd = confirmedEnd;
+        this.skipThroughCommit = skipThroughCommit;
+        this.skipThroughEvent = skipThroughEvent;
+    }
+
+    /** Takes one message; records it completes become available from {@link #drain}. */
+    public void accept(PgOutputMessage message) {
+        if (message instanceof Begin b) {
+            release();
+            transaction = b;
+            event = 0;
+            sources.clear();
+        } else if (message instanceof Commit c) {
+            if (held != null && transaction != null) {
+                held = withConfirm(held, c.endLsn());
+            }
+            release();
+            lastCompleteEnd = c.endLsn();
+            transaction = null;
+        } else if (message instanceof Relation r) {
+            tables.put(r.oid(), resolver.apply(r));
+        } else if (message instanceof Insert i) {
+            row(i.relationOid(), Operation.CREATE, null, (char) 0, i.newTuple());
+        } else if (message instanceof Update u) {
+            row(u.relationOid(), Operation.UPDATE, u.oldTuple(), u.oldKind(), u.newTuple());
+        } else if (message instanceof Delete d) {
+            row(d.relationOid(), Operation.DELETE, d.oldTuple(), d.oldKind(), null);
+        } else if (message instanceof Truncate t) {
+            for (int oid : t.relationOids()) {
+                StreamTable table = table(oid);
+                if (table.selected()) {
+                    emit(table, Operation.TRUNCATE, null, null, null, null);
+                }
+            }
+        }
+        // Type messages need nothing: Relation handling reads types from the catalog. Origin and
+        // logical messages of other producers are not changes of the selected tables.
+    }
+
+    /** Records ready to hand out, in order; the newest one stays held until its successor shows whether it ends its transaction. */
+    public List<SourceRecord> drain() {
+        List<SourceRecord> out = new ArrayList<>(ready);
+        ready.clear();
+        return out;
+    }
+
+    /** Whether a record is held back, waiting to learn whether it ends its transaction. */
+    public boolean holding() {
+        return held != null;
+    }
+
+    /** The end of the last transaction fully received; safe to confirm when every record handed out is durable. */
+    public long lastCompleteEnd() {
+        return lastCompleteEnd;
+    }
+
+    private void row(int relationOid, Operation op, Tuple old, char oldKind, Tuple now) {
+        StreamTable table = table(relationOid);
+        if (!table.selected()) {
+            return;
+        }
+        List<String> unchanged = new ArrayList<>();
+        Struct after = now == null ? null : image(table, now, unchanged);
+        Struct before = old == null ? null : image(table, old, null);
+        if (op == Operation.DELETE && before == null) {
+            throw new ConnectException("A delete on " + table.qualifiedName() + " came without the old row's key");
+        }
+        emit(table, op, before, after, oldKind == 'K' ? Boolean.TRUE : null, unchanged);
+    }
+
+    private void emit(StreamTable table, Operation op, Struct before, Struct after, Boolean keyOnlyBefore, List<String> unchanged) {
+        if (transaction == null) {
+            throw new ConnectException("pgoutput sent a change of " + table.qualifiedName() + " outside a transaction");
+        }
+        event++;
+        if (Long.compareUnsigned(transaction.finalLsn(), skipThroughCommit) < 0
+                || (transaction.finalLsn() == skipThroughCommit && event <= skipThroughEvent)) {
+            return;
+        }
+        TableSchema schema = table.schema();
+        Struct source = sources.computeIfAbsent(table, t -> new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(),
+                transaction.commitTimestamp() + PG_EPOCH_MICROS, SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()),
+                transaction.finalLsn(), null).toStruct());
+        Struct value = schema.envelope(op, before, after, source, System.currentTimeMillis() * 1000L);
+        Struct row = after != null ? after : before;
+        Struct key = schema.keySchema() == null || row == null ? null : schema.key(row);
+        Map<String, Object> offset = new HashMap<>(baseOffset);
+        offset.put(COMMIT_LSN, transaction.finalLsn());
+        offset.put(EVENT, event);
+        offset.put(CONFIRM_LSN, lastCompleteEnd);
+        offset.put(TX_ID, Integer.toUnsignedLong(transaction.xid()));
+        SourceRecord record = new SourceRecord(partition, offset, schema.topic(), null, schema.keySchema(), key,
+                schema.envelopeSchema(), value);
+        if (unchanged != null && !unchanged.isEmpty()) {
+            record.headers().addString(EventHeaders.UNCHANGED_TOAST, String.join(",", unchanged));
+        }
+        if (keyOnlyBefore != null) {
+            record.headers().addBoolean(EventHeaders.KEY_ONLY_BEFORE, true);
+        }
+        release();
+        held = record;
+    }
+
+    private void release() {
+        if (held != null) {
+            ready.add(held);
+            held = null;
+        }
+    }
+
+    private static SourceRecord withConfirm(SourceRecord r, long confirm) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> offset = new HashMap<>((Map<String, Object>) r.sourceOffset());
+        offset.put(CONFIRM_LSN, confirm);
+        return new SourceRecord(r.sourcePartition(), offset, r.topic(), r.kafkaPartition(), r.keySchema(), r.key(), r.valueSchema(),
+                r.value(), r.timestamp(), r.headers());
+    }
+
+    private StreamTable table(int oid) {
+        StreamTable table = tables.get(oid);
+        if (table == null) {
+            throw new ConnectException("pgoutput sent a change of relation " + Integer.toUnsignedLong(oid) + " before describing it");
+        }
+        return table;
+    }
+
+    /**
+     * A row image. Columns absent from a key-only image, and unchanged TOASTed ones (named in
+     * {@code unchanged}), are null, or an empty placeholder where the field may not be null.
+     */
+    private static Struct image(StreamTable table, Tuple tuple, List<String> unchanged) {
+        List<ColumnMapping> columns = table.columns();
+        if (tuple.size() != columns.size()) {
+            throw new ConnectException("pgoutput sent " + tuple.size() + " columns of " + table.qualifiedName() + ", whose Relation message has "
+                    + columns.size());
+        }
+        Struct row = new Struct(table.schema().valueSchema());
+        var fields = table.schema().valueSchema().fields();
+        for (int i = 0; i < columns.size(); i++) {
+            ColumnMapping column = columns.get(i);
+            Object value;
+            switch (tuple.kind(i)) {
+                case Tuple.TEXT -> value = column.fromText(tuple.text(i));
+                case Tuple.UNCHANGED_TOAST -> {
+                    if (unchanged != null) {
+                        unchanged.add(column.name());
+                    }
+                    value = null;
+                }
+                case Tuple.NULL -> value = null;
+                default -> throw new ConnectException("pgoutput sent column " + column.name() + " of " + table.qualifiedName()
+                        + " in binary, which Sluice did not ask for");
+            }
+            if (value == null && !column.schema().isOptional()) {
+                value = placeholder(column.schema());
+            }
+            row.put(fields.get(i), value);
+        }
+        return row;
+    }
+
+    /** An empty value for a required field whose value the event does not carry. */
+    static Object placeholder(Schema schema) {
+        if (Decimal.LOGICAL_NAME.equals(schema.name())) {
+            return BigDecimal.ZERO.setScale(Integer.parseInt(schema.parameters().get(Decimal.SCALE_FIELD)));
+        }
+        return switch (schema.type()) {
+            case STRING -> "";
+            case BYTES -> new byte[0];
+            case ARRAY -> List.of();
+            case MAP -> Map.of();
+            case BOOLEAN -> false;
+            case INT8 -> (byte) 0;
+            case INT16 -> (short) 0;
+            case INT32 -> schema.name() != null && schema.name().equals(org.apache.kafka.connect.data.Date.LOGICAL_NAME)
+                    ? new java.util.Date(0) : schema.name() != null && schema.name().equals(org.apache.kafka.connect.data.Time.LOGICAL_NAME)
+                    ? new java.util.Date(0) : 0;
+            case INT64 -> schema.name() != null && schema.name().equals(org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME)
+                    ? new java.util.Date(0) : 0L;
+            case FLOAT32 -> 0f;
+            case FLOAT64 -> 0d;
+            case STRUCT -> {
+                Struct s = new Struct(schema);
+                for (var f : schema.fields()) {
+                    if (!f.schema().isOptional()) {
+                        s.put(f, placeholder(f.schema()));
+                    }
+                }
+                yield s;
+            }
+        };
+    }
+}

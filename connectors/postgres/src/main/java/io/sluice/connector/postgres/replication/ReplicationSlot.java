@@ -1,0 +1,86 @@
+package io.sluice.connector.postgres.replication;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * A logical replication slot with the pgoutput plugin: created on a replication connection
+ * together with an exported snapshot, so that a snapshot read in that snapshot and a stream
+ * started at the slot's consistent point meet with no gap and no overlap.
+ */
+public final class ReplicationSlot {
+
+    private static final Pattern VALID_NAME = Pattern.compile("[a-z0-9_]{1,63}");
+
+    /**
+     * A new slot.
+     *
+     * @param consistentPoint the first position the slot decodes from: changes committed after it are streamed
+     * @param snapshotName    the snapshot exported at that point; valid only until the replication
+     *                        connection that created the slot runs another command or closes
+     */
+    public record Created(String name, long consistentPoint, String snapshotName) {
+    }
+
+    /** What pg_replication_slots says of an existing slot. */
+    public record State(String name, String plugin, String database, boolean active, Integer activePid, long confirmedFlush) {
+    }
+
+    private ReplicationSlot() {
+    }
+
+    /** Whether a name is one PostgreSQL accepts for a slot (lower-case letters, digits, underscores, at most 63). */
+    public static boolean validName(String name) {
+        return name != null && VALID_NAME.matcher(name).matches();
+    }
+
+    /** A slot name derived from the topic prefix: {@code sluice_} and the prefix with anything else made an underscore. */
+    public static String defaultName(String topicPrefix) {
+        String base = "sluice_" + topicPrefix.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_");
+        return base.length() > 63 ? base.substring(0, 63) : base;
+    }
+
+    /** Creates the slot and exports its snapshot, on a connection opened with {@code replication=database}. */
+    public static Created create(Connection replication, String name) throws SQLException {
+        if (!validName(name)) {
+            throw new IllegalArgumentException("Invalid replication slot name " + name);
+        }
+        try (Statement s = replication.createStatement();
+             ResultSet rs = s.executeQuery("CREATE_REPLICATION_SLOT " + name + " LOGICAL pgoutput EXPORT_SNAPSHOT")) {
+            rs.next();
+            return new Created(rs.getString(1), Lsn.parse(rs.getString(2)), rs.getString(3));
+        }
+    }
+
+    /** The slot, when it exists in this server (in any database). */
+    public static Optional<State> find(Connection sql, String name) throws SQLException {
+        try (PreparedStatement s = sql.prepareStatement("SELECT slot_name, plugin, database, active, active_pid, "
+                + "coalesce(confirmed_flush_lsn, '0/0')::text FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                int pid = rs.getInt(5);
+                return Optional.of(new State(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4),
+                        rs.wasNull() ? null : pid, Lsn.parse(rs.getString(6))));
+            }
+        }
+    }
+
+    /** Drops the slot if it exists; true when it did. */
+    public static boolean drop(Connection sql, String name) throws SQLException {
+        try (PreparedStatement s = sql.prepareStatement("SELECT pg_catalog.pg_drop_replication_slot(slot_name) "
+                + "FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.sluice.connector.postgres.replication;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.sluice.connector.postgres.selection.SelectedTable;
+import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.schemas.mapping.TypeMapper;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Streams the changes of the selected tables from the slot and confirms to the server what is
+ * durable downstream. The stored offset tells where to resume: the stream asks for changes
+ * after the confirmed position, and records of a transaction sent again up to the last one
+ * stored are skipped. What is durable is learned from the offsets Connect (or the embedded
+ * engine) has committed, never from records merely handed out.
+ */
+public final class StreamRun implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamRun.class);
+    private static final long IDLE_SLEEP_MILLIS = 5;
+
+    /** What a stream needs from the connector configuration. */
+    public record Settings(String topicPrefix, String slot, String publication, TableSelector selector, TypeMapper mapper,
+                           long statusIntervalMillis) {
+    }
+
+    private final Settings settings;
+    private final Connection catalog;
+    private final ChangeStream stream;
+    private final ChangeRecords records;
+    private final String database;
+    private final Set<String> selected = new HashSet<>();
+    private long handedOutCommit;
+    private long handedOutEvent;
+    private List<SourceRecord> pending = new ArrayList<>();
+
+    /**
+     * @param catalog     a normal connection to the source database, for catalog lookups; closed with the run
+     * @param replication a replication connection to stream on; closed with the run
+     * @param partition   the source partition of stream records
+     * @param baseOffset  entries every stream offset carries
+     * @param stored      the stored offset of that partition, null when none
+     * @param messages    whether the server can send logical messages (PostgreSQL 14 and later)
+     */
+    public StreamRun(Settings settings, Connection catalog, Connection replication, Map<String, ?> partition, Map<String, Object> baseOffset,
+                     Map<String, Object> stored, boolean messages) throws SQLException {
+        this.settings = settings;
+        this.catalog = catalog;
+        this.database = catalog.getCatalog();
+        refreshSelection();
+        long confirmed = number(stored, ChangeRecords.CONFIRM_LSN);
+        handedOutCommit = number(stored, ChangeRecords.COMMIT_LSN);
+        handedOutEvent = number(stored, ChangeRecords.EVENT);
+        RelationSchemas schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), this::isSelected);
+        this.records = new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
+                handedOutCommit, handedOutEvent);
+        this.stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
+                settings.statusIntervalMillis());
+    }
+
+    private static long number(Map<String, Object> offset, String key) {
+        return offset != null && offset.get(key) instanceof Number n ? n.longValue() : 0L;
+    }
+
+    private boolean isSelected(String schema, String table) {
+        if (selected.contains(schema + "." + table)) {
+            return true;
+        }
+        // A table the selection did not have at start may have been created since.
+        refreshSelection();
+        return selected.contains(schema + "." + table);
+    }
+
+    private void refreshSelection() {
+        try {
+            selected.clear();
+            for (SelectedTable t : settings.selector().select(catalog, database)) {
+                selected.add(t.qualifiedName());
+            }
+        } catch (SQLException e) {
+            throw new ConnectException("Cannot read which tables of " + database + " are selected: " + e.getMessage(), e);
+        } catch (ConnectException e) {
+            // No table matches right now: every change is of an unselected table.
+            LOG.debug("Selection is empty", e);
+        }
+    }
+
+    /** Change records in commit order, at most about {@code maxRecords}; empty when none came within the timeout. */
+    public List<SourceRecord> poll(int maxRecords, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        try {
+            synchronized (this) {
+                while (pending.size() < maxRecords) {
+                    PgOutputMessage message = stream.read();
+                    if (message == null) {
+                        if (!pending.isEmpty() || System.nanoTime() >= deadline) {
+                            break;
+                        }
+                        // Waiting on the monitor lets committed() run meanwhile.
+                        wait(IDLE_SLEEP_MILLIS);
+                        continue;
+                    }
+                    records.accept(message);
+                    pending.addAll(records.drain());
+                }
+                List<SourceRecord> out = pending;
+                pending = new ArrayList<>();
+                if (!out.isEmpty()) {
+                    Map<String, ?> last = out.get(out.size() - 1).sourceOffset();
+                    handedOutCommit = ((Number) last.get(ChangeRecords.COMMIT_LSN)).longValue();
+                    handedOutEvent = ((Number) last.get(ChangeRecords.EVENT)).longValue();
+                }
+                return out;
+            }
+        } catch (SQLException e) {
+            throw new ConnectException("Streaming from slot " + settings.slot() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Tells the run which offset the runtime has committed (stored durably): the slot may be
+     * confirmed up to it; and when every record handed out is durable and none is waiting,
+     * up to the end of the last transaction received, so WAL is released while the selected
+     * tables are idle.
+     */
+    public void committed(Map<String, Object> stored) {
+        long confirm = number(stored, ChangeRecords.CONFIRM_LSN);
+        synchronized (this) {
+            boolean allDurable = number(stored, ChangeRecords.COMMIT_LSN) == handedOutCommit
+                    && number(stored, ChangeRecords.EVENT) == handedOutEvent && pending.isEmpty() && !records.holding();
+            if (allDurable && Long.compareUnsigned(records.lastCompleteEnd(), confirm) > 0) {
+                confirm = records.lastCompleteEnd();
+            }
+        }
+        if (confirm != 0) {
+            stream.confirm(confirm);
+        }
+    }
+
+    @Override
+    public void close() {
+        stream.close();
+        try {
+            catalog.close();
+        } catch (SQLException e) {
+            LOG.debug("Closing the catalog connection", e);
+        }
+    }
+}

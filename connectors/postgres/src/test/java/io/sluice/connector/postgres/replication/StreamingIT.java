@@ -1,0 +1,265 @@
+package io.sluice.connector.postgres.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.sluice.connector.postgres.PostgresSourceTask;
+import io.sluice.connector.postgres.snapshot.SnapshotRun;
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.testing.kafka.SourceTaskContexts;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Snapshot then stream, through the task as Connect drives it, while a workload writes all the
+ * time. Every row carries a version bumped by each update, so a model replaying the events can
+ * tell a missed change (a version skipped) from a change sent twice (a version repeated, an
+ * insert of a present row): it must end equal to the source, across the hand-off and across a
+ * restart from committed offsets.
+ */
+@ExtendWith(PostgresExtension.class)
+class StreamingIT {
+
+    private static final Map<String, String> PARTITION = SnapshotRun.serverPartition("live");
+
+    @Test
+    void snapshotThenStreamHasNoGapAndNoDuplicateAcrossTheHandOffAndARestart(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, version int NOT NULL, note text)",
+                "INSERT INTO accounts SELECT g, 1, repeat('n', 200) FROM generate_series(1, 30000) g",
+                "CREATE SEQUENCE account_ids START 1000000");
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicLong transactions = new AtomicLong();
+        Thread writer = new Thread(() -> write(db, writing, transactions), "workload");
+        writer.start();
+
+        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+        Model model = new Model();
+        PostgresSourceTask task = start(db, stored);
+        try {
+            // Snapshot, then at least 300 streamed changes.
+            while (model.streamed < 300) {
+                model.applyAll(poll(task));
+            }
+            // Commit at a record in the middle of what was received; the rest is lost with the task.
+            List<SourceRecord> received = model.received;
+            SourceRecord durable = received.get(received.size() * 3 / 5);
+            stored.put(PARTITION, new HashMap<>(cast(durable.sourceOffset())));
+            task.commit();
+            task.stop();
+            model.rewindTo(durable);
+
+            task = start(db, stored);
+            while (model.streamed < 900) {
+                model.applyAll(poll(task));
+            }
+            writing.set(false);
+            writer.join();
+            db.execute("INSERT INTO accounts VALUES (-1, 1, 'end')");
+            while (!model.versions.containsKey(-1L)) {
+                model.applyAll(poll(task));
+            }
+            assertThat(model.versions).isEqualTo(source(db));
+            assertThat(transactions.get()).isPositive();
+
+            SourceRecord last = model.received.get(model.received.size() - 1);
+            stored.put(PARTITION, new HashMap<>(cast(last.sourceOffset())));
+            long commitLsn = ((Number) last.sourceOffset().get(ChangeRecords.COMMIT_LSN)).longValue();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            long confirmed = 0;
+            while (Long.compareUnsigned(confirmed, commitLsn) < 0 && System.nanoTime() < deadline) {
+                task.commit();
+                poll(task);
+                confirmed = slotConfirmed(db);
+            }
+            assertThat(Long.compareUnsigned(confirmed, commitLsn)).as("slot confirmed %s, last commit %s", Lsn.format(confirmed),
+                    Lsn.format(commitLsn)).isGreaterThanOrEqualTo(0);
+        } finally {
+            writing.set(false);
+            writer.join();
+            task.stop();
+        }
+    }
+
+    @Test
+    void streamOnlyDecodesEveryKindOfChangeAndLeavesUnchangedToastOut(TestDatabase db) throws Exception {
+        db.execute("CREATE TYPE mood AS ENUM ('calm', 'busy')",
+                "CREATE TABLE docs (id int PRIMARY KEY, body text NOT NULL, tags text[], m mood, price numeric(8,2))",
+                "ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL",
+                "CREATE TABLE audit (at timestamptz, who text)",
+                "ALTER TABLE audit REPLICA IDENTITY FULL");
+        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+        Map<String, String> props = db.sourceConnection();
+        props.put("topic.prefix", "kinds");
+        props.put("snapshot.mode", "never");
+        PostgresSourceTask task = new PostgresSourceTask();
+        task.initialize(SourceTaskContexts.withOffsets(stored));
+        task.start(props);
+        try {
+            String big = "x".repeat(10_000);
+            db.execute("INSERT INTO docs VALUES (1, '" + big + "', '{a,b}', 'calm', 12.5)",
+                    "UPDATE docs SET price = 13.75 WHERE id = 1",
+                    "INSERT INTO audit VALUES ('2024-05-01 10:00+00', 'ann')",
+                    "UPDATE audit SET who = 'bob'",
+                    "DELETE FROM audit",
+                    "DELETE FROM docs WHERE id = 1",
+                    "TRUNCATE docs, audit");
+            List<SourceRecord> records = new ArrayList<>();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (records.size() < 8 && System.nanoTime() < deadline) {
+                records.addAll(poll(task));
+            }
+            assertThat(records).extracting(r -> r.topic() + ":" + ((Struct) r.value()).getString(Envelope.OP)).containsExactly(
+                    "kinds.public.docs:c", "kinds.public.docs:u", "kinds.public.audit:c", "kinds.public.audit:u",
+                    "kinds.public.audit:d", "kinds.public.docs:d", "kinds.public.docs:t", "kinds.public.audit:t");
+            Struct inserted = ((Struct) records.get(0).value()).getStruct(Envelope.AFTER);
+            assertThat(inserted.getString("body")).isEqualTo(big);
+            assertThat(inserted.getArray("tags")).containsExactly("a", "b");
+            assertThat(inserted.get("m")).isEqualTo("calm");
+
+            SourceRecord update = records.get(1);
+            assertThat(update.headers().lastWithName(io.sluice.schemas.envelope.EventHeaders.UNCHANGED_TOAST).value()).isEqualTo("body");
+            assertThat(((Struct) update.value()).getStruct(Envelope.AFTER).getString("body")).as("not data: a placeholder").isEmpty();
+            assertThat(((Struct) update.value()).getStruct(Envelope.BEFORE)).as("default identity sends no old row on update").isNull();
+
+            Struct fullBefore = ((Struct) records.get(3).value()).getStruct(Envelope.BEFORE);
+            assertThat(fullBefore.getString("who")).as("REPLICA IDENTITY FULL sends the old row").isEqualTo("ann");
+            SourceRecord keyOnlyDelete = records.get(5);
+            assertThat(keyOnlyDelete.headers().lastWithName(io.sluice.schemas.envelope.EventHeaders.KEY_ONLY_BEFORE)).isNotNull();
+            assertThat(((Struct) keyOnlyDelete.key()).getInt32("id")).isEqualTo(1);
+            assertThat(records).allSatisfy(r -> assertThat(r.sourceOffset()).containsKeys(ChangeRecords.COMMIT_LSN, ChangeRecords.EVENT));
+        } finally {
+            task.stop();
+        }
+    }
+
+    private static PostgresSourceTask start(TestDatabase db, Map<Map<String, String>, Map<String, Object>> stored) {
+        Map<String, String> props = db.sourceConnection();
+        props.put("topic.prefix", "live");
+        props.put("snapshot.mode", "initial");
+        props.put("snapshot.schema", "none");
+        props.put("snapshot.batch.bytes", "65536");
+        props.put("snapshot.max.threads", "2");
+        props.put("status.update.interval.ms", "200");
+        PostgresSourceTask task = new PostgresSourceTask();
+        task.initialize(SourceTaskContexts.withOffsets(stored));
+        task.start(props);
+        return task;
+    }
+
+    private static List<SourceRecord> poll(PostgresSourceTask task) throws InterruptedException {
+        List<SourceRecord> batch = task.poll();
+        return batch == null ? List.of() : batch;
+    }
+
+    /** Transactions of an update, an insert and a delete, until told to stop. */
+    private static void write(TestDatabase db, AtomicBoolean writing, AtomicLong transactions) {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            while (writing.get()) {
+                ThreadLocalRandom r = ThreadLocalRandom.current();
+                s.execute("UPDATE accounts SET version = version + 1 WHERE id = " + r.nextLong(1, 30000));
+                s.execute("INSERT INTO accounts VALUES (nextval('account_ids'), 1, 'new')");
+                s.execute("DELETE FROM accounts WHERE id = " + r.nextLong(1, 30000));
+                c.commit();
+                transactions.incrementAndGet();
+                Thread.sleep(2);
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Map<Long, Integer> source(TestDatabase db) throws Exception {
+        Map<Long, Integer> rows = new HashMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, version FROM accounts")) {
+            while (rs.next()) {
+                rows.put(rs.getLong(1), rs.getInt(2));
+            }
+        }
+        return rows;
+    }
+
+    private static long slotConfirmed(TestDatabase db) throws Exception {
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'sluice_live'")) {
+            return rs.next() ? Lsn.parse(rs.getString(1)) : 0;
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> cast(Map<String, ?> offset) {
+        return (Map<String, Object>) offset;
+    }
+
+    /** Replays events onto id → version, failing on any event that does not follow from the state before it. */
+    private static final class Model {
+        final Map<Long, Integer> versions = new HashMap<>();
+        final List<SourceRecord> received = new ArrayList<>();
+        Map<Long, Integer> afterSnapshot;
+        int streamed;
+
+        void applyAll(List<SourceRecord> records) {
+            for (SourceRecord r : records) {
+                if (!(r.value() instanceof Struct value) || !Envelope.isEnvelope(r.valueSchema())) {
+                    continue;
+                }
+                if (!value.getString(Envelope.OP).equals("r")) {
+                    if (afterSnapshot == null) {
+                        afterSnapshot = new HashMap<>(versions);
+                    }
+                    received.add(r);
+                    streamed++;
+                }
+                apply(value);
+            }
+        }
+
+        private void apply(Struct value) {
+            String op = value.getString(Envelope.OP);
+            Struct after = value.getStruct(Envelope.AFTER);
+            Struct old = value.getStruct(Envelope.BEFORE);
+            switch (op) {
+                case "r" -> assertThat(versions.put(after.getInt64("id"), after.getInt32("version"))).as("snapshot row twice").isNull();
+                case "c" -> {
+                    assertThat(versions.containsKey(after.getInt64("id"))).as("insert of present row %s", after).isFalse();
+                    versions.put(after.getInt64("id"), after.getInt32("version"));
+                }
+                case "u" -> {
+                    Integer was = versions.get(after.getInt64("id"));
+                    assertThat(was).as("update of absent row %s", after).isNotNull();
+                    assertThat(after.getInt32("version")).as("version after update of %s", after).isEqualTo(was + 1);
+                    versions.put(after.getInt64("id"), was + 1);
+                }
+                case "d" -> assertThat(versions.remove(old.getInt64("id"))).as("delete of absent row %s", old).isNotNull();
+                default -> throw new AssertionError("unexpected op " + op);
+            }
+        }
+
+        /** Forgets every streamed event after {@code durable}, as a restarted pipeline would never have seen them. */
+        void rewindTo(SourceRecord durable) {
+            int index = received.indexOf(durable);
+            List<SourceRecord> kept = new ArrayList<>(received.subList(0, index + 1));
+            received.clear();
+            received.addAll(kept);
+            versions.clear();
+            versions.putAll(afterSnapshot);
+            kept.forEach(r -> apply((Struct) r.value()));
+            streamed = received.size();
+        }
+    }
+}
