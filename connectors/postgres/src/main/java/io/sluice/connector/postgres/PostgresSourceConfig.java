@@ -119,7 +119,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "many rows per record, without decoding them: much less work, but only a PostgreSQL sink can "
                             + "read them and no transform can change them. The sluice command turns it on when the target is "
                             + "PostgreSQL and no transform is configured.", SNAPSHOT, 7, Width.SHORT, "Raw tuples")
-            .define(SLOT_NAME, Type.STRING, "", Importance.MEDIUM,
+            .define(SLOT_NAME, Type.STRING, "", new SlotNameValidator(), Importance.MEDIUM,
                     "The logical replication slot (pgoutput plugin) changes are streamed from: lower-case letters, digits and "
                             + "underscores. Empty: sluice_ and the topic prefix. The slot keeps WAL until Sluice confirms it, so "
                             + "drop it (sluice teardown) when the pipeline is retired.", STREAMING, 1, Width.MEDIUM, "Slot")
@@ -259,6 +259,22 @@ public final class PostgresSourceConfig extends AbstractConfig {
     }
 
     /** A prefix that yields legal Kafka topic names. */
+
+    /** Empty (derive from the topic prefix) or a name PostgreSQL accepts for a replication slot. */
+    static final class SlotNameValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            String s = (String) value;
+            if (s != null && !s.isEmpty() && !ReplicationSlot.validName(s)) {
+                throw new ConfigException(name, value, "A slot name has 1 to 63 lower-case letters, digits and underscores");
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "empty, or [a-z0-9_]{1,63}";
+        }
+    }
     private static final class TopicPrefixValidator implements ConfigDef.Validator {
         @Override
         public void ensureValid(String name, Object value) {

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.postgres.PgConnect;
@@ -70,6 +71,11 @@ public class PostgresSourceConnector extends SourceConnector {
         PostgresSourceConfig config = new PostgresSourceConfig(connectorConfigs);
         PgEndpoint endpoint = endpoint(config);
         try (Connection c = PgConnect.open(endpoint, "sluice validate")) {
+            if (config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
+                // Streaming prerequisites are reported on the key that asks for streaming.
+                StreamingPrerequisites.problems(c, endpoint)
+                        .forEach(problem -> valueOf(result, PostgresSourceConfig.SNAPSHOT_MODE).addErrorMessage(problem));
+            }
             new TableSelector(config.includes(), config.excludes()).select(c, config.database());
         } catch (ConnectException e) {
             boolean aboutTables = e.getMessage().startsWith("No table") || e.getMessage().contains(" lacks SELECT on ");

@@ -116,6 +116,31 @@ class PostgresSourceConnectorIT {
     }
 
     @Test
+    void streamingWithoutTheReplicationAttributeSaysWhichGrantFixesIt(TestDatabase db) throws Exception {
+        db.execute("CREATE ROLE reader_no_replication LOGIN PASSWORD 'pw'", "GRANT SELECT ON items TO reader_no_replication");
+        try {
+            Map<String, String> props = config(db);
+            props.put("database.user", "reader_no_replication");
+            props.put("database.password", "pw");
+            props.put("snapshot.mode", "initial");
+            assertThat(errors(new PostgresSourceConnector().validate(props)).get("snapshot.mode")).singleElement().asString()
+                    .contains("reader_no_replication may not stream changes").contains("ALTER ROLE reader_no_replication REPLICATION");
+            props.put("snapshot.mode", "initial_only");
+            assertThat(errors(new PostgresSourceConnector().validate(props))).isEmpty();
+        } finally {
+            db.execute("REVOKE ALL ON items FROM reader_no_replication", "DROP ROLE reader_no_replication");
+        }
+    }
+
+    @Test
+    void aSlotNamePostgresWouldRefuseIsReported(TestDatabase db) {
+        Map<String, String> props = config(db);
+        props.put("slot.name", "Has-Capitals");
+        assertThat(errors(new PostgresSourceConnector().validate(props)).get("slot.name")).singleElement().asString()
+                .contains("lower-case letters, digits and underscores");
+    }
+
+    @Test
     void taskSnapshotsThroughTheConnectApiAndThenIdles(TestDatabase db) throws Exception {
         PostgresSourceConnector connector = new PostgresSourceConnector();
         connector.start(config(db));
