@@ -123,6 +123,11 @@ public final class ChangeRecords {
         return out;
     }
 
+    /** Whether a transaction is open: some of its messages are still to come. */
+    public boolean inTransaction() {
+        return transaction != null;
+    }
+
     /** Whether a record is held back, waiting to learn whether it ends its transaction. */
     public boolean holding() {
         return held != null;

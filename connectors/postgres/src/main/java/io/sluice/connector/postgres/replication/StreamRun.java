@@ -137,13 +137,20 @@ public final class StreamRun implements AutoCloseable {
         synchronized (this) {
             boolean allDurable = number(stored, ChangeRecords.COMMIT_LSN) == handedOutCommit
                     && number(stored, ChangeRecords.EVENT) == handedOutEvent && pending.isEmpty() && !records.holding();
-            if (allDurable && Long.compareUnsigned(records.lastCompleteEnd(), confirm) > 0) {
-                confirm = records.lastCompleteEnd();
+            if (allDurable && !records.inTransaction()) {
+                // Between transactions the server has sent everything committed before its last
+                // keepalive's position, so that position can be released too: this is what keeps
+                // WAL from piling up while the selected tables are idle and others are busy.
+                confirm = max(confirm, max(records.lastCompleteEnd(), stream.lastReceived()));
             }
         }
         if (confirm != 0) {
             stream.confirm(confirm);
         }
+    }
+
+    private static long max(long a, long b) {
+        return Long.compareUnsigned(a, b) >= 0 ? a : b;
     }
 
     @Override

@@ -147,6 +147,40 @@ class StreamingIT {
         }
     }
 
+    @Test
+    void theSlotMovesOnWhileTheSelectedTablesAreIdleAndOthersAreBusy(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE quiet (id int PRIMARY KEY)", "CREATE TABLE noisy (id int, filler text)");
+        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+        Map<String, String> props = db.sourceConnection();
+        props.put("topic.prefix", "idle");
+        props.put("snapshot.mode", "never");
+        props.put("table.include.list", "public.quiet");
+        props.put("status.update.interval.ms", "200");
+        PostgresSourceTask task = new PostgresSourceTask();
+        task.initialize(SourceTaskContexts.withOffsets(stored));
+        task.start(props);
+        try {
+            long start = slotConfirmed(db, "sluice_idle");
+            db.execute("INSERT INTO noisy SELECT g, repeat('w', 500) FROM generate_series(1, 20000) g");
+            long written;
+            try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+                rs.next();
+                written = Lsn.parse(rs.getString(1));
+            }
+            long confirmed = start;
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (Long.compareUnsigned(confirmed, written) < 0 && System.nanoTime() < deadline) {
+                assertThat(poll(task)).as("no change of a selected table").isEmpty();
+                task.commit();
+                confirmed = slotConfirmed(db, "sluice_idle");
+            }
+            assertThat(Long.compareUnsigned(confirmed, written)).as("slot confirmed %s, WAL written up to %s (started at %s)",
+                    Lsn.format(confirmed), Lsn.format(written), Lsn.format(start)).isGreaterThanOrEqualTo(0);
+        } finally {
+            task.stop();
+        }
+    }
+
     private static PostgresSourceTask start(TestDatabase db, Map<Map<String, String>, Map<String, Object>> stored) {
         Map<String, String> props = db.sourceConnection();
         props.put("topic.prefix", "live");
@@ -195,8 +229,12 @@ class StreamingIT {
     }
 
     private static long slotConfirmed(TestDatabase db) throws Exception {
+        return slotConfirmed(db, "sluice_live");
+    }
+
+    private static long slotConfirmed(TestDatabase db, String slot) throws Exception {
         try (Connection c = db.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'sluice_live'")) {
+             ResultSet rs = s.executeQuery("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
             return rs.next() ? Lsn.parse(rs.getString(1)) : 0;
         }
     }
