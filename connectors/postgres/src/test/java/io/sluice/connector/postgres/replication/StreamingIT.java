@@ -102,13 +102,7 @@ class StreamingIT {
                 "ALTER TABLE docs ALTER COLUMN body SET STORAGE EXTERNAL",
                 "CREATE TABLE audit (at timestamptz, who text)",
                 "ALTER TABLE audit REPLICA IDENTITY FULL");
-        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-        Map<String, String> props = db.sourceConnection();
-        props.put("topic.prefix", "kinds");
-        props.put("snapshot.mode", "never");
-        PostgresSourceTask task = new PostgresSourceTask();
-        task.initialize(SourceTaskContexts.withOffsets(stored));
-        task.start(props);
+        PostgresSourceTask task = start(db, new ConcurrentHashMap<>(), "topic.prefix", "kinds", "snapshot.mode", "never");
         try {
             String big = "x".repeat(10_000);
             db.execute("INSERT INTO docs VALUES (1, '" + big + "', '{a,b}', 'calm', 12.5)",
@@ -150,15 +144,8 @@ class StreamingIT {
     @Test
     void theSlotMovesOnWhileTheSelectedTablesAreIdleAndOthersAreBusy(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE quiet (id int PRIMARY KEY)", "CREATE TABLE noisy (id int, filler text)");
-        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-        Map<String, String> props = db.sourceConnection();
-        props.put("topic.prefix", "idle");
-        props.put("snapshot.mode", "never");
-        props.put("table.include.list", "public.quiet");
-        props.put("status.update.interval.ms", "200");
-        PostgresSourceTask task = new PostgresSourceTask();
-        task.initialize(SourceTaskContexts.withOffsets(stored));
-        task.start(props);
+        PostgresSourceTask task = start(db, new ConcurrentHashMap<>(), "topic.prefix", "idle", "snapshot.mode", "never",
+                "table.include.list", "public.quiet");
         try {
             long start = slotConfirmed(db, "sluice_idle");
             db.execute("INSERT INTO noisy SELECT g, repeat('w', 500) FROM generate_series(1, 20000) g");
@@ -182,13 +169,17 @@ class StreamingIT {
     }
 
     private static PostgresSourceTask start(TestDatabase db, Map<Map<String, String>, Map<String, Object>> stored) {
+        return start(db, stored, "topic.prefix", "live", "snapshot.mode", "initial", "snapshot.schema", "none",
+                "snapshot.batch.bytes", "65536", "snapshot.max.threads", "2");
+    }
+
+    /** A task on the database with the given settings (key, value, ...) and stored offsets read live from {@code stored}. */
+    private static PostgresSourceTask start(TestDatabase db, Map<Map<String, String>, Map<String, Object>> stored, String... settings) {
         Map<String, String> props = db.sourceConnection();
-        props.put("topic.prefix", "live");
-        props.put("snapshot.mode", "initial");
-        props.put("snapshot.schema", "none");
-        props.put("snapshot.batch.bytes", "65536");
-        props.put("snapshot.max.threads", "2");
         props.put("status.update.interval.ms", "200");
+        for (int i = 0; i < settings.length; i += 2) {
+            props.put(settings[i], settings[i + 1]);
+        }
         PostgresSourceTask task = new PostgresSourceTask();
         task.initialize(SourceTaskContexts.withOffsets(stored));
         task.start(props);
