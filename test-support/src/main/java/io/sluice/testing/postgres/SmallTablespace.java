@@ -4,9 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -64,7 +62,7 @@ public final class SmallTablespace implements AutoCloseable {
                 "tmpfs", mount.toString()));
         SmallTablespace tablespace = new SmallTablespace(server, mount, name);
         try {
-            tablespace.admin("CREATE TABLESPACE " + name + " LOCATION '" + mount + "'");
+            TestDatabases.admin(server, "CREATE TABLESPACE " + name + " LOCATION '" + mount + "'");
         } catch (SQLException | RuntimeException e) {
             tablespace.unmount();
             throw e;
@@ -90,7 +88,7 @@ public final class SmallTablespace implements AutoCloseable {
     @Override
     public void close() throws SQLException {
         try {
-            admin("DROP TABLESPACE IF EXISTS " + name);
+            TestDatabases.admin(server, "DROP TABLESPACE IF EXISTS " + name);
         } finally {
             unmount();
         }
@@ -102,12 +100,6 @@ public final class SmallTablespace implements AutoCloseable {
             Files.deleteIfExists(mount);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    private void admin(String sql) throws SQLException {
-        try (Connection c = server.connect(server.adminDatabase()); Statement s = c.createStatement()) {
-            s.execute(sql);
         }
     }
 }

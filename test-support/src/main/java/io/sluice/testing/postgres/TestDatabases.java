@@ -62,7 +62,8 @@ public final class TestDatabases {
         return "t_" + base + "_" + Integer.toString(ThreadLocalRandom.current().nextInt(1 << 30), 36);
     }
 
-    private static void admin(PostgresServer server, String... statements) throws SQLException {
+    /** Runs statements on the server's administration database. */
+    static void admin(PostgresServer server, String... statements) throws SQLException {
         try (Connection c = server.connect(server.adminDatabase()); Statement s = c.createStatement()) {
             for (String sql : statements) {
                 s.execute(sql);

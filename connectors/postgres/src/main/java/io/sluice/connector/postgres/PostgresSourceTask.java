@@ -1,9 +1,7 @@
 package io.sluice.connector.postgres;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -66,21 +64,21 @@ public class PostgresSourceTask extends SourceTask {
         snapshot = new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
                 partition -> context.offsetStorageReader().offset(partition));
         try {
-            if (mode != SnapshotMode.INITIAL_ONLY) {
-                prepareStreaming();
-            }
+            Optional<ReplicationSlot.State> slot = mode == SnapshotMode.INITIAL_ONLY ? Optional.empty() : prepareStreaming();
             if (mode == SnapshotMode.NEVER || snapshot.alreadyCompleted()) {
                 if (mode == SnapshotMode.INITIAL_ONLY) {
                     LOG.info("The snapshot of {} finished in an earlier run; nothing to read (reset the offsets to copy again)", endpoint);
                 } else {
-                    ensureSlot();
+                    if (slot.isEmpty()) {
+                        createSlot();
+                    }
                     startStream();
                 }
                 return;
             }
             String exported = null;
             if (mode == SnapshotMode.INITIAL) {
-                exported = createSlotWithSnapshot();
+                exported = createSlotWithSnapshot(slot);
             }
             snapshotting = true;
             snapshot.start(exported);
@@ -100,8 +98,11 @@ public class PostgresSourceTask extends SourceTask {
         return new TypeMapper(config.mappingOptions());
     }
 
-    /** Checks the server can stream to this user and makes sure the publication covers the selected tables. */
-    private void prepareStreaming() throws SQLException {
+    /**
+     * Checks the server can stream to this user, makes sure the publication covers the selected
+     * tables, and returns the slot when it exists.
+     */
+    private Optional<ReplicationSlot.State> prepareStreaming() throws SQLException {
         try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
             StreamingPrerequisites.check(c, endpoint);
             String done = Publication.ensure(c, config.publicationName(), config.publicationMode(),
@@ -109,6 +110,13 @@ public class PostgresSourceTask extends SourceTask {
             if (!done.isEmpty()) {
                 LOG.info("{} on {}", done, endpoint.display());
             }
+            Optional<ReplicationSlot.State> slot = ReplicationSlot.find(c, config.slotName());
+            if (slot.isPresent() && (!"pgoutput".equals(slot.get().plugin()) || !c.getCatalog().equals(slot.get().database()))) {
+                throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display() + " belongs to database "
+                        + slot.get().database() + " with plugin " + slot.get().plugin() + ", not to " + c.getCatalog()
+                        + " with pgoutput: choose another slot.name, or drop that slot if nothing uses it");
+            }
+            return slot;
         }
     }
 
@@ -118,8 +126,7 @@ public class PostgresSourceTask extends SourceTask {
      * its own, and the stream replays the changes made since the slot's position, which land
      * as upserts on keyed tables.
      */
-    private String createSlotWithSnapshot() throws SQLException {
-        Optional<ReplicationSlot.State> existing = findSlot();
+    private String createSlotWithSnapshot(Optional<ReplicationSlot.State> existing) throws SQLException {
         if (existing.isPresent()) {
             LOG.warn("Replication slot {} exists already (from an interrupted run): the snapshot reads a snapshot of its own and "
                     + "changes since {} are streamed again after it", config.slotName(), Lsn.format(existing.get().confirmedFlush()));
@@ -132,24 +139,10 @@ public class PostgresSourceTask extends SourceTask {
         return created.snapshotName();
     }
 
-    private Optional<ReplicationSlot.State> findSlot() throws SQLException {
-        try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
-            Optional<ReplicationSlot.State> slot = ReplicationSlot.find(c, config.slotName());
-            if (slot.isPresent() && (!"pgoutput".equals(slot.get().plugin()) || !c.getCatalog().equals(slot.get().database()))) {
-                throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display() + " belongs to database "
-                        + slot.get().database() + " with plugin " + slot.get().plugin() + ", not to " + c.getCatalog()
-                        + " with pgoutput: choose another slot.name, or drop that slot if nothing uses it");
-            }
-            return slot;
-        }
-    }
-
-    private void ensureSlot() throws SQLException {
-        if (findSlot().isEmpty()) {
-            try (Connection replication = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix())) {
-                ReplicationSlot.Created created = ReplicationSlot.create(replication, config.slotName());
-                LOG.info("Created replication slot {} at {}", created.name(), Lsn.format(created.consistentPoint()));
-            }
+    private void createSlot() throws SQLException {
+        try (Connection replication = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix())) {
+            ReplicationSlot.Created created = ReplicationSlot.create(replication, config.slotName());
+            LOG.info("Created replication slot {} at {}", created.name(), Lsn.format(created.consistentPoint()));
         }
     }
 
@@ -157,19 +150,19 @@ public class PostgresSourceTask extends SourceTask {
         closeSlotCreator();
         Map<String, String> partition = SnapshotRun.serverPartition(config.topicPrefix());
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
-        Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
-        boolean messages;
-        try (Statement s = catalog.createStatement(); ResultSet rs = s.executeQuery("SHOW server_version_num")) {
-            rs.next();
-            messages = Integer.parseInt(rs.getString(1)) >= 140000;
-        }
         StreamRun.Settings settings = new StreamRun.Settings(config.topicPrefix(), config.slotName(), config.publicationName(), selector(),
                 mapper(), config.statusIntervalMillis());
+        Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
+        Connection replication = null;
         try {
-            stream = new StreamRun(settings, catalog, PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix()),
-                    partition, Map.of(SnapshotRun.STREAMING, true), stored, messages);
+            boolean messages = catalog.getMetaData().getDatabaseMajorVersion() >= 14;
+            replication = PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix());
+            stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages);
         } catch (SQLException | RuntimeException e) {
             catalog.close();
+            if (replication != null) {
+                replication.close();
+            }
             if (e instanceof SQLException sql && "55006".equals(sql.getSQLState())) {
                 throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display()
                         + " is in use by another process (" + sql.getMessage() + "): is another Sluice running this pipeline?", e);

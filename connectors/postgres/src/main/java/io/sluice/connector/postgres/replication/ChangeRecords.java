@@ -243,6 +243,14 @@ public final class ChangeRecords {
         return row;
     }
 
+    /** Connect's logical types whose values are {@code java.util.Date}s. */
+    private static final java.util.Set<String> DATE_VALUED = java.util.Set.of(org.apache.kafka.connect.data.Date.LOGICAL_NAME,
+            org.apache.kafka.connect.data.Time.LOGICAL_NAME, org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME);
+
+    private static boolean dateValued(Schema schema) {
+        return schema.name() != null && DATE_VALUED.contains(schema.name());
+    }
+
     /** An empty value for a required field whose value the event does not carry. */
     static Object placeholder(Schema schema) {
         if (Decimal.LOGICAL_NAME.equals(schema.name())) {
@@ -256,11 +264,8 @@ public final class ChangeRecords {
             case BOOLEAN -> false;
             case INT8 -> (byte) 0;
             case INT16 -> (short) 0;
-            case INT32 -> schema.name() != null && schema.name().equals(org.apache.kafka.connect.data.Date.LOGICAL_NAME)
-                    ? new java.util.Date(0) : schema.name() != null && schema.name().equals(org.apache.kafka.connect.data.Time.LOGICAL_NAME)
-                    ? new java.util.Date(0) : 0;
-            case INT64 -> schema.name() != null && schema.name().equals(org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME)
-                    ? new java.util.Date(0) : 0L;
+            case INT32 -> dateValued(schema) ? new java.util.Date(0) : 0;
+            case INT64 -> dateValued(schema) ? new java.util.Date(0) : 0L;
             case FLOAT32 -> 0f;
             case FLOAT64 -> 0d;
             case STRUCT -> {

@@ -73,10 +73,6 @@ public final class ChangeStream implements AutoCloseable {
         confirmed.accumulateAndGet(lsn, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
     }
 
-    public long confirmed() {
-        return confirmed.get();
-    }
-
     private void reportConfirmed() throws SQLException {
         long now = confirmed.get();
         if (now != reported) {

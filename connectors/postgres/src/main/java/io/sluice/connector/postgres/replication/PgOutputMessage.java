@@ -75,10 +75,6 @@ public sealed interface PgOutputMessage {
     /** A message from {@code pg_logical_emit_message}; transactional ones arrive inside their transaction. */
     record LogicalMessage(boolean transactional, long lsn, String prefix, byte[] content) implements PgOutputMessage {
 
-        public String text() {
-            return new String(content, StandardCharsets.UTF_8);
-        }
-
         @Override
         public boolean equals(Object o) {
             return o instanceof LogicalMessage m && m.transactional == transactional && m.lsn == lsn && m.prefix.equals(prefix)
@@ -135,15 +131,6 @@ public sealed interface PgOutputMessage {
         public String text(int column) {
             byte[] v = values[column];
             return v == null ? null : new String(v, StandardCharsets.UTF_8);
-        }
-
-        /** Bytes this image holds, for byte-bounded queues. */
-        public long byteSize() {
-            long n = 16L + kinds.length * 9L;
-            for (byte[] v : values) {
-                n += v == null ? 0 : v.length;
-            }
-            return n;
         }
 
         @Override

@@ -104,17 +104,6 @@ public final class Publication {
         return oids;
     }
 
-    /** Drops the publication if it exists. */
-    public static boolean drop(Connection sql, String name) throws SQLException {
-        boolean exists = allTables(sql, name) != null;
-        if (exists) {
-            try (Statement s = sql.createStatement()) {
-                s.execute("DROP PUBLICATION " + Identifiers.quote(name));
-            }
-        }
-        return exists;
-    }
-
     private static String list(List<SelectedTable> tables) {
         return String.join(", ", tables.stream().map(t -> Identifiers.quote(t.schema(), t.name())).toList());
     }

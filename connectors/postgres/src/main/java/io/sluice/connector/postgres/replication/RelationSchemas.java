@@ -77,24 +77,21 @@ final class RelationSchemas {
                     messageKey.add(c.name());
                 }
             }
-            List<String> key = keyColumns(types, schema, relation, messageKey, columns);
+            List<String> key = keyColumns(types, schema, relation.name(), messageKey, columns);
             return new StreamTable(relation, true, TableSchema.of(topicPrefix, schema, relation.name(), columns, key), columns);
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot read the catalog entry of " + table + " for its change events: " + e.getMessage(), e);
         }
     }
 
-    private static List<String> keyColumns(TypeCatalog types, String schema, PgOutputMessage.Relation relation, List<String> messageKey,
+    private static List<String> keyColumns(TypeCatalog types, String schema, String table, List<String> messageKey,
                                            List<ColumnMapping> columns) {
         List<String> key;
         try {
-            key = types.keyColumns(schema, relation.name());
+            key = types.keyColumns(schema, table);
         } catch (RuntimeException e) {
             // The table is gone from the catalog (dropped after this change): its replica identity is all we know.
             key = messageKey;
-        }
-        if (relation.replicaIdentity() == 'f' && key.isEmpty()) {
-            return List.of();
         }
         List<String> names = columns.stream().map(ColumnMapping::name).toList();
         return names.containsAll(key) ? key : List.of();

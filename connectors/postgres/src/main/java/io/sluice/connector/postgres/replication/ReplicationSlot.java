@@ -72,15 +72,4 @@ public final class ReplicationSlot {
             }
         }
     }
-
-    /** Drops the slot if it exists; true when it did. */
-    public static boolean drop(Connection sql, String name) throws SQLException {
-        try (PreparedStatement s = sql.prepareStatement("SELECT pg_catalog.pg_drop_replication_slot(slot_name) "
-                + "FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
-            s.setString(1, name);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next();
-            }
-        }
-    }
 }
