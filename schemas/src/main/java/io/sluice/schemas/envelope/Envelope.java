@@ -31,6 +31,18 @@ public final class Envelope {
     private Envelope() {
     }
 
+    /**
+     * A transaction block as Debezium writes it: the id is {@code txId:commitLsn}, and
+     * {@code totalOrder} the event's place in its transaction (from 1), which with the commit
+     * position orders every change of a stream.
+     */
+    public static Struct transaction(long txId, long commitLsn, long totalOrder, long dataCollectionOrder) {
+        return new Struct(TRANSACTION_SCHEMA)
+                .put("id", txId + ":" + commitLsn)
+                .put("total_order", totalOrder)
+                .put("data_collection_order", dataCollectionOrder);
+    }
+
     /** The envelope schema for a table whose row schema is {@code valueSchema} (which must be optional). */
     public static Schema schema(String topic, Schema valueSchema) {
         if (!valueSchema.isOptional()) {

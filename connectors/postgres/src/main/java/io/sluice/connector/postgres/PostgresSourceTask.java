@@ -70,6 +70,9 @@ public class PostgresSourceTask extends SourceTask {
                     LOG.info("The snapshot of {} finished in an earlier run; nothing to read (reset the offsets to copy again)", endpoint);
                 } else {
                     if (slot.isEmpty()) {
+                        if (mode == SnapshotMode.INITIAL) {
+                            throw missingSlot();
+                        }
                         createSlot();
                     }
                     startStream();
@@ -88,6 +91,22 @@ public class PostgresSourceTask extends SourceTask {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while starting the snapshot", e);
         }
+    }
+
+    /**
+     * The snapshot is done but the slot whose changes follow it is gone: streaming from a new slot
+     * would miss whatever changed in between, so the pipeline stops and says how to recover.
+     */
+    private ConnectException missingSlot() {
+        Map<String, Object> stored = context.offsetStorageReader().offset(SnapshotRun.serverPartition(config.topicPrefix()));
+        boolean streamed = stored != null && stored.containsKey(SnapshotRun.STREAMING);
+        return new ConnectException((streamed
+                ? "Replication slot " + config.slotName() + " on " + endpoint.display() + " is gone (dropped by someone, or invalidated "
+                        + "when it fell behind max_slot_wal_keep_size), so the changes since the last one applied are lost to Sluice."
+                : "The snapshot of this pipeline finished without a replication slot (snapshot.mode=initial_only, as `sluice snapshot` "
+                        + "takes it), so the changes made since are unknown to Sluice.")
+                + " Take the snapshot again with streaming (`sluice run --fresh`, or reset this connector's offsets), or set "
+                + "snapshot.mode=never to stream only from now on, accepting the gap.");
     }
 
     private TableSelector selector() {

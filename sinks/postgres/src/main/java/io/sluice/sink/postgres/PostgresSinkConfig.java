@@ -29,10 +29,13 @@ public final class PostgresSinkConfig extends AbstractConfig {
     public static final String TABLE_EXISTS = "table.exists";
     public static final String MAINTENANCE_WORK_MEM = "post.data.maintenance.work.mem";
     public static final String VACUUM = "post.data.vacuum";
+    public static final String APPLY_INTERVAL = "apply.max.delay.ms";
+    public static final String POSITION_TABLE = "position.table";
 
     private static final String CONNECTION = "Connection";
     private static final String LOAD = "Load";
     private static final String SCHEMA = "Schema";
+    private static final String CHANGES = "Changes";
 
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
             .define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
@@ -80,7 +83,22 @@ public final class PostgresSinkConfig extends AbstractConfig {
                     "VACUUM each loaded table once its rows are in, before its indexes are built, and ANALYZE it after: "
                             + "hint bits and the visibility map are set once, foreign keys are validated with index-only scans and "
                             + "good plans, the target plans queries well from the start, and autovacuum has nothing left to do.",
-                    SCHEMA, 4, Width.SHORT, "Vacuum and analyze tables");
+                    SCHEMA, 4, Width.SHORT, "Vacuum and analyze tables")
+            .define(APPLY_INTERVAL, Type.LONG, 100L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
+                    "Longest a streamed change waits before it is applied. Changes are applied together, many source "
+                            + "transactions in one target transaction, when this much time has passed since the oldest pending "
+                            + "one or when batch.max.bytes of them are pending, whichever comes first. Lower for less latency, "
+                            + "higher for fewer, larger transactions.", CHANGES, 1, Width.SHORT, "Apply delay")
+            .define(POSITION_TABLE, Type.STRING, "sluice.applied_position", ConfigDef.LambdaValidator.with((name, value) -> {
+                        String table = (String) value;
+                        int dot = table == null ? -1 : table.indexOf('.');
+                        if (dot <= 0 || dot == table.length() - 1) {
+                            throw new ConfigException(name, value, "name the table as schema.table");
+                        }
+                    }, () -> "schema.table"), Importance.LOW,
+                    "Table on the target (schema.table, created if missing) that holds the last applied position of each "
+                            + "source, written in the same transaction as the changes, so that after a restart nothing is applied twice.",
+                    CHANGES, 2, Width.MEDIUM, "Position table");
 
     public PostgresSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -128,6 +146,14 @@ public final class PostgresSinkConfig extends AbstractConfig {
 
     public String maintenanceWorkMem() {
         return getString(MAINTENANCE_WORK_MEM);
+    }
+
+    public long applyMaxDelayMillis() {
+        return getLong(APPLY_INTERVAL);
+    }
+
+    public String positionTable() {
+        return getString(POSITION_TABLE);
     }
 
     static PgEndpoint parse(String url) {

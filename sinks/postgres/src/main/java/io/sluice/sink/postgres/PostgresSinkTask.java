@@ -20,8 +20,14 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.postgres.apply.AppliedPositions;
+import io.sluice.sink.postgres.apply.ChangeApplier;
+import io.sluice.sink.postgres.apply.ChangeTable;
+import io.sluice.sink.postgres.apply.SourcePosition;
+import io.sluice.sink.postgres.connections.ReplicaRole;
 import io.sluice.sink.postgres.copy.Batches;
 import io.sluice.sink.postgres.copy.CopyLoader;
+import io.sluice.sink.postgres.copy.RowEncoder;
 import io.sluice.sink.postgres.copy.TableBatch;
 import io.sluice.sink.postgres.schema.ExistingTables;
 import io.sluice.sink.postgres.schema.SchemaApplier;
@@ -68,6 +74,13 @@ public class PostgresSinkTask extends SinkTask {
     private final Map<String, Map<TopicPartition, Long>> holds = new ConcurrentHashMap<>();
     /** Temporary unique indexes that let a resumed snapshot upsert before the target has its keys. */
     private final Map<String, String> resumeIndexes = new LinkedHashMap<>();
+    /** Streamed changes waiting to be applied. */
+    private ChangeApplier changes;
+    /** Whether streamed changes have begun: the snapshot's rows are all in. */
+    private boolean streaming;
+    /** The transaction of the last change taken, to apply batches at transaction boundaries. */
+    private Object lastTransaction;
+    private long skipped;
 
     @Override
     public String version() {
@@ -80,6 +93,8 @@ public class PostgresSinkTask extends SinkTask {
         tables = new TargetTables(config.endpoint(), config.tableNameFormat());
         loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole());
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
+        changes = new ChangeApplier(config.endpoint(), new AppliedPositions(config.positionTable()),
+                new ReplicaRole(config.endpoint(), config.replicaRole()));
         try {
             reporter = context == null ? null : context.errantRecordReporter();
         } catch (NoSuchMethodError | NoClassDefFoundError e) {
@@ -100,6 +115,9 @@ public class PostgresSinkTask extends SinkTask {
                     }
                     reporter.report(record, e);
                 }
+            }
+            if (changes.pendingMillis() >= config.applyMaxDelayMillis()) {
+                changes.apply();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -130,13 +148,9 @@ public class PostgresSinkTask extends SinkTask {
         }
         String op = value.getString(Envelope.OP);
         Struct source = value.getStruct(Envelope.SOURCE);
-        if (op.equals("t")) {
-            truncate(tables.targetOf(record.topic(), source.getString("schema"), source.getString("table")));
+        if (!op.equals("r")) {
+            applyChange(record, value, op, source);
             return;
-        }
-        if (!op.equals("r") && !op.equals("c")) {
-            throw new DataException("Change event with op=" + op + " on " + record.topic() + ": this sink version loads "
-                    + "snapshots and inserts only; updates, deletes and truncates come with change streaming");
         }
         Struct after = value.getStruct(Envelope.AFTER);
         String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
@@ -151,6 +165,82 @@ public class PostgresSinkTask extends SinkTask {
         if (pendingBytes >= 2 * config.batchBytes()) {
             sendLargest();
         }
+    }
+
+    /**
+     * A streamed change: coalesced with the pending changes of its table, applied with them in
+     * one target transaction. A change the target has already (at or below the source's position
+     * in the position table) is skipped.
+     */
+    private void applyChange(SinkRecord record, Struct value, String op, Struct source) throws InterruptedException {
+        if (!streaming) {
+            finishLoads();
+            streaming = true;
+        }
+        String sourceName = source.getString("name");
+        SourcePosition position = SourcePosition.of(value);
+        if (position != null && changes.isApplied(sourceName, position)) {
+            skipped++;
+            return;
+        }
+        Struct transaction = value.schema().field(Envelope.TRANSACTION) == null ? null : value.getStruct(Envelope.TRANSACTION);
+        Object txId = transaction == null ? null : transaction.getString("id");
+        long pending = changes.pendingBytes();
+        // Apply at a source transaction's boundary when a batch is full; inside a huge transaction only at twice the size.
+        if (pending >= 2 * config.batchBytes() || (pending >= config.batchBytes() && (txId == null || !txId.equals(lastTransaction)))) {
+            changes.apply();
+        }
+        lastTransaction = txId;
+        String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
+        String name = targetNames.get(target);
+        Struct before = value.getStruct(Envelope.BEFORE);
+        Struct after = value.getStruct(Envelope.AFTER);
+        switch (op) {
+            case "t" -> changes.truncate(name, target);
+            case "c" -> changeTable(target, name, after.schema()).insert(after);
+            case "u" -> changeTable(target, name, after.schema()).update(before, after, unchangedColumns(record));
+            case "d" -> {
+                if (before == null) {
+                    throw new DataException("A delete on " + record.topic() + " carries no old row, so the row cannot be found on "
+                            + "the target. Give the source table a primary key or REPLICA IDENTITY FULL");
+                }
+                changeTable(target, name, before.schema()).delete(before);
+            }
+            default -> throw new DataException("Change event with unknown op=" + op + " on " + record.topic());
+        }
+        changes.taken(sourceName, position);
+    }
+
+    /** The pending changes of a target, opened anew when the rows' shape changed (what was pending in the old shape is applied first). */
+    private ChangeTable changeTable(String[] target, String name, org.apache.kafka.connect.data.Schema rowSchema) {
+        ChangeTable table = changes.table(name);
+        if (table != null && (table.rowSchema() == rowSchema || table.rowSchema().equals(rowSchema))) {
+            return table;
+        }
+        if (table != null && !table.isEmpty()) {
+            changes.apply();
+        }
+        table = new ChangeTable(target[0], target[1], rowSchema, new RowEncoder(name, rowSchema, tables.columns(target[0], target[1])),
+                tables.keyColumns(target[0], target[1]));
+        changes.open(table);
+        return table;
+    }
+
+    private static Set<String> unchangedColumns(SinkRecord record) {
+        org.apache.kafka.connect.header.Header header = record.headers().lastWithName(EventHeaders.UNCHANGED_TOAST);
+        if (header == null || header.value() == null || header.value().toString().isEmpty()) {
+            return Set.of();
+        }
+        return Set.of(header.value().toString().split(","));
+    }
+
+    /** Makes every snapshot row durable before the first streamed change, and reads the target's keys again (post-data made them). */
+    private void finishLoads() throws InterruptedException {
+        sendAll();
+        loader.commitAllFrozen();
+        loader.awaitAll();
+        holds.clear();
+        tables.invalidate();
     }
 
     /** The target of events from one source table, resolved once rather than per row. */
@@ -301,14 +391,6 @@ public class PostgresSinkTask extends SinkTask {
         held.put(new TopicPartition(record.topic(), partition), record.kafkaOffset());
     }
 
-    /** Empties a target table, after every row sent to it before the truncate is in. */
-    private void truncate(String[] target) throws InterruptedException {
-        sendAll();
-        loader.commitFrozen(target[0] + "." + target[1]);
-        loader.awaitAll();
-        loader.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]), "Emptying " + target[0] + "." + target[1]);
-    }
-
     /**
      * A snapshot opens with its pre-data schema and closes with the rest of its post-data
      * schema; in between, after each table's rows, come that table's indexes and constraints,
@@ -388,6 +470,7 @@ public class PostgresSinkTask extends SinkTask {
     /** Makes every row handed over durable, committing open frozen loads. */
     @Override
     public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        changes.apply();
         sendAndAwait(true);
         holds.clear();
     }
@@ -414,6 +497,7 @@ public class PostgresSinkTask extends SinkTask {
      */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        changes.apply();
         sendAndAwait(false);
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>(currentOffsets);
         for (Map<TopicPartition, Long> held : holds.values()) {
@@ -433,8 +517,21 @@ public class PostgresSinkTask extends SinkTask {
         return loader.bytesLoaded();
     }
 
+    /** Streamed changes applied so far (after coalescing within batches, each counted once per change taken). */
+    public long changesApplied() {
+        return changes.rowsApplied();
+    }
+
+    /** Streamed changes skipped because the target had them already. */
+    public long changesSkipped() {
+        return skipped;
+    }
+
     @Override
     public void stop() {
+        if (changes != null) {
+            changes.close();
+        }
         if (loader != null) {
             loader.close();
         }

@@ -15,6 +15,7 @@ import io.sluice.connector.postgres.replication.PgOutputMessage.Relation;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Truncate;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Tuple;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Update;
+import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SourceInfo;
@@ -63,6 +64,8 @@ public final class ChangeRecords {
     private long event;
     private long lastCompleteEnd;
     private final Map<StreamTable, Struct> sources = new HashMap<>();
+    /** Events of each table in the open transaction, for the transaction block's per-table order. */
+    private final Map<StreamTable, long[]> tableEvents = new HashMap<>();
 
     /**
      * @param baseOffset        entries every stream offset carries (that the snapshot finished)
@@ -89,6 +92,7 @@ public final class ChangeRecords {
             transaction = b;
             event = 0;
             sources.clear();
+            tableEvents.clear();
         } else if (message instanceof Commit c) {
             if (held != null && transaction != null) {
                 held = withConfirm(held, c.endLsn());
@@ -157,6 +161,7 @@ public final class ChangeRecords {
             throw new ConnectException("pgoutput sent a change of " + table.qualifiedName() + " outside a transaction");
         }
         event++;
+        long tableEvent = ++tableEvents.computeIfAbsent(table, t -> new long[1])[0];
         if (Long.compareUnsigned(transaction.finalLsn(), skipThroughCommit) < 0
                 || (transaction.finalLsn() == skipThroughCommit && event <= skipThroughEvent)) {
             return;
@@ -166,6 +171,9 @@ public final class ChangeRecords {
                 transaction.commitTimestamp() + PG_EPOCH_MICROS, SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()),
                 transaction.finalLsn(), null).toStruct());
         Struct value = schema.envelope(op, before, after, source, System.currentTimeMillis() * 1000L);
+        // The sink orders and deduplicates changes by commit position and place in the transaction.
+        value.put(Envelope.TRANSACTION, Envelope.transaction(Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), event,
+                tableEvent));
         Struct row = after != null ? after : before;
         Struct key = schema.keySchema() == null || row == null ? null : schema.key(row);
         Map<String, Object> offset = new HashMap<>(baseOffset);

@@ -168,6 +168,74 @@ class StreamingIT {
         }
     }
 
+    @Test
+    void aSlotDroppedUnderAFinishedSnapshotStopsThePipelineInsteadOfLeavingAGap(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE gone (id int PRIMARY KEY)", "INSERT INTO gone VALUES (1)");
+        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+        Map<String, String> partition = SnapshotRun.serverPartition("gone");
+        PostgresSourceTask task = start(db, stored, "topic.prefix", "gone", "table.include.list", "public.gone", "snapshot.schema", "none");
+        try {
+            db.execute("INSERT INTO gone VALUES (2)");
+            SourceRecord streamed = null;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (streamed == null && System.nanoTime() < deadline) {
+                for (SourceRecord r : poll(task)) {
+                    if (r.sourceOffset().containsKey(ChangeRecords.COMMIT_LSN)) {
+                        streamed = r;
+                    }
+                }
+            }
+            assertThat(streamed).as("a streamed change").isNotNull();
+            stored.put(partition, new HashMap<>(cast(streamed.sourceOffset())));
+            task.commit();
+        } finally {
+            task.stop();
+        }
+        dropSlot(db, "sluice_gone");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> start(db, stored, "topic.prefix", "gone", "table.include.list", "public.gone",
+                        "snapshot.schema", "none").stop())
+                .hasMessageContaining("Replication slot sluice_gone").hasMessageContaining("is gone")
+                .hasMessageContaining("sluice run --fresh");
+
+        // A snapshot taken without a slot cannot be followed by a stream either.
+        Map<Map<String, String>, Map<String, Object>> snapshotOnly = new ConcurrentHashMap<>();
+        PostgresSourceTask copy = start(db, snapshotOnly, "topic.prefix", "gone", "table.include.list", "public.gone",
+                "snapshot.schema", "none", "snapshot.mode", "initial_only");
+        try {
+            SourceRecord end = null;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (end == null && System.nanoTime() < deadline) {
+                for (SourceRecord r : poll(copy)) {
+                    if (Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED))) {
+                        end = r;
+                    }
+                }
+            }
+            assertThat(end).isNotNull();
+            snapshotOnly.put(partition, new HashMap<>(cast(end.sourceOffset())));
+        } finally {
+            copy.stop();
+        }
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> start(db, snapshotOnly, "topic.prefix", "gone", "table.include.list",
+                        "public.gone", "snapshot.schema", "none").stop())
+                .hasMessageContaining("finished without a replication slot").hasMessageContaining("snapshot.mode=never");
+    }
+
+    private static void dropSlot(TestDatabase db, String slot) throws Exception {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+                s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+                return;
+            } catch (java.sql.SQLException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100); // the stopped task's wal sender may hold the slot a moment longer
+            }
+        }
+    }
+
     private static PostgresSourceTask start(TestDatabase db, Map<Map<String, String>, Map<String, Object>> stored) {
         return start(db, stored, "topic.prefix", "live", "snapshot.mode", "initial", "snapshot.schema", "none",
                 "snapshot.batch.bytes", "65536", "snapshot.max.threads", "2");

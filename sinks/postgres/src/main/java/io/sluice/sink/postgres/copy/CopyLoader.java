@@ -13,17 +13,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.sluice.schemas.copy.CopyFraming;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.connections.ConnectionPool;
+import io.sluice.sink.postgres.connections.ReplicaRole;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyIn;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Runs binary COPYs into the target on a few connections at once. Each chunk is one COPY in
@@ -38,31 +37,27 @@ import org.slf4j.LoggerFactory;
  */
 public final class CopyLoader implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(CopyLoader.class);
-    private static final byte[] HEADER = {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xFF, '\r', '\n', 0, 0, 0, 0, 0, 0, 0, 0, 0};
-    private static final byte[] TRAILER = {(byte) 0xFF, (byte) 0xFF};
+    private static final byte[] HEADER = CopyFraming.header();
+    private static final byte[] TRAILER = CopyFraming.trailer();
 
     private final PgEndpoint endpoint;
-    private final boolean replicaRole;
     private final ExecutorService executor;
     private final Semaphore slots;
     private final ConnectionPool connections;
     private final List<InFlight> inFlight = new ArrayList<>();
     private final Map<String, FrozenLoad> frozen = new HashMap<>();
-    private final AtomicBoolean replicaRoleRefused = new AtomicBoolean();
     private final AtomicLong rowsLoaded = new AtomicLong();
     private final AtomicLong bytesLoaded = new AtomicLong();
 
     public CopyLoader(PgEndpoint endpoint, int parallelism, boolean replicaRole) {
         this.endpoint = endpoint;
-        this.replicaRole = replicaRole;
         this.executor = Executors.newFixedThreadPool(parallelism, r -> {
             Thread t = new Thread(r, "sluice-copy");
             t.setDaemon(true);
             return t;
         });
         this.slots = new Semaphore(parallelism);
-        this.connections = new ConnectionPool(endpoint, "sluice load", this::setUp);
+        this.connections = new ConnectionPool(endpoint, "sluice load", new ReplicaRole(endpoint, replicaRole));
     }
 
     private record InFlight(String target, CompletableFuture<Void> copy) {
@@ -286,20 +281,6 @@ public final class CopyLoader implements AutoCloseable {
         }
         rowsLoaded.addAndGet(chunk.rows());
         bytesLoaded.addAndGet(chunk.bytes());
-    }
-
-    private void setUp(Connection c) {
-        if (replicaRole && !replicaRoleRefused.get()) {
-            try (Statement s = c.createStatement()) {
-                s.execute("SET session_replication_role = replica");
-            } catch (SQLException e) {
-                if (replicaRoleRefused.compareAndSet(false, true)) {
-                    LOG.warn("User {} may not set session_replication_role ({}); loading with triggers and foreign-key checks "
-                            + "active. Grant it (GRANT SET ON PARAMETER session_replication_role TO {}) or load as a superuser "
-                            + "for a faster load that does not depend on table order.", endpoint.user(), e.getMessage(), endpoint.user());
-                }
-            }
-        }
     }
 
     public long rowsLoaded() {

@@ -4,15 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 
-import io.sluice.schemas.codec.ArrayLiteral;
 import io.sluice.schemas.copy.WireBuffer;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;
-import io.sluice.schemas.types.PgType;
-import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
-import org.apache.kafka.connect.errors.DataException;
 
 /**
  * Rows for one target table, encoded as binary COPY tuples as they arrive. The columns are the
@@ -25,14 +21,12 @@ public final class TableBatch {
     /** The target table, quoted. */
     private final String table;
     private final Schema rowSchema;
-    private final List<Field> fields = new ArrayList<>();
-    private final List<ColumnMapping> columns = new ArrayList<>();
+    /** Writes decoded rows; null for a raw batch. */
+    private final RowEncoder encoder;
     private final String copySql;
     private final Upsert upsert;
     /** For a raw batch, the columns its tuples hold; null for decoded rows. */
     private final List<String> rawColumns;
-    /** Per field: sent as text (the type has no binary encoder) and cast to its type on the server. */
-    private final boolean[] asText;
     private WireBuffer tuples = new WireBuffer(1 << 16);
     /** Raw tuples as they arrived, kept as they are rather than copied into one buffer. */
     private List<byte[]> rawParts = new ArrayList<>();
@@ -65,27 +59,14 @@ public final class TableBatch {
         this.target = schema + "." + table;
         this.table = Identifiers.quote(schema, table);
         this.rowSchema = rowSchema;
-        List<String> names = new ArrayList<>();
+        this.encoder = new RowEncoder(target, rowSchema, targetColumns);
+        boolean[] text = new boolean[encoder.size()];
         List<String> types = new ArrayList<>();
-        List<Boolean> text = new ArrayList<>();
-        for (Field field : rowSchema.fields()) {
-            ColumnMapping column = targetColumns.stream().filter(c -> c.name().equals(field.name())).findFirst()
-                    .orElseThrow(() -> new DataException("Column " + field.name() + " of the incoming rows does not exist in target table "
-                            + target + "; add it to the target, or drop the field with a transform"));
-            if (column.column().generated()) {
-                continue;
-            }
-            fields.add(field);
-            columns.add(column);
-            names.add(field.name());
-            types.add(column.column().declaredType());
-            text.add(!column.writesBinary());
+        for (int i = 0; i < text.length; i++) {
+            text[i] = encoder.asText(i);
+            types.add(encoder.type(i));
         }
-        this.asText = new boolean[text.size()];
-        for (int i = 0; i < asText.length; i++) {
-            asText[i] = text.get(i);
-        }
-        String[] sql = sql(schema, table, names, types, asText, upsertKeys);
+        String[] sql = sql(schema, table, encoder.names(), types, text, upsertKeys);
         this.copySql = sql[0];
         this.upsert = sql[1] == null ? null : new Upsert(sql[1], sql[2]);
         this.rawColumns = null;
@@ -100,8 +81,8 @@ public final class TableBatch {
         this.target = schema + "." + table;
         this.table = Identifiers.quote(schema, table);
         this.rowSchema = null;
-        this.asText = new boolean[columnNames.size()];
-        String[] sql = sql(schema, table, columnNames, null, asText, upsertKeys);
+        this.encoder = null;
+        String[] sql = sql(schema, table, columnNames, null, new boolean[columnNames.size()], upsertKeys);
         this.copySql = sql[0];
         this.upsert = sql[1] == null ? null : new Upsert(sql[1], sql[2]);
         this.rawColumns = List.copyOf(columnNames);
@@ -174,42 +155,15 @@ public final class TableBatch {
     public void add(Struct row) {
         int start = tuples.size();
         try {
-            tuples.writeShort(fields.size());
-            for (int i = 0; i < fields.size(); i++) {
-                Field field = fields.get(i);
-                Object value = row.get(field);
-                if (value == null) {
-                    tuples.writeInt(-1);
-                } else {
-                    int at = tuples.reserveLength();
-                    if (asText[i]) {
-                        // A text column's binary format is its UTF-8 bytes; the INSERT casts them to the real type.
-                        tuples.writeUtf8(textOf(columns.get(i), value));
-                    } else {
-                        columns.get(i).toBinaryFrom(field.schema(), value, tuples);
-                    }
-                    tuples.patchLength(at);
-                }
+            tuples.writeShort(encoder.size());
+            for (int i = 0; i < encoder.size(); i++) {
+                encoder.write(row, i, tuples);
             }
             rows++;
         } catch (RuntimeException e) {
             keepFirst(start);
             throw e;
         }
-    }
-
-    /** PostgreSQL text of a value whose type Sluice carries as text: the string itself, or an array of such strings. */
-    private static String textOf(ColumnMapping column, Object value) {
-        if (value instanceof List<?> list) {
-            PgType type = column.column().type().underlying();
-            char delimiter = type.kind() == PgType.Kind.ARRAY ? type.related().delimiter() : ',';
-            return ArrayLiteral.format(list, delimiter);
-        }
-        if (value instanceof String text) {
-            return text;
-        }
-        throw new DataException("Column " + column.column().qualifiedName() + " (type " + column.column().declaredType()
-                + ") holds a " + value.getClass().getSimpleName() + " that Sluice cannot send as text; exclude the table or map the column as text");
     }
 
     /** Drops what was written after the first {@code size} bytes: the row that failed. */

@@ -1,0 +1,494 @@
+package io.sluice.sink.postgres.apply;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
+
+import io.sluice.schemas.copy.CopyFraming;
+import io.sluice.schemas.copy.WireBuffer;
+import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.postgres.copy.RowEncoder;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pending changes of one target table, coalesced per key: whatever happened to a key in a
+ * batch, only its last state is written (a delete, or the whole row), so each row goes to the
+ * target once. The rows go by binary COPY into a temporary staging table, then one statement per
+ * kind of change moves them into the table: a {@code DELETE ... USING}, an
+ * {@code INSERT ... ON CONFLICT DO UPDATE}, and for rows whose unchanged TOASTed values PostgreSQL
+ * did not send, an {@code UPDATE ... FROM} that sets only the columns that were sent, so the
+ * stored values stay.
+ *
+ * <p>A key change whose unchanged values are not in the batch must be applied on the stored row
+ * in place, after everything before it: it closes the current segment of changes, goes alone in
+ * its own, and later changes start a new one. Segments are applied in order.
+ */
+public final class ChangeTable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeTable.class);
+    private static final byte[] HEADER = CopyFraming.header();
+    private static final byte[] TRAILER = CopyFraming.trailer();
+    private static final short UPSERT = 1;
+    private static final short DELETE = 2;
+    private static final short MOVE = 3;
+    /** Bytes a pending change costs beyond its values, roughly: objects, arrays, map entry. */
+    private static final int OVERHEAD = 120;
+
+    private final String target;
+    private final String table;
+    private final Schema rowSchema;
+    private final RowEncoder encoder;
+    private final List<String> keys;
+    private final int[] keyIndexes;
+    private final String stage;
+    private final List<Segment> segments = new ArrayList<>();
+    private Segment open = new Segment();
+    private long seq;
+    private long bytes;
+    private long changes;
+
+    /**
+     * @param schema     target schema
+     * @param tableName  target table
+     * @param encoder    writes the incoming rows as the target's columns
+     * @param keys       the target's key columns (primary key or replica identity index); empty
+     *                   for a table without one, which can then only take inserts
+     */
+    public ChangeTable(String schema, String tableName, Schema rowSchema, RowEncoder encoder, List<String> keys) {
+        this.target = schema + "." + tableName;
+        this.table = Identifiers.quote(schema, tableName);
+        this.rowSchema = rowSchema;
+        this.encoder = encoder;
+        this.keys = List.copyOf(keys);
+        this.keyIndexes = new int[keys.size()];
+        for (int k = 0; k < keys.size(); k++) {
+            keyIndexes[k] = encoder.indexOf(keys.get(k));
+            if (keyIndexes[k] < 0) {
+                throw new DataException("The changes of " + target + " do not carry its key column " + keys.get(k)
+                        + "; the source table and the target must have the same key");
+            }
+        }
+        StringJoiner shape = new StringJoiner(",");
+        for (int i = 0; i < encoder.size(); i++) {
+            shape.add(encoder.name(i) + " " + encoder.type(i) + (encoder.asText(i) ? " text" : ""));
+        }
+        this.stage = Identifiers.quote("sluice_apply_" + Integer.toHexString((target + "|" + shape + "|" + keys).hashCode()));
+    }
+
+    /** The row schema the pending changes were written with. */
+    public Schema rowSchema() {
+        return rowSchema;
+    }
+
+    public String target() {
+        return target;
+    }
+
+    /** Approximate memory the pending changes hold. */
+    public long bytes() {
+        return bytes;
+    }
+
+    /** Changes taken since the last {@link #clear()}, before coalescing. */
+    public long changes() {
+        return changes;
+    }
+
+    public boolean isEmpty() {
+        return open.states.isEmpty() && segments.isEmpty();
+    }
+
+    /** A new row. */
+    public void insert(Struct after) {
+        Change change = encode(after, Set.of(), false);
+        change.op = UPSERT;
+        put(keys.isEmpty() ? null : keyOf(change), change);
+    }
+
+    /**
+     * A changed row.
+     *
+     * @param before    the old row or its key; null when the key did not change and the table's
+     *                  replica identity sends no old row
+     * @param unchanged columns whose values PostgreSQL did not send (unchanged TOAST): the stored values stay
+     */
+    public void update(Struct before, Struct after, Set<String> unchanged) {
+        requireKey("an update");
+        Change change = encode(after, unchanged, false);
+        change.op = UPSERT;
+        Key key = keyOf(change);
+        Key oldKey = before == null ? key : keyOf(encode(before, Set.of(), true));
+        if (!oldKey.equals(key)) {
+            if (change.unchanged == null) {
+                put(oldKey, deletion(before));
+                put(key, change);
+                return;
+            }
+            // The row moved to a new key but kept values only the stored row has: update it in place, in order.
+            change.op = MOVE;
+            change.oldKey = oldKey;
+            closeSegment();
+            put(key, change);
+            closeSegment();
+            return;
+        }
+        Change prior = open.states.get(key);
+        if (change.unchanged != null && prior != null && prior.op == UPSERT) {
+            change = merge(prior, change);
+        }
+        put(key, change);
+    }
+
+    /** A deleted row; {@code before} holds at least its key. */
+    public void delete(Struct before) {
+        requireKey("a delete");
+        Change change = deletion(before);
+        put(keyOf(change), change);
+    }
+
+    /** Forgets the pending changes: the table is emptied before anything that follows. */
+    public void truncate() {
+        segments.clear();
+        open = new Segment();
+        bytes = 0;
+    }
+
+    private Change deletion(Struct before) {
+        Change change = encode(before, Set.of(), true);
+        change.op = DELETE;
+        return change;
+    }
+
+    private void requireKey(String what) {
+        if (keys.isEmpty()) {
+            throw new DataException("Cannot apply " + what + " to " + target + ": the target table has no primary key or replica "
+                    + "identity index to find the row by. Add a primary key to the table on the source and on the target "
+                    + "(or exclude the table)");
+        }
+    }
+
+    private void put(Key key, Change change) {
+        change.seq = ++seq;
+        changes++;
+        Change prior = key == null ? null : open.states.remove(key);
+        if (prior != null) {
+            bytes -= prior.size();
+        }
+        open.states.put(key == null ? new Key(new byte[0], seq) : key, change);
+        bytes += change.size();
+    }
+
+    private void closeSegment() {
+        if (!open.states.isEmpty()) {
+            segments.add(open);
+            open = new Segment();
+        }
+    }
+
+    /** The changed row with the values of {@code prior} where {@code change} has none. */
+    private Change merge(Change prior, Change change) {
+        WireBuffer out = new WireBuffer(change.data.length + prior.data.length);
+        int[] ends = new int[encoder.size()];
+        BitSet unchanged = new BitSet();
+        for (int i = 0; i < ends.length; i++) {
+            Change from = change.unchanged.get(i) ? prior : change;
+            out.writeBytes(from.data, from.start(i), from.ends[i] - from.start(i));
+            ends[i] = out.size();
+            if (from.unchanged != null && from.unchanged.get(i)) {
+                unchanged.set(i);
+            }
+        }
+        Change merged = new Change(out.toByteArray(), ends, unchanged.isEmpty() ? null : unchanged);
+        merged.op = UPSERT;
+        return merged;
+    }
+
+    private Change encode(Struct row, Set<String> unchanged, boolean keyOnly) {
+        WireBuffer out = new WireBuffer(256);
+        int[] ends = new int[encoder.size()];
+        BitSet missing = null;
+        for (int i = 0; i < ends.length; i++) {
+            if (keyOnly && !isKey(i)) {
+                out.writeInt(-1);
+            } else if (!unchanged.isEmpty() && unchanged.contains(encoder.name(i))) {
+                out.writeInt(-1);
+                missing = missing == null ? new BitSet() : missing;
+                missing.set(i);
+            } else {
+                encoder.write(row, i, out);
+            }
+            ends[i] = out.size();
+        }
+        return new Change(out.toByteArray(), ends, missing);
+    }
+
+    private boolean isKey(int column) {
+        for (int k : keyIndexes) {
+            if (k == column) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Key keyOf(Change change) {
+        WireBuffer out = new WireBuffer(32);
+        for (int k : keyIndexes) {
+            out.writeBytes(change.data, change.start(k), change.ends[k] - change.start(k));
+        }
+        return new Key(out.toByteArray(), 0);
+    }
+
+    /**
+     * Writes the pending changes into the table on the connection, inside the caller's
+     * transaction. They stay pending until {@link #clear()}: if the transaction fails, they can
+     * be written again.
+     *
+     * @param createdStages staging tables already created on this connection; updated
+     */
+    public void apply(Connection c, Set<String> createdStages) throws SQLException {
+        closeSegment();
+        if (segments.isEmpty()) {
+            return;
+        }
+        try (Statement s = c.createStatement()) {
+            if (createdStages.add(stage)) {
+                s.execute(stageSql());
+            }
+            for (int i = 0; i < segments.size(); i++) {
+                if (i > 0) {
+                    s.execute("TRUNCATE " + stage);
+                }
+                applySegment(c, s, segments.get(i));
+            }
+        }
+    }
+
+    /** Forgets the pending changes. */
+    public void clear() {
+        segments.clear();
+        open = new Segment();
+        bytes = 0;
+        changes = 0;
+    }
+
+    private void applySegment(Connection c, Statement s, Segment segment) throws SQLException {
+        // Which sets of unchanged columns occur, numbered from 1 (0: every value sent).
+        Map<BitSet, Integer> groups = new LinkedHashMap<>();
+        int moves = 0;
+        int deletes = 0;
+        int upserts = 0;
+        for (Change change : segment.states.values()) {
+            if (change.unchanged != null) {
+                groups.computeIfAbsent(change.unchanged, u -> groups.size() + 1);
+            }
+            switch (change.op) {
+                case MOVE -> moves++;
+                case DELETE -> deletes++;
+                default -> upserts += change.unchanged == null ? 1 : 0;
+            }
+        }
+        copy(c, segment, groups);
+        for (Map.Entry<BitSet, Integer> group : groups.entrySet()) {
+            if (moves > 0) {
+                String set = assignments(group.getKey(), true);
+                int moved = s.executeUpdate("UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + MOVE
+                        + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(true));
+                missing(moved, segment, MOVE, group.getKey(), "moved to a new key");
+            }
+        }
+        if (deletes > 0) {
+            s.executeUpdate("DELETE FROM " + table + " AS t USING " + stage + " AS s WHERE s.\"$op\" = " + DELETE + " AND " + keyMatch(false));
+        }
+        if (upserts > 0) {
+            s.executeUpdate(upsertSql());
+        }
+        for (Map.Entry<BitSet, Integer> group : groups.entrySet()) {
+            String set = assignments(group.getKey(), false);
+            if (set.isEmpty() || segment.count(UPSERT, group.getKey()) == 0) {
+                continue; // only unchanged values besides the key: nothing to write
+            }
+            int updated = s.executeUpdate("UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPSERT
+                    + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(false));
+            missing(updated, segment, UPSERT, group.getKey(), "updated");
+        }
+    }
+
+    /**
+     * Rows whose unchanged values only the target holds must be there; if some are not (the
+     * target was changed behind Sluice's back), their other values cannot be written whole.
+     */
+    private void missing(int written, Segment segment, short op, BitSet group, String what) {
+        long expected = segment.count(op, group);
+        if (written < expected) {
+            LOG.warn("{} of {} rows of {} {} with unchanged TOASTed values were not found on the target, so they could not be written: "
+                    + "their unchanged values exist only in the source. Was the target table changed outside Sluice? Copy the table "
+                    + "again to repair it.", expected - written, expected, target, what);
+        }
+    }
+
+    private String stageSql() {
+        StringJoiner select = new StringJoiner(", ");
+        for (int i = 0; i < encoder.size(); i++) {
+            String name = Identifiers.quote(encoder.name(i));
+            select.add(encoder.asText(i) ? name + "::text AS " + name : name);
+        }
+        select.add("0::int8 AS \"$seq\"").add("0::int2 AS \"$op\"").add("0::int4 AS \"$grp\"");
+        for (int k : keyIndexes) {
+            String name = Identifiers.quote(encoder.name(k));
+            select.add((encoder.asText(k) ? name + "::text" : name) + " AS " + Identifiers.quote("$old_" + encoder.name(k)));
+        }
+        return "CREATE TEMP TABLE IF NOT EXISTS " + stage + " ON COMMIT DELETE ROWS AS SELECT " + select + " FROM " + table + " WITH NO DATA";
+    }
+
+    private String columnList() {
+        StringJoiner list = new StringJoiner(", ");
+        encoder.names().forEach(n -> list.add(Identifiers.quote(n)));
+        return list.toString();
+    }
+
+    private String upsertSql() {
+        StringJoiner select = new StringJoiner(", ");
+        StringJoiner updates = new StringJoiner(", ");
+        for (int i = 0; i < encoder.size(); i++) {
+            String name = Identifiers.quote(encoder.name(i));
+            select.add(encoder.castFrom(i, "s." + name));
+            if (!isKey(i)) {
+                updates.add(name + " = EXCLUDED." + name);
+            }
+        }
+        String sql = "INSERT INTO " + table + " (" + columnList() + ") OVERRIDING SYSTEM VALUE SELECT " + select + " FROM " + stage
+                + " AS s WHERE s.\"$op\" = " + UPSERT + " AND s.\"$grp\" = 0 ORDER BY s.\"$seq\"";
+        if (keys.isEmpty()) {
+            return sql;
+        }
+        StringJoiner conflict = new StringJoiner(", ", " ON CONFLICT (", ")");
+        keys.forEach(k -> conflict.add(Identifiers.quote(k)));
+        return sql + conflict + (updates.length() == 0 ? " DO NOTHING" : " DO UPDATE SET " + updates);
+    }
+
+    /** {@code col = s.col} for every column sent: with {@code withKey}, the key columns too. */
+    private String assignments(BitSet unchanged, boolean withKey) {
+        StringJoiner set = new StringJoiner(", ");
+        for (int i = 0; i < encoder.size(); i++) {
+            if (unchanged.get(i) || (!withKey && isKey(i))) {
+                continue;
+            }
+            String name = Identifiers.quote(encoder.name(i));
+            set.add(name + " = " + encoder.castFrom(i, "s." + name));
+        }
+        return set.toString();
+    }
+
+    /** Matches target rows to staged ones by key: their new key, or with {@code old}, the key they had. */
+    private String keyMatch(boolean old) {
+        StringJoiner match = new StringJoiner(" AND ");
+        for (int k : keyIndexes) {
+            String name = encoder.name(k);
+            String staged = "s." + Identifiers.quote(old ? "$old_" + name : name);
+            match.add("t." + Identifiers.quote(name) + " = " + encoder.castFrom(k, staged));
+        }
+        return match.toString();
+    }
+
+    private void copy(Connection c, Segment segment, Map<BitSet, Integer> groups) throws SQLException {
+        WireBuffer tuples = new WireBuffer(64 * 1024);
+        int width = encoder.size() + 3 + keyIndexes.length;
+        StringJoiner columns = new StringJoiner(", ", " (", ")");
+        encoder.names().forEach(n -> columns.add(Identifiers.quote(n)));
+        columns.add("\"$seq\"").add("\"$op\"").add("\"$grp\"");
+        for (int k : keyIndexes) {
+            columns.add(Identifiers.quote("$old_" + encoder.name(k)));
+        }
+        CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + stage + columns + " FROM STDIN (FORMAT binary)");
+        try {
+            copy.writeToCopy(HEADER, 0, HEADER.length);
+            for (Change change : segment.states.values()) {
+                tuples.writeShort(width);
+                tuples.writeBytes(change.data);
+                tuples.writeInt(8).writeLong(change.seq);
+                tuples.writeInt(2).writeShort(change.op);
+                tuples.writeInt(4).writeInt(change.unchanged == null ? 0 : groups.get(change.unchanged));
+                if (change.oldKey != null) {
+                    tuples.writeBytes(change.oldKey.bytes());
+                } else {
+                    for (int k = 0; k < keyIndexes.length; k++) {
+                        tuples.writeInt(-1);
+                    }
+                }
+                if (tuples.size() >= 1 << 20) {
+                    copy.writeToCopy(tuples.array(), 0, tuples.size());
+                    tuples.clear();
+                }
+            }
+            tuples.writeBytes(TRAILER);
+            copy.writeToCopy(tuples.array(), 0, tuples.size());
+            copy.endCopy();
+        } finally {
+            if (copy.isActive()) {
+                copy.cancelCopy();
+            }
+        }
+    }
+
+    /** One row's pending state: its values as COPY fields (length-prefixed), end offsets per column. */
+    private static final class Change {
+        final byte[] data;
+        final int[] ends;
+        /** Columns whose values were not sent; null when all were. */
+        final BitSet unchanged;
+        short op;
+        long seq;
+        Key oldKey;
+
+        Change(byte[] data, int[] ends, BitSet unchanged) {
+            this.data = data;
+            this.ends = ends;
+            this.unchanged = unchanged;
+        }
+
+        int start(int column) {
+            return column == 0 ? 0 : ends[column - 1];
+        }
+
+        long size() {
+            return data.length + 4L * ends.length + OVERHEAD;
+        }
+    }
+
+    /** A row's key as the bytes of its key values; keyless rows get a unique number instead. */
+    private record Key(byte[] bytes, long unique) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && unique == k.unique && Arrays.equals(bytes, k.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes) * 31 + Long.hashCode(unique);
+        }
+    }
+
+    /** Changes applied together; within one, every key has at most one state. */
+    private static final class Segment {
+        final LinkedHashMap<Key, Change> states = new LinkedHashMap<>();
+
+        long count(short op, BitSet unchanged) {
+            return states.values().stream().filter(c -> c.op == op && unchanged.equals(c.unchanged)).count();
+        }
+    }
+}
