@@ -4,10 +4,16 @@ import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.sluice.runtime.cli.Arguments;
+import io.sluice.runtime.pipeline.PipelineAdmin;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import io.sluice.runtime.pipeline.SnapshotPipeline;
+import io.sluice.runtime.pipeline.StreamingPipeline;
 import io.sluice.schemas.SluiceVersion;
 
 /** The {@code sluice} command. Exit codes: 0 done, 1 the run failed, 2 the command line is wrong. */
@@ -17,10 +23,28 @@ public final class Sluice {
     }
 
     public static void main(String[] args) {
-        System.exit(run(args, System.out, System.err));
+        // SIGINT and SIGTERM stop a running pipeline gracefully: the JVM waits for it to finish.
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        CountDownLatch finished = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop.complete(null);
+            try {
+                finished.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "sluice-shutdown"));
+        int exit = run(args, System.out, System.err, stop);
+        finished.countDown();
+        System.exit(exit);
     }
 
     public static int run(String[] args, PrintStream out, PrintStream err) {
+        return run(args, out, err, new CompletableFuture<>());
+    }
+
+    /** Runs a command; a running pipeline stops gracefully when {@code stop} completes. */
+    public static int run(String[] args, PrintStream out, PrintStream err, Future<?> stop) {
         Arguments arguments;
         try {
             arguments = Arguments.parse(args);
@@ -43,11 +67,19 @@ public final class Sluice {
             err.println("sluice: " + e.getMessage());
             return 2;
         }
+        switch (arguments.command()) {
+            case "run" -> {
+                return stream(spec, arguments, out, err, stop);
+            }
+            case "init", "status", "teardown" -> {
+                return administer(spec, arguments.command(), out, err);
+            }
+            default -> {
+                // the snapshot command, below
+            }
+        }
         SnapshotPipeline pipeline = new SnapshotPipeline(spec, out);
-        List<String> problems = pipeline.validate();
-        if (!problems.isEmpty()) {
-            err.println("sluice: the pipeline cannot start:");
-            problems.forEach(p -> err.println("  " + p));
+        if (cannotStart(pipeline.validate(), err)) {
             return 2;
         }
         try {
@@ -63,6 +95,55 @@ public final class Sluice {
             return 1;
         } catch (Exception e) {
             err.println("sluice: the snapshot failed: " + e);
+            return 1;
+        }
+    }
+
+    /** Prints the problems that keep a pipeline from starting; true when there are some. */
+    private static boolean cannotStart(List<String> problems, PrintStream err) {
+        if (problems.isEmpty()) {
+            return false;
+        }
+        err.println("sluice: the pipeline cannot start:");
+        problems.forEach(p -> err.println("  " + p));
+        return true;
+    }
+
+    private static int stream(PipelineSpec spec, Arguments arguments, PrintStream out, PrintStream err, Future<?> stop) {
+        StreamingPipeline pipeline = new StreamingPipeline(spec, out);
+        if (cannotStart(pipeline.validate(), err)) {
+            return 2;
+        }
+        try {
+            pipeline.run(arguments.fresh(), stop);
+            return 0;
+        } catch (SnapshotPipeline.PipelineFailure e) {
+            err.println("sluice: the pipeline stopped: " + e.getMessage());
+            err.println("Fix the cause and run the same command again: it goes on from where the target is "
+                    + "(details in .sluice/sluice.log).");
+            return 1;
+        } catch (Exception e) {
+            err.println("sluice: the pipeline stopped: " + e);
+            return 1;
+        }
+    }
+
+    private static int administer(PipelineSpec spec, String command, PrintStream out, PrintStream err) {
+        PipelineAdmin admin = new PipelineAdmin(spec, out, err);
+        try {
+            return switch (command) {
+                case "init" -> admin.init();
+                case "status" -> admin.status();
+                default -> admin.teardown();
+            };
+        } catch (java.sql.SQLException e) {
+            err.println("sluice " + command + ": " + e.getMessage());
+            return 1;
+        } catch (org.apache.kafka.connect.errors.ConnectException | IllegalStateException e) {
+            err.println("sluice " + command + ": " + e.getMessage());
+            return 1;
+        } catch (Exception e) {
+            err.println("sluice " + command + ": " + e);
             return 1;
         }
     }

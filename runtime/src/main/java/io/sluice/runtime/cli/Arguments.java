@@ -12,12 +12,22 @@ public record Arguments(String command, String source, String target, Path confi
 
     public static final String USAGE = """
             Usage:
+              sluice run --source URL --target URL [options]
               sluice snapshot --source URL --target URL [options]
-              sluice snapshot --config pipeline.yaml [options]
+              sluice init|status|teardown --source URL --target URL [options]
               sluice version
+              (any command takes --config pipeline.yaml instead of --source and --target)
 
-            Copies a PostgreSQL database into another: a consistent snapshot read in parallel,
-            loaded with binary COPY, then indexes and constraints built in parallel.
+            run       keeps a PostgreSQL database in step with another: a consistent snapshot (when
+                      the pipeline has none yet), then every change, streamed from a replication
+                      slot, until stopped (Ctrl-C or SIGTERM; the same command goes on later).
+                      The source needs wal_level=logical and a user with the REPLICATION attribute.
+            snapshot  copies once: a consistent snapshot read in parallel, loaded with binary COPY,
+                      then indexes and constraints built in parallel.
+            init      checks the source can stream and creates the publication (run does it too).
+            status    the slot's lag, the target's applied position and the apply rate.
+            teardown  drops the pipeline's slot and publication and forgets its progress; the
+                      target's tables stay.
 
               --source URL          postgres://user:password@host:5432/database
               --target URL          postgres://user:password@host:5432/database
@@ -28,7 +38,7 @@ public record Arguments(String command, String source, String target, Path confi
               --table-exists MODE   fail (default), truncate or append, when target tables exist
               --name NAME           names the pipeline: topic prefix and offsets file (default: source database)
               --offsets FILE        where progress is kept (default .sluice/<name>.offsets)
-              --fresh               forget an earlier run of this pipeline and copy again
+              --fresh               forget an earlier run of this pipeline (its offsets and slot) and copy again
               --set source.KEY=VALUE, --set target.KEY=VALUE
                                     any key of the source or sink connector (docs/configuration.md)
             """;
@@ -102,9 +112,9 @@ public record Arguments(String command, String source, String target, Path confi
                 default -> throw new UsageException("Unknown option " + option);
             }
         }
-        if (command.equals("snapshot")) {
+        if (List.of("snapshot", "run", "init", "status", "teardown").contains(command)) {
             if (config == null && (source == null || target == null)) {
-                throw new UsageException("sluice snapshot needs --source and --target, or --config");
+                throw new UsageException("sluice " + command + " needs --source and --target, or --config");
             }
         } else if (!command.equals("version")) {
             throw new UsageException("Unknown command " + command);

@@ -8,6 +8,7 @@ import java.util.concurrent.CountDownLatch;
 
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
+import io.sluice.connector.postgres.replication.ChangeRecords;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.schemas.envelope.Envelope;
@@ -42,6 +43,8 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private long lastFlush = System.nanoTime();
     private long kafkaOffset;
     private final Map<String, String> tableByTopic = new java.util.HashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong changesApplied = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long lastAppliedCommitMillis;
 
     SinkHandoff(PostgresSinkTask sink, Progress progress, long flushIntervalMillis) {
         this.sink = sink;
@@ -55,6 +58,8 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         List<SinkRecord> records = new ArrayList<>(events.size());
         boolean end = false;
         boolean schemaChange = false;
+        int streamed = 0;
+        long newestCommitMillis = 0;
         for (RecordChangeEvent<SourceRecord> event : events) {
             SourceRecord r = event.record();
             records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
@@ -69,6 +74,10 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             }
             end |= r.sourceOffset() != null && Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
             schemaChange |= appliesSchema(r);
+            if (r.sourceOffset() != null && r.sourceOffset().containsKey(ChangeRecords.COMMIT_LSN)) {
+                streamed++;
+                newestCommitMillis = ((Struct) r.value()).getStruct(Envelope.SOURCE).getInt64("ts_ms");
+            }
         }
         if (end) {
             progress.phase("building indexes, constraints and triggers");
@@ -76,7 +85,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         sink.put(records);
         // A schema change is committed at once: once the target's schema is applied, a rerun must
         // resume from it rather than apply it again.
-        if (end || schemaChange || System.nanoTime() - lastFlush >= flushIntervalNanos) {
+        // Streamed changes are made durable batch by batch: the engine's batches grow with the load, so
+        // latency stays low when it is light and target transactions grow large when it is heavy.
+        if (end || schemaChange || streamed > 0 || System.nanoTime() - lastFlush >= flushIntervalNanos) {
             // The sink says up to where each topic is durable: a table loading in one transaction is not, until it commits.
             Map<TopicPartition, OffsetAndMetadata> current = new java.util.HashMap<>();
             nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
@@ -92,6 +103,10 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             }
             committer.markBatchFinished();
             lastFlush = System.nanoTime();
+            if (streamed > 0) {
+                changesApplied.addAndGet(streamed);
+                lastAppliedCommitMillis = newestCommitMillis;
+            }
         }
         progress.bytesLoaded(sink.bytesLoaded());
         if (end) {
@@ -125,6 +140,16 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             tableByTopic.put(r.topic(), table);
         }
         return table;
+    }
+
+    /** Streamed changes durable on the target so far. */
+    long changesApplied() {
+        return changesApplied.get();
+    }
+
+    /** Source commit time of the newest change durable on the target, in epoch milliseconds; 0 before the first. */
+    long lastAppliedCommitMillis() {
+        return lastAppliedCommitMillis;
     }
 
     CountDownLatch snapshotDone() {

@@ -1,6 +1,5 @@
 package io.sluice.runtime.pipeline;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,31 +7,17 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.Map;
 
-import io.debezium.embedded.Connect;
-import io.debezium.engine.DebeziumEngine;
-import io.debezium.engine.RecordChangeEvent;
-import io.debezium.engine.format.ChangeEventFormat;
 import io.sluice.connector.postgres.PostgresSourceConfig;
-import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
-import io.sluice.sink.postgres.PostgresSinkConnector;
 import io.sluice.sink.postgres.PostgresSinkTask;
-import org.apache.kafka.common.config.Config;
-import org.apache.kafka.common.config.ConfigValue;
-import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +37,7 @@ public final class SnapshotPipeline {
     private final PipelineSpec spec;
     private final PrintStream out;
 
+
     public SnapshotPipeline(PipelineSpec spec, PrintStream out) {
         this.spec = spec;
         this.out = out;
@@ -59,18 +45,7 @@ public final class SnapshotPipeline {
 
     /** Every configuration and connection problem of both ends, one per line; empty when none. */
     public List<String> validate() {
-        List<String> problems = new ArrayList<>();
-        collect("source", new PostgresSourceConnector().validate(spec.source()), problems);
-        collect("target", new PostgresSinkConnector().validate(spec.target()), problems);
-        return problems;
-    }
-
-    private static void collect(String side, Config config, List<String> problems) {
-        for (ConfigValue v : config.configValues()) {
-            for (String message : v.errorMessages()) {
-                problems.add(side + " " + v.name() + ": " + message);
-            }
-        }
+        return EmbeddedEngine.validate(spec);
     }
 
     public Outcome run(boolean fresh) throws Exception {
@@ -87,36 +62,24 @@ public final class SnapshotPipeline {
         }
 
         Progress progress = new Progress();
-        estimate(progress);
+        estimate(spec, progress);
         PostgresSinkTask sink = new PostgresSinkTask();
         sink.start(spec.target());
         SinkHandoff handoff = new SinkHandoff(sink, progress, FLUSH_INTERVAL_MILLIS);
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        AtomicReference<String> failureMessage = new AtomicReference<>();
-        DebeziumEngine<RecordChangeEvent<SourceRecord>> engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
-                .using(engineProperties())
-                .notifying(handoff)
-                .using((success, message, error) -> {
-                    if (!success) {
-                        failure.compareAndSet(null, error != null ? error : new IllegalStateException(message));
-                        failureMessage.compareAndSet(null, message);
-                        handoff.snapshotDone().countDown();
-                    }
-                })
-                .build();
-        ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "sluice-engine"));
-        Thread onInterrupt = new Thread(() -> closeQuietly(engine), "sluice-shutdown");
+        // The snapshot command copies and stops; streaming is the run command's job.
+        EmbeddedEngine engine = new EmbeddedEngine(spec, Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial_only"), handoff,
+                () -> handoff.snapshotDone().countDown());
+        Thread onInterrupt = new Thread(engine::close, "sluice-shutdown");
         Runtime.getRuntime().addShutdownHook(onInterrupt);
         ProgressDisplay display = new ProgressDisplay(progress, out, ProgressDisplay.terminalAttached());
         try {
             display.start();
-            executor.execute(engine);
+            engine.start();
             handoff.snapshotDone().await();
-            closeQuietly(engine);
-            executor.shutdown();
-            executor.awaitTermination(60, TimeUnit.SECONDS);
-            if (failure.get() != null) {
-                throw new PipelineFailure(rootMessage(failure.get(), failureMessage.get()), failure.get());
+            engine.close();
+            PipelineFailure failure = engine.failure();
+            if (failure != null) {
+                throw failure;
             }
             display.close();
             Files.writeString(done, "snapshot of " + spec.source().get("database.dbname") + " finished\n");
@@ -137,24 +100,8 @@ public final class SnapshotPipeline {
         return Path.of(spec.offsets() + ".done");
     }
 
-    private Properties engineProperties() {
-        Properties props = new Properties();
-        props.putAll(spec.source());
-        // The snapshot command copies and stops; streaming is the run command's job.
-        props.setProperty(PostgresSourceConfig.SNAPSHOT_MODE, "initial_only");
-        props.putAll(spec.transforms());
-        props.setProperty("name", "sluice-" + spec.name());
-        props.setProperty("connector.class", PostgresSourceConnector.class.getName());
-        props.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
-        props.setProperty("offset.storage.file.filename", spec.offsets().toAbsolutePath().toString());
-        // Offsets are committed when the hand-off says the rows are durable, not on a timer.
-        props.setProperty("offset.flush.interval.ms", "0");
-        props.setProperty("errors.max.retries", "0");
-        return props;
-    }
-
     /** Row and size estimates of the selected tables, for the progress display. */
-    private void estimate(Progress progress) {
+    static void estimate(PipelineSpec spec, Progress progress) {
         PostgresSourceConfig config = new PostgresSourceConfig(spec.source());
         PgEndpoint endpoint = new PgEndpoint(config.hostname(), config.port(), config.database(), config.user(),
                 config.password().value(), config.sslMode());
@@ -172,36 +119,9 @@ public final class SnapshotPipeline {
         }
     }
 
-    /**
-     * The message that explains a failure: the innermost Connect exception, which is where
-     * Sluice's connectors say what failed and why; else the root cause.
-     */
-    private static String rootMessage(Throwable t, String engineMessage) {
-        Throwable explained = null;
-        Throwable root = t;
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof org.apache.kafka.connect.errors.ConnectException && c.getMessage() != null) {
-                explained = c;
-            }
-            root = c;
-        }
-        Throwable chosen = explained != null ? explained : root;
-        String message = chosen.getMessage() != null ? chosen.getMessage() : chosen.toString();
-        return message.isBlank() && engineMessage != null ? engineMessage : message;
-    }
-
-    /** Stops the engine; one that already stopped on an error says so, which changes nothing here. */
-    private static void closeQuietly(DebeziumEngine<?> engine) {
-        try {
-            engine.close();
-        } catch (IOException | IllegalStateException e) {
-            LOG.debug("Closing the engine", e);
-        }
-    }
-
     /** A run that stopped on an error, with the message that explains it. */
     public static final class PipelineFailure extends Exception {
-        PipelineFailure(String message, Throwable cause) {
+        public PipelineFailure(String message, Throwable cause) {
             super(message, cause);
         }
     }

@@ -100,7 +100,8 @@ public final class ProgressDisplay implements AutoCloseable {
         return String.format(Locale.ROOT, "%,d", n);
     }
 
-    static String bytes(long b) {
+    /** A byte count for people: {@code 512 B}, {@code 3.4 MB}. */
+    public static String bytes(long b) {
         if (b < 1024) {
             return b + " B";
         }

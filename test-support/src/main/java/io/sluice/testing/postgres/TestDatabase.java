@@ -84,4 +84,23 @@ public final class TestDatabase {
             }
         }
     }
+
+    /** The first column of the first row of a query, as text. */
+    public String queryText(String sql) throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    /** The first column of the first row of a query, as a number. */
+    public long queryLong(String sql) throws SQLException {
+        return Long.parseLong(queryText(sql));
+    }
+
+    /** A table's row count and a digest of its rows' text in order, equal for equal contents whatever the physical order. */
+    public String checksum(String table) throws SQLException {
+        return queryText("SELECT count(*) || ' ' || coalesce(md5(string_agg(h, '' ORDER BY h)), '-') FROM (SELECT md5(t::text) AS h FROM "
+                + table + " t) rows");
+    }
 }

@@ -92,7 +92,8 @@ public class PostgresSourceConnector extends SourceConnector {
                 .orElseThrow(() -> new IllegalStateException("No config value " + name));
     }
 
-    static PgEndpoint endpoint(PostgresSourceConfig config) {
+    /** The source database the configuration names. */
+    public static PgEndpoint endpoint(PostgresSourceConfig config) {
         return new PgEndpoint(config.hostname(), config.port(), config.database(), config.user(), config.password().value(),
                 config.sslMode());
     }

@@ -33,6 +33,17 @@ public final class Publication {
     private Publication() {
     }
 
+    /** Drops the publication; false when it did not exist. */
+    public static boolean drop(Connection sql, String name) throws SQLException {
+        if (allTables(sql, name) == null) {
+            return false;
+        }
+        try (Statement s = sql.createStatement()) {
+            s.execute("DROP PUBLICATION " + Identifiers.quote(name));
+        }
+        return true;
+    }
+
     /**
      * Makes sure the publication exists and covers the tables.
      *

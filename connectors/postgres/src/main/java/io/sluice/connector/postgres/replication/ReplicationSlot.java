@@ -72,4 +72,24 @@ public final class ReplicationSlot {
             }
         }
     }
+
+    /**
+     * Drops the slot; false when it did not exist. A slot in use by a running stream cannot be
+     * dropped: that fails naming the process that holds it.
+     */
+    public static boolean drop(Connection sql, String name) throws SQLException {
+        Optional<State> slot = find(sql, name);
+        if (slot.isEmpty()) {
+            return false;
+        }
+        if (slot.get().active()) {
+            throw new SQLException("Replication slot " + name + " is in use by process " + slot.get().activePid()
+                    + ": stop the pipeline that streams from it first", "55006");
+        }
+        try (PreparedStatement s = sql.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+            s.setString(1, name);
+            s.execute();
+        }
+        return true;
+    }
 }

@@ -41,7 +41,42 @@ public final class AppliedPositions {
         try (Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema));
             s.execute("CREATE TABLE IF NOT EXISTS " + qualified + " (source text PRIMARY KEY, lsn_commit pg_lsn NOT NULL, "
-                    + "event bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+                    + "event bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), changes bigint NOT NULL DEFAULT 0)");
+        }
+    }
+
+    /** What the table says of one source. */
+    public record Applied(SourcePosition position, java.time.OffsetDateTime appliedAt, long changes) {
+    }
+
+    /** The row of a source, empty when nothing of it was applied (or the table does not exist). */
+    public java.util.Optional<Applied> status(Connection c, String source) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT lsn_commit - '0/0'::pg_lsn, event, applied_at, changes FROM " + qualified
+                + " WHERE source = ? AND to_regclass(?) IS NOT NULL")) {
+            s.setString(1, source);
+            s.setString(2, qualified);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? java.util.Optional.of(new Applied(new SourcePosition(rs.getBigDecimal(1).longValue(), rs.getLong(2)),
+                        rs.getObject(3, java.time.OffsetDateTime.class), rs.getLong(4))) : java.util.Optional.empty();
+            }
+        } catch (SQLException e) {
+            if ("42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState())) {
+                return java.util.Optional.empty(); // no position table yet: nothing was applied
+            }
+            throw e;
+        }
+    }
+
+    /** Forgets a source's position (its pipeline was torn down); false when there was none. */
+    public boolean forget(Connection c, String source) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + qualified + " WHERE source = ?")) {
+            s.setString(1, source);
+            return s.executeUpdate() > 0;
+        } catch (SQLException e) {
+            if ("42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState())) {
+                return false;
+            }
+            throw e;
         }
     }
 
@@ -55,14 +90,19 @@ public final class AppliedPositions {
         }
     }
 
-    /** Records the positions, inside the caller's transaction. */
-    public void write(Connection c, Map<String, SourcePosition> positions) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " (source, lsn_commit, event) VALUES (?, ?::pg_lsn, ?) "
-                + "ON CONFLICT (source) DO UPDATE SET lsn_commit = EXCLUDED.lsn_commit, event = EXCLUDED.event, applied_at = now()")) {
+    /**
+     * Records the positions, inside the caller's transaction, and adds the changes applied with
+     * them to each source's running count (what {@code sluice status} measures rates with).
+     */
+    public void write(Connection c, Map<String, SourcePosition> positions, Map<String, Long> changes) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " AS p (source, lsn_commit, event, changes) "
+                + "VALUES (?, ?::pg_lsn, ?, ?) ON CONFLICT (source) DO UPDATE SET lsn_commit = EXCLUDED.lsn_commit, "
+                + "event = EXCLUDED.event, applied_at = now(), changes = p.changes + EXCLUDED.changes")) {
             for (Map.Entry<String, SourcePosition> e : positions.entrySet()) {
                 s.setString(1, e.getKey());
                 s.setString(2, e.getValue().lsnText());
                 s.setLong(3, e.getValue().event());
+                s.setLong(4, changes.getOrDefault(e.getKey(), 0L));
                 s.addBatch();
             }
             s.executeBatch();

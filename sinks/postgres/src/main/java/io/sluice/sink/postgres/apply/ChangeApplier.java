@@ -36,6 +36,7 @@ public final class ChangeApplier implements AutoCloseable {
     private final Map<String, ChangeTable> tables = new LinkedHashMap<>();
     private final Set<String> truncated = new LinkedHashSet<>();
     private final Map<String, SourcePosition> pendingPositions = new HashMap<>();
+    private final Map<String, Long> pendingChanges = new HashMap<>();
     private final Map<String, SourcePosition> appliedPositions = new HashMap<>();
     private final Set<String> createdStages = new HashSet<>();
     private Connection connection;
@@ -86,6 +87,7 @@ public final class ChangeApplier implements AutoCloseable {
     public void taken(String source, SourcePosition position) {
         if (position != null) {
             pendingPositions.merge(source, position, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+            pendingChanges.merge(source, 1L, Long::sum);
         }
         touched();
     }
@@ -144,7 +146,7 @@ public final class ChangeApplier implements AutoCloseable {
                 t.apply(c, createdStages);
             }
             if (!pendingPositions.isEmpty()) {
-                positions.write(c, pendingPositions);
+                positions.write(c, pendingPositions, pendingChanges);
             }
             c.commit();
             c.setAutoCommit(true);
@@ -158,6 +160,7 @@ public final class ChangeApplier implements AutoCloseable {
         }
         appliedPositions.putAll(pendingPositions);
         pendingPositions.clear();
+        pendingChanges.clear();
         truncated.clear();
         rowsApplied += changes;
         transactions++;

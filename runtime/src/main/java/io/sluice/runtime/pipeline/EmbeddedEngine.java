@@ -1,0 +1,139 @@
+package io.sluice.runtime.pipeline;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import io.sluice.connector.postgres.PostgresSourceConnector;
+import io.sluice.sink.postgres.PostgresSinkConnector;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigValue;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Debezium embedded engine running Sluice's source connector and the pipeline's transforms
+ * on a thread of its own, handing batches to a consumer. Offsets go to the pipeline's offsets
+ * file, committed when the consumer says its records are durable, never on a timer.
+ */
+final class EmbeddedEngine implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(EmbeddedEngine.class);
+
+    private final DebeziumEngine<RecordChangeEvent<SourceRecord>> engine;
+    private final ExecutorService executor = Executors.newSingleThreadExecutor(r -> new Thread(r, "sluice-engine"));
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+    private final AtomicReference<String> failureMessage = new AtomicReference<>();
+    private final CountDownLatch ended = new CountDownLatch(1);
+
+    /**
+     * @param overrides source settings that win over the pipeline's
+     * @param onFailure run when the engine stops on an error
+     */
+    EmbeddedEngine(PipelineSpec spec, Map<String, String> overrides, DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> consumer,
+                   Runnable onFailure) {
+        Properties props = new Properties();
+        props.putAll(spec.source());
+        props.putAll(overrides);
+        props.putAll(spec.transforms());
+        props.setProperty("name", "sluice-" + spec.name());
+        props.setProperty("connector.class", PostgresSourceConnector.class.getName());
+        props.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+        props.setProperty("offset.storage.file.filename", spec.offsets().toAbsolutePath().toString());
+        // Offsets are committed when the hand-off says the rows are durable, not on a timer.
+        props.setProperty("offset.flush.interval.ms", "0");
+        props.setProperty("errors.max.retries", "0");
+        this.engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+                .using(props)
+                .notifying(consumer)
+                .using((success, message, error) -> {
+                    if (!success) {
+                        failure.compareAndSet(null, error != null ? error : new IllegalStateException(message));
+                        failureMessage.compareAndSet(null, message);
+                        onFailure.run();
+                    }
+                    ended.countDown();
+                })
+                .build();
+    }
+
+    /** Every configuration and connection problem of both ends of a pipeline, one per line; empty when none. */
+    static List<String> validate(PipelineSpec spec) {
+        List<String> problems = new ArrayList<>();
+        collect("source", new PostgresSourceConnector().validate(spec.source()), problems);
+        collect("target", new PostgresSinkConnector().validate(spec.target()), problems);
+        return problems;
+    }
+
+    private static void collect(String side, Config config, List<String> problems) {
+        for (ConfigValue v : config.configValues()) {
+            for (String message : v.errorMessages()) {
+                problems.add(side + " " + v.name() + ": " + message);
+            }
+        }
+    }
+
+    void start() {
+        executor.execute(engine);
+    }
+
+    /** Whether the engine has stopped, on an error or because it was closed. */
+    boolean ended() {
+        return ended.getCount() == 0;
+    }
+
+    /** The error the engine stopped on, explained; null when it did not fail. */
+    SnapshotPipeline.PipelineFailure failure() {
+        Throwable t = failure.get();
+        return t == null ? null : new SnapshotPipeline.PipelineFailure(rootMessage(t, failureMessage.get()), t);
+    }
+
+    /**
+     * The message that explains a failure: the innermost Connect exception, which is where
+     * Sluice's connectors say what failed and why; else the root cause.
+     */
+    private static String rootMessage(Throwable t, String engineMessage) {
+        Throwable explained = null;
+        Throwable root = t;
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof org.apache.kafka.connect.errors.ConnectException && c.getMessage() != null) {
+                explained = c;
+            }
+            root = c;
+        }
+        Throwable chosen = explained != null ? explained : root;
+        String message = chosen.getMessage() != null ? chosen.getMessage() : chosen.toString();
+        return message.isBlank() && engineMessage != null ? engineMessage : message;
+    }
+
+    /** Stops the engine (the source task stops, processed offsets are committed) and waits for it. */
+    @Override
+    public void close() {
+        try {
+            engine.close();
+        } catch (IOException | IllegalStateException e) {
+            // An engine that already stopped on an error says so, which changes nothing here.
+            LOG.debug("Closing the engine", e);
+        }
+        executor.shutdown();
+        try {
+            if (!executor.awaitTermination(60, TimeUnit.SECONDS)) {
+                LOG.warn("The engine did not stop within a minute");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

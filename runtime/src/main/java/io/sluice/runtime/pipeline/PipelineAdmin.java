@@ -1,0 +1,172 @@
+package io.sluice.runtime.pipeline;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+import io.sluice.connector.postgres.PostgresSourceConfig;
+import io.sluice.connector.postgres.PostgresSourceConnector;
+import io.sluice.connector.postgres.replication.Lsn;
+import io.sluice.connector.postgres.replication.Publication;
+import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.connector.postgres.replication.StreamingPrerequisites;
+import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.runtime.progress.ProgressDisplay;
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.postgres.PostgresSinkConfig;
+import io.sluice.sink.postgres.apply.AppliedPositions;
+
+/**
+ * The commands around a streaming pipeline: {@code init} prepares the source (idempotent),
+ * {@code status} says how far the target is behind, {@code teardown} removes what the
+ * pipeline left on both ends. Each returns the command's exit code.
+ */
+public final class PipelineAdmin {
+
+    private final PipelineSpec spec;
+    private final PrintStream out;
+    private final PrintStream err;
+    private final PostgresSourceConfig source;
+    private final PgEndpoint sourceEndpoint;
+    private final PostgresSinkConfig target;
+
+    public PipelineAdmin(PipelineSpec spec, PrintStream out, PrintStream err) {
+        this.spec = spec;
+        this.out = out;
+        this.err = err;
+        this.source = new PostgresSourceConfig(spec.source());
+        this.sourceEndpoint = PostgresSourceConnector.endpoint(source);
+        this.target = new PostgresSinkConfig(spec.target());
+    }
+
+    /**
+     * Checks the source can stream, and makes the publication; the slot too when the pipeline
+     * streams without a snapshot (with a snapshot, {@code run} creates it together with the
+     * snapshot it reads, so that no change falls between them). Safe to run again.
+     */
+    public int init() throws SQLException {
+        try (Connection c = PgConnect.open(sourceEndpoint, "sluice init")) {
+            List<String> problems = StreamingPrerequisites.problems(c, sourceEndpoint);
+            if (!problems.isEmpty()) {
+                err.println("sluice: the source cannot stream yet:");
+                problems.forEach(p -> err.println("  " + p));
+                return 1;
+            }
+            out.println("Source " + sourceEndpoint.display() + ": wal_level=logical, replication slots available, user "
+                    + sourceEndpoint.user() + " may replicate.");
+            var tables = new TableSelector(source.includes(), source.excludes()).select(c, c.getCatalog());
+            String done = Publication.ensure(c, source.publicationName(), source.publicationMode(), tables);
+            out.println(done.isEmpty() ? "Publication " + source.publicationName() + " covers the " + tables.size() + " selected tables."
+                    : capitalized(done) + ".");
+            if (source.snapshotMode() == PostgresSourceConfig.SnapshotMode.NEVER) {
+                if (ReplicationSlot.find(c, source.slotName()).isEmpty()) {
+                    try (Connection replication = PgConnect.openReplication(sourceEndpoint, "sluice init")) {
+                        ReplicationSlot.Created created = ReplicationSlot.create(replication, source.slotName());
+                        out.println("Created replication slot " + created.name() + " at " + Lsn.format(created.consistentPoint())
+                                + ": changes from here on are kept for the pipeline.");
+                    }
+                } else {
+                    out.println("Replication slot " + source.slotName() + " exists.");
+                }
+            } else {
+                out.println("The replication slot is created by `sluice run` with the snapshot it reads.");
+            }
+        }
+        out.println("Ready: `sluice run` with the same options starts the pipeline.");
+        return 0;
+    }
+
+    /** Prints the slot's state and lag, the target's applied position, and the apply rate over two seconds. */
+    public int status() throws Exception {
+        long current;
+        Optional<ReplicationSlot.State> slot;
+        try (Connection c = PgConnect.open(sourceEndpoint, "sluice status")) {
+            current = currentLsn(c);
+            slot = ReplicationSlot.find(c, source.slotName());
+        }
+        out.println("Pipeline " + spec.name() + " (offsets " + spec.offsets() + (Files.exists(spec.offsets()) ? "" : ", none yet") + ")");
+        if (slot.isEmpty()) {
+            out.println("  slot " + source.slotName() + ": does not exist (`sluice run` creates it)");
+        } else {
+            ReplicationSlot.State s = slot.get();
+            out.println("  slot " + s.name() + ": " + (s.active() ? "streaming (process " + s.activePid() + ")" : "idle")
+                    + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + bytes(current - s.confirmedFlush()));
+        }
+        AppliedPositions positions = new AppliedPositions(target.positionTable());
+        try (Connection c = PgConnect.open(target.endpoint(), "sluice status")) {
+            Optional<AppliedPositions.Applied> first = positions.status(c, spec.name());
+            if (first.isEmpty()) {
+                out.println("  target " + target.endpoint().display() + ": no change applied yet");
+                return 0;
+            }
+            Thread.sleep(2000);
+            AppliedPositions.Applied now = positions.status(c, spec.name()).orElse(first.get());
+            long behind = Math.max(0, current - now.position().commitLsn());
+            Duration since = Duration.between(now.appliedAt(), OffsetDateTime.now());
+            out.println("  target " + target.endpoint().display() + ": applied up to " + now.position().lsnText() + ", "
+                    + String.format(Locale.ROOT, "%,d", now.changes()) + " changes in all, last applied " + seconds(since) + " ago");
+            out.println("  behind the source by " + bytes(behind) + " of WAL; applying "
+                    + String.format(Locale.ROOT, "%,.0f", (now.changes() - first.get().changes()) / 2.0) + " changes/s");
+        }
+        return 0;
+    }
+
+    /** Drops the slot and publication, forgets the target's position and the offsets; the target's tables stay. */
+    public int teardown() throws Exception {
+        try (Connection c = PgConnect.open(sourceEndpoint, "sluice teardown")) {
+            out.println(ReplicationSlot.drop(c, source.slotName()) ? "Dropped replication slot " + source.slotName()
+                    : "No replication slot " + source.slotName());
+            if (source.publicationMode() != Publication.Mode.DISABLED) {
+                out.println(Publication.drop(c, source.publicationName()) ? "Dropped publication " + source.publicationName()
+                        : "No publication " + source.publicationName());
+            }
+        } catch (SQLException e) {
+            if ("55006".equals(e.getSQLState())) {
+                err.println("sluice: " + e.getMessage());
+                return 1;
+            }
+            throw e;
+        }
+        try (Connection c = PgConnect.open(target.endpoint(), "sluice teardown")) {
+            if (new AppliedPositions(target.positionTable()).forget(c, spec.name())) {
+                out.println("Forgot the applied position of " + spec.name() + " in " + target.positionTable());
+            }
+        }
+        for (Path file : List.of(spec.offsets(), Path.of(spec.offsets() + ".done"))) {
+            if (Files.deleteIfExists(file)) {
+                out.println("Deleted " + file);
+            }
+        }
+        out.println("Torn down; the target's tables and rows are kept.");
+        return 0;
+    }
+
+    private static long currentLsn(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT pg_current_wal_lsn()::text"); ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return Lsn.parse(rs.getString(1));
+        }
+    }
+
+    private static String bytes(long n) {
+        return ProgressDisplay.bytes(n);
+    }
+
+    private static String seconds(Duration d) {
+        return String.format(Locale.ROOT, "%.1f s", Math.max(0, d.toMillis()) / 1000.0);
+    }
+
+    private static String capitalized(String s) {
+        return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+    }
+}

@@ -1,0 +1,135 @@
+package io.sluice.runtime.pipeline;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Future;
+
+import io.sluice.connector.postgres.PostgresSourceConfig;
+import io.sluice.connector.postgres.PostgresSourceConnector;
+import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.runtime.progress.Progress;
+import io.sluice.runtime.progress.ProgressDisplay;
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.postgres.PostgresSinkConfig;
+import io.sluice.sink.postgres.PostgresSinkTask;
+
+/**
+ * Keeps a PostgreSQL target in step with its source, in one JVM: the snapshot when the
+ * pipeline has none yet (taken from the replication slot's own snapshot), then every change
+ * streamed from the slot and applied batch by batch, until told to stop. Offsets are kept in a
+ * local file and committed only after the target committed the changes they cover, so a stop
+ * or a crash at any moment resumes where the target is.
+ */
+public final class StreamingPipeline {
+
+    private static final long FLUSH_INTERVAL_MILLIS = 5_000;
+    private static final long STATUS_INTERVAL_MILLIS = 10_000;
+
+    private final PipelineSpec spec;
+    private final PrintStream out;
+
+    public StreamingPipeline(PipelineSpec spec, PrintStream out) {
+        this.spec = spec;
+        this.out = out;
+    }
+
+    /** Every configuration and connection problem of both ends, one per line; empty when none. */
+    public List<String> validate() {
+        return EmbeddedEngine.validate(spec);
+    }
+
+    /**
+     * Runs until {@code stop} completes, then stops gracefully: the source stops reading, the
+     * offsets of everything the target committed are stored, and the slot keeps the rest.
+     *
+     * @param fresh forget an earlier run: its offsets and its replication slot, and copy again
+     */
+    public void run(boolean fresh, Future<?> stop) throws Exception {
+        PostgresSourceConfig config = new PostgresSourceConfig(spec.source());
+        if (fresh) {
+            Files.deleteIfExists(spec.offsets());
+            dropSlot(config);
+        }
+        Path parent = spec.offsets().toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        boolean resuming = Files.exists(spec.offsets());
+        if (resuming) {
+            out.println("Resuming pipeline " + spec.name() + " from " + spec.offsets() + " (use --fresh to start over)");
+        }
+        Progress progress = new Progress();
+        if (!resuming) {
+            SnapshotPipeline.estimate(spec, progress);
+        }
+        PostgresSinkTask sink = new PostgresSinkTask();
+        sink.start(spec.target());
+        SinkHandoff handoff = new SinkHandoff(sink, progress, FLUSH_INTERVAL_MILLIS);
+        Map<String, String> overrides = spec.source().containsKey(PostgresSourceConfig.SNAPSHOT_MODE)
+                ? Map.of() : Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial");
+        EmbeddedEngine engine = new EmbeddedEngine(spec, overrides, handoff, () -> handoff.snapshotDone().countDown());
+        ProgressDisplay display = new ProgressDisplay(progress, out, ProgressDisplay.terminalAttached());
+        try {
+            if (!resuming) {
+                display.start();
+            }
+            engine.start();
+            boolean streaming = false;
+            long lastStatus = System.nanoTime();
+            long reported = -1;
+            while (!stop.isDone() && !engine.ended()) {
+                Thread.sleep(100);
+                if (!streaming && (resuming || handoff.snapshotDone().getCount() == 0 || handoff.changesApplied() > 0)) {
+                    streaming = true;
+                    if (!resuming) {
+                        display.close();
+                        out.println(display.summary());
+                    }
+                    out.println("Streaming changes from slot " + config.slotName() + " into " + new PostgresSinkConfig(spec.target()).endpoint().display()
+                            + " (Ctrl-C stops; run the same command to go on)");
+                }
+                if (streaming && System.nanoTime() - lastStatus >= STATUS_INTERVAL_MILLIS * 1_000_000L) {
+                    long applied = handoff.changesApplied();
+                    if (applied != reported) {
+                        out.println(status(handoff, applied, reported, (System.nanoTime() - lastStatus) / 1e9));
+                        reported = applied;
+                    }
+                    lastStatus = System.nanoTime();
+                }
+            }
+            engine.close();
+            SnapshotPipeline.PipelineFailure failure = engine.failure();
+            if (failure != null) {
+                throw failure;
+            }
+            out.println("Stopped. " + String.format(Locale.ROOT, "%,d", handoff.changesApplied()) + " changes applied in this run.");
+        } finally {
+            display.close();
+            engine.close();
+            sink.stop();
+        }
+    }
+
+    private static String status(SinkHandoff handoff, long applied, long reported, double seconds) {
+        long since = Math.max(0, applied - Math.max(reported, 0));
+        long commit = handoff.lastAppliedCommitMillis();
+        String lag = commit == 0 ? "" : String.format(Locale.ROOT, ", newest applied change committed %.1f s ago",
+                (System.currentTimeMillis() - commit) / 1000.0);
+        return String.format(Locale.ROOT, "  %,d changes applied (%,.0f/s)%s", applied, since / Math.max(seconds, 0.001), lag);
+    }
+
+    /** Drops the pipeline's slot so a fresh run takes its snapshot from a new one. */
+    private void dropSlot(PostgresSourceConfig config) throws SQLException {
+        PgEndpoint endpoint = PostgresSourceConnector.endpoint(config);
+        try (Connection c = PgConnect.open(endpoint, "sluice fresh")) {
+            if (ReplicationSlot.drop(c, config.slotName())) {
+                out.println("Dropped replication slot " + config.slotName() + " of the earlier run");
+            }
+        }
+    }
+}
