@@ -72,8 +72,11 @@ class SluiceRunIT {
             try {
                 CompletableFuture<Void> stop = new CompletableFuture<>();
                 CompletableFuture<Result> first = sluice(stop, command);
-                waitFor(() -> transactions.get() > 300 && count(target, "SELECT count(*) FROM pg_tables WHERE tablename = 'history'") == 1
-                        && count(target, "SELECT count(*) FROM history") > 100, first, "the target to follow the workload");
+                // Streamed changes on the target (snapshot rows alone do not count): the position table says how many.
+                waitFor(() -> transactions.get() > 300
+                        && count(target, "SELECT count(*) FROM pg_tables WHERE schemaname = 'sluice' AND tablename = 'applied_position'") == 1
+                        && count(target, "SELECT count(*) FROM sluice.applied_position WHERE source = 'live' AND changes > 300") == 1,
+                        first, "the target to follow the workload");
                 stop.complete(null);
                 Result stopped = first.get(60, TimeUnit.SECONDS);
                 assertThat(stopped.exit()).as(stopped.err()).isZero();
@@ -90,6 +93,12 @@ class SluiceRunIT {
                 assertThat(workloadFailure.get()).isNull();
                 source.execute("INSERT INTO history VALUES (-1, 0)");
                 waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -1") == 1, second, "the last change");
+                // Only a table outside the publication is written now: the slot must still move on, or WAL piles up.
+                source.execute("CREATE TABLE noise (filler text)", "INSERT INTO noise SELECT repeat('n', 500) FROM generate_series(1, 20000)");
+                String written = text(source, "SELECT pg_current_wal_lsn()::text");
+                waitFor(() -> count(source, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_live' "
+                        + "AND confirmed_flush_lsn >= '" + written + "'::pg_lsn") == 1, second, "the slot to confirm past idle WAL");
+                source.execute("DROP TABLE noise");
                 stopAgain.complete(null);
                 Result resumed = second.get(60, TimeUnit.SECONDS);
                 assertThat(resumed.exit()).as(resumed.err()).isZero();
@@ -105,6 +114,25 @@ class SluiceRunIT {
                 assertThat(status.exit()).as(status.err()).isZero();
                 assertThat(status.out()).contains("slot sluice_live: idle").contains("applied up to").contains("changes in all")
                         .contains("changes/s");
+
+                // --fresh forgets the run: the old slot goes, and a new one comes with a new snapshot.
+                source.execute("INSERT INTO history VALUES (-2, 0)");
+                CompletableFuture<Void> stopFresh = new CompletableFuture<>();
+                String[] fresh = java.util.Arrays.copyOf(command, command.length + 3);
+                fresh[command.length] = "--fresh";
+                fresh[command.length + 1] = "--table-exists";
+                fresh[command.length + 2] = "truncate";
+                CompletableFuture<Result> third = sluice(stopFresh, fresh);
+                waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -2") == 1, third, "the fresh copy");
+                source.execute("INSERT INTO history VALUES (-3, 0)"); // after the fresh snapshot's view: streamed
+                waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -3") == 1, third, "streaming after the copy");
+                stopFresh.complete(null);
+                Result copiedAgain = third.get(60, TimeUnit.SECONDS);
+                assertThat(copiedAgain.exit()).as(copiedAgain.err()).isZero();
+                assertThat(copiedAgain.out()).contains("Dropped replication slot sluice_live of the earlier run").contains("Snapshot done");
+                for (String table : List.of("accounts", "history")) {
+                    assertThat(checksum(target, table)).as(table).isEqualTo(checksum(source, table));
+                }
 
                 Result teardown = sluice(new CompletableFuture<>(), concat("teardown", pipeline)).get(60, TimeUnit.SECONDS);
                 assertThat(teardown.exit()).as(teardown.err()).isZero();

@@ -84,7 +84,7 @@ public final class StreamingPipeline {
             long reported = -1;
             while (!stop.isDone() && !engine.ended()) {
                 Thread.sleep(100);
-                if (!streaming && (resuming || handoff.snapshotDone().getCount() == 0 || handoff.changesApplied() > 0)) {
+                if (!streaming && engine.failure() == null && (resuming || handoff.snapshotDone().getCount() == 0 || handoff.changesApplied() > 0)) {
                     streaming = true;
                     if (!resuming) {
                         display.close();
@@ -107,7 +107,12 @@ public final class StreamingPipeline {
             if (failure != null) {
                 throw failure;
             }
-            out.println("Stopped. " + String.format(Locale.ROOT, "%,d", handoff.changesApplied()) + " changes applied in this run.");
+            if (!streaming) {
+                display.close();
+                out.println("Stopped during the snapshot; the same command resumes it.");
+            } else {
+                out.println("Stopped. " + String.format(Locale.ROOT, "%,d", handoff.changesApplied()) + " changes applied in this run.");
+            }
         } finally {
             display.close();
             engine.close();
