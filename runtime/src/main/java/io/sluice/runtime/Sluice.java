@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.sluice.runtime.cli.Arguments;
 import io.sluice.runtime.pipeline.PipelineAdmin;
+import io.sluice.runtime.pipeline.PipelineFailure;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import io.sluice.runtime.pipeline.SnapshotPipeline;
 import io.sluice.runtime.pipeline.StreamingPipeline;
@@ -89,7 +90,7 @@ public final class Sluice {
                         + "). Use --fresh to copy again.");
             }
             return 0;
-        } catch (SnapshotPipeline.PipelineFailure e) {
+        } catch (PipelineFailure e) {
             err.println("sluice: the snapshot failed: " + e.getMessage());
             err.println("Fix the cause and run the same command again: finished work is kept (details in .sluice/sluice.log).");
             return 1;
@@ -117,7 +118,7 @@ public final class Sluice {
         try {
             pipeline.run(arguments.fresh(), stop);
             return 0;
-        } catch (SnapshotPipeline.PipelineFailure e) {
+        } catch (PipelineFailure e) {
             err.println("sluice: the pipeline stopped: " + e.getMessage());
             err.println("Fix the cause and run the same command again: it goes on from where the target is "
                     + "(details in .sluice/sluice.log).");
@@ -136,10 +137,7 @@ public final class Sluice {
                 case "status" -> admin.status();
                 default -> admin.teardown();
             };
-        } catch (java.sql.SQLException e) {
-            err.println("sluice " + command + ": " + e.getMessage());
-            return 1;
-        } catch (org.apache.kafka.connect.errors.ConnectException | IllegalStateException e) {
+        } catch (java.sql.SQLException | org.apache.kafka.connect.errors.ConnectException | IllegalStateException e) {
             err.println("sluice " + command + ": " + e.getMessage());
             return 1;
         } catch (Exception e) {

@@ -37,6 +37,7 @@ final class EmbeddedEngine implements AutoCloseable {
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private final AtomicReference<String> failureMessage = new AtomicReference<>();
     private final CountDownLatch ended = new CountDownLatch(1);
+    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * @param overrides source settings that win over the pipeline's
@@ -95,9 +96,9 @@ final class EmbeddedEngine implements AutoCloseable {
     }
 
     /** The error the engine stopped on, explained; null when it did not fail. */
-    SnapshotPipeline.PipelineFailure failure() {
+    PipelineFailure failure() {
         Throwable t = failure.get();
-        return t == null ? null : new SnapshotPipeline.PipelineFailure(rootMessage(t, failureMessage.get()), t);
+        return t == null ? null : new PipelineFailure(rootMessage(t, failureMessage.get()), t);
     }
 
     /**
@@ -118,9 +119,12 @@ final class EmbeddedEngine implements AutoCloseable {
         return message.isBlank() && engineMessage != null ? engineMessage : message;
     }
 
-    /** Stops the engine (the source task stops, processed offsets are committed) and waits for it. */
+    /** Stops the engine (the source task stops, processed offsets are committed) and waits for it; once. */
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         try {
             engine.close();
         } catch (IOException | IllegalStateException e) {

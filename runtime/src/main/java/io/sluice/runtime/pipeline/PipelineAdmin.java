@@ -15,7 +15,7 @@ import java.util.Optional;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
-import io.sluice.connector.postgres.replication.Lsn;
+import io.sluice.schemas.postgres.Lsn;
 import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
+import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.runtime.progress.Progress;
@@ -103,8 +104,7 @@ public final class SnapshotPipeline {
     /** Row and size estimates of the selected tables, for the progress display. */
     static void estimate(PipelineSpec spec, Progress progress) {
         PostgresSourceConfig config = new PostgresSourceConfig(spec.source());
-        PgEndpoint endpoint = new PgEndpoint(config.hostname(), config.port(), config.database(), config.user(),
-                config.password().value(), config.sslMode());
+        PgEndpoint endpoint = PostgresSourceConnector.endpoint(config);
         try (Connection c = PgConnect.open(endpoint, "sluice estimate");
              PreparedStatement s = c.prepareStatement("SELECT GREATEST(reltuples, 0)::bigint, pg_table_size(oid) FROM pg_class WHERE oid = ?")) {
             for (SelectedTable table : new TableSelector(config.includes(), config.excludes()).select(c, config.database())) {
@@ -116,13 +116,6 @@ public final class SnapshotPipeline {
             }
         } catch (SQLException e) {
             LOG.debug("No estimates for the progress display", e);
-        }
-    }
-
-    /** A run that stopped on an error, with the message that explains it. */
-    public static final class PipelineFailure extends Exception {
-        public PipelineFailure(String message, Throwable cause) {
-            super(message, cause);
         }
     }
 }

@@ -103,7 +103,7 @@ public final class StreamingPipeline {
                 }
             }
             engine.close();
-            SnapshotPipeline.PipelineFailure failure = engine.failure();
+            PipelineFailure failure = engine.failure();
             if (failure != null) {
                 throw failure;
             }

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.connector.postgres.PostgresSourceConfig.SnapshotMode;
-import io.sluice.connector.postgres.replication.Lsn;
+import io.sluice.schemas.postgres.Lsn;
 import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamRun;

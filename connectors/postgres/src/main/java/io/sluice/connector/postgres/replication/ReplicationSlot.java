@@ -8,6 +8,8 @@ import java.sql.Statement;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
+import io.sluice.schemas.postgres.Lsn;
+
 /**
  * A logical replication slot with the pgoutput plugin: created on a replication connection
  * together with an exported snapshot, so that a snapshot read in that snapshot and a stream

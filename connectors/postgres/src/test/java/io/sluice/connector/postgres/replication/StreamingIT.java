@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.sluice.connector.postgres.PostgresSourceTask;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.postgres.Lsn;
 import io.sluice.testing.kafka.SourceTaskContexts;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;

@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.util.Map;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.Lsn;
 
 /**
  * The table on the target that holds, per source, the position of the last change applied. It
@@ -51,17 +52,16 @@ public final class AppliedPositions {
 
     /** The row of a source, empty when nothing of it was applied (or the table does not exist). */
     public java.util.Optional<Applied> status(Connection c, String source) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT lsn_commit - '0/0'::pg_lsn, event, applied_at, changes FROM " + qualified
-                + " WHERE source = ? AND to_regclass(?) IS NOT NULL")) {
+        try (PreparedStatement s = c.prepareStatement("SELECT lsn_commit::text, event, applied_at, changes FROM " + qualified
+                + " WHERE source = ?")) {
             s.setString(1, source);
-            s.setString(2, qualified);
             try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? java.util.Optional.of(new Applied(new SourcePosition(rs.getBigDecimal(1).longValue(), rs.getLong(2)),
+                return rs.next() ? java.util.Optional.of(new Applied(new SourcePosition(Lsn.parse(rs.getString(1)), rs.getLong(2)),
                         rs.getObject(3, java.time.OffsetDateTime.class), rs.getLong(4))) : java.util.Optional.empty();
             }
         } catch (SQLException e) {
-            if ("42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState())) {
-                return java.util.Optional.empty(); // no position table yet: nothing was applied
+            if (missing(e)) {
+                return java.util.Optional.empty();
             }
             throw e;
         }
@@ -73,7 +73,7 @@ public final class AppliedPositions {
             s.setString(1, source);
             return s.executeUpdate() > 0;
         } catch (SQLException e) {
-            if ("42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState())) {
+            if (missing(e)) {
                 return false;
             }
             throw e;
@@ -82,12 +82,12 @@ public final class AppliedPositions {
 
     /** The last applied position of a source; null when nothing of it was applied. */
     public SourcePosition read(Connection c, String source) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT lsn_commit - '0/0'::pg_lsn, event FROM " + qualified + " WHERE source = ?")) {
-            s.setString(1, source);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? new SourcePosition(rs.getBigDecimal(1).longValue(), rs.getLong(2)) : null;
-            }
-        }
+        return status(c, source).map(Applied::position).orElse(null);
+    }
+
+    /** Whether a failure says the table (or its schema) does not exist: nothing was ever applied. */
+    private static boolean missing(SQLException e) {
+        return "42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState());
     }
 
     /**

@@ -54,6 +54,8 @@ public final class ChangeTable {
     private final RowEncoder encoder;
     private final List<String> keys;
     private final int[] keyIndexes;
+    /** Per column written: whether it is a key column. */
+    private final boolean[] keyColumn;
     private final String stage;
     private final List<Segment> segments = new ArrayList<>();
     private Segment open = new Segment();
@@ -75,12 +77,14 @@ public final class ChangeTable {
         this.encoder = encoder;
         this.keys = List.copyOf(keys);
         this.keyIndexes = new int[keys.size()];
+        this.keyColumn = new boolean[encoder.size()];
         for (int k = 0; k < keys.size(); k++) {
             keyIndexes[k] = encoder.indexOf(keys.get(k));
             if (keyIndexes[k] < 0) {
                 throw new DataException("The changes of " + target + " do not carry its key column " + keys.get(k)
                         + "; the source table and the target must have the same key");
             }
+            keyColumn[keyIndexes[k]] = true;
         }
         StringJoiner shape = new StringJoiner(",");
         for (int i = 0; i < encoder.size(); i++) {
@@ -237,12 +241,7 @@ public final class ChangeTable {
     }
 
     private boolean isKey(int column) {
-        for (int k : keyIndexes) {
-            if (k == column) {
-                return true;
-            }
-        }
-        return false;
+        return keyColumn[column];
     }
 
     private Key keyOf(Change change) {
@@ -280,35 +279,33 @@ public final class ChangeTable {
 
     /** Forgets the pending changes. */
     public void clear() {
-        segments.clear();
-        open = new Segment();
-        bytes = 0;
+        truncate();
         changes = 0;
     }
 
     private void applySegment(Connection c, Statement s, Segment segment) throws SQLException {
-        // Which sets of unchanged columns occur, numbered from 1 (0: every value sent).
+        // Which sets of unchanged columns occur, numbered from 1 (0: every value sent), and how many rows of each op each has.
         Map<BitSet, Integer> groups = new LinkedHashMap<>();
-        int moves = 0;
+        Map<BitSet, long[]> groupCounts = new LinkedHashMap<>();
         int deletes = 0;
         int upserts = 0;
         for (Change change : segment.states.values()) {
             if (change.unchanged != null) {
                 groups.computeIfAbsent(change.unchanged, u -> groups.size() + 1);
-            }
-            switch (change.op) {
-                case MOVE -> moves++;
-                case DELETE -> deletes++;
-                default -> upserts += change.unchanged == null ? 1 : 0;
+                groupCounts.computeIfAbsent(change.unchanged, u -> new long[MOVE + 1])[change.op]++;
+            } else if (change.op == DELETE) {
+                deletes++;
+            } else {
+                upserts++;
             }
         }
         copy(c, segment, groups);
         for (Map.Entry<BitSet, Integer> group : groups.entrySet()) {
+            long moves = groupCounts.get(group.getKey())[MOVE];
             if (moves > 0) {
-                String set = assignments(group.getKey(), true);
-                int moved = s.executeUpdate("UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + MOVE
-                        + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(true));
-                missing(moved, segment, MOVE, group.getKey(), "moved to a new key");
+                int moved = s.executeUpdate("UPDATE " + table + " AS t SET " + assignments(group.getKey(), true) + " FROM " + stage
+                        + " AS s WHERE s.\"$op\" = " + MOVE + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(true));
+                missing(moved, moves, "moved to a new key");
             }
         }
         if (deletes > 0) {
@@ -318,13 +315,14 @@ public final class ChangeTable {
             s.executeUpdate(upsertSql());
         }
         for (Map.Entry<BitSet, Integer> group : groups.entrySet()) {
+            long updates = groupCounts.get(group.getKey())[UPSERT];
             String set = assignments(group.getKey(), false);
-            if (set.isEmpty() || segment.count(UPSERT, group.getKey()) == 0) {
+            if (set.isEmpty() || updates == 0) {
                 continue; // only unchanged values besides the key: nothing to write
             }
             int updated = s.executeUpdate("UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPSERT
                     + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(false));
-            missing(updated, segment, UPSERT, group.getKey(), "updated");
+            missing(updated, updates, "updated");
         }
     }
 
@@ -332,8 +330,7 @@ public final class ChangeTable {
      * Rows whose unchanged values only the target holds must be there; if some are not (the
      * target was changed behind Sluice's back), their other values cannot be written whole.
      */
-    private void missing(int written, Segment segment, short op, BitSet group, String what) {
-        long expected = segment.count(op, group);
+    private void missing(long written, long expected, String what) {
         if (written < expected) {
             LOG.warn("{} of {} rows of {} {} with unchanged TOASTed values were not found on the target, so they could not be written: "
                     + "their unchanged values exist only in the source. Was the target table changed outside Sluice? Copy the table "
@@ -486,9 +483,5 @@ public final class ChangeTable {
     /** Changes applied together; within one, every key has at most one state. */
     private static final class Segment {
         final LinkedHashMap<Key, Change> states = new LinkedHashMap<>();
-
-        long count(short op, BitSet unchanged) {
-            return states.values().stream().filter(c -> c.op == op && unchanged.equals(c.unchanged)).count();
-        }
     }
 }

@@ -1,6 +1,7 @@
 package io.sluice.sink.postgres.apply;
 
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.postgres.Lsn;
 import org.apache.kafka.connect.data.Struct;
 
 /**
@@ -33,13 +34,13 @@ public record SourcePosition(long commitLsn, long event) implements Comparable<S
 
     @Override
     public int compareTo(SourcePosition other) {
-        int byCommit = Long.compareUnsigned(commitLsn, other.commitLsn);
+        int byCommit = Lsn.compare(commitLsn, other.commitLsn);
         return byCommit != 0 ? byCommit : Long.compare(event, other.event);
     }
 
     /** The commit LSN as PostgreSQL writes it, e.g. {@code 0/16B3748}. */
     public String lsnText() {
-        return Long.toHexString(commitLsn >>> 32).toUpperCase() + "/" + Long.toHexString(commitLsn & 0xFFFFFFFFL).toUpperCase();
+        return Lsn.format(commitLsn);
     }
 
     @Override

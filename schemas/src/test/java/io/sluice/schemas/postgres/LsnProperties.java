@@ -1,4 +1,4 @@
-package io.sluice.connector.postgres.replication;
+package io.sluice.schemas.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.sluice.connector.postgres.replication;
+package io.sluice.schemas.postgres;
 
 /**
  * PostgreSQL log sequence numbers: unsigned 64-bit positions in the write-ahead log, written
