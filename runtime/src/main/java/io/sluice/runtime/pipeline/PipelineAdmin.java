@@ -15,6 +15,7 @@ import java.util.Optional;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
+import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
@@ -68,6 +69,9 @@ public final class PipelineAdmin {
             String done = Publication.ensure(c, source.publicationName(), source.publicationMode(), tables);
             out.println(done.isEmpty() ? "Publication " + source.publicationName() + " covers the " + tables.size() + " selected tables."
                     : capitalized(done) + ".");
+            if (source.ddlCapture() && !captureDdl(c)) {
+                return 1;
+            }
             if (source.snapshotMode() == PostgresSourceConfig.SnapshotMode.NEVER) {
                 if (ReplicationSlot.find(c, source.slotName()).isEmpty()) {
                     try (Connection replication = PgConnect.openReplication(sourceEndpoint, "sluice init")) {
@@ -84,6 +88,29 @@ public final class PipelineAdmin {
         }
         out.println("Ready: `sluice run` with the same options starts the pipeline.");
         return 0;
+    }
+
+    /** Installs the DDL capture triggers and registers the publication with them; false (said on err) when that is not possible. */
+    private boolean captureDdl(Connection c) throws SQLException {
+        if (c.getMetaData().getDatabaseMajorVersion() < 14) {
+            err.println("sluice: DDL cannot be captured on PostgreSQL " + c.getMetaData().getDatabaseProductVersion()
+                    + " (logical messages stream from 14 on). Set " + PostgresSourceConfig.DDL_CAPTURE + "=false to stream without it.");
+            return false;
+        }
+        try {
+            DdlCapture.install(c);
+            if (source.publicationMode() != Publication.Mode.DISABLED) {
+                DdlCapture.register(c, source.publicationName(), source.includes(), source.excludes());
+            }
+        } catch (SQLException e) {
+            err.println("sluice: installing the DDL capture event triggers failed: " + e.getMessage() + ". Event triggers take a "
+                    + "superuser: run `sluice init` once as one (the pipeline itself can then run as " + sourceEndpoint.user() + "), or set "
+                    + PostgresSourceConfig.DDL_CAPTURE + "=false to stream without DDL capture.");
+            return false;
+        }
+        out.println("DDL capture: event triggers installed (schema sluice_capture); schema changes of the selected tables are streamed, and "
+                + "tables created under the include list join the publication as they are created.");
+        return true;
     }
 
     /** Prints the slot's state and lag, the target's applied position, and the apply rate over two seconds. */
@@ -121,7 +148,7 @@ public final class PipelineAdmin {
         return 0;
     }
 
-    /** Drops the slot and publication, forgets the target's position and the offsets; the target's tables stay. */
+    /** Drops the slot, publication and (when no other pipeline uses them) DDL triggers, forgets the target's position and the offsets; the target's tables stay. */
     public int teardown() throws Exception {
         try (Connection c = PgConnect.open(sourceEndpoint, "sluice teardown")) {
             out.println(ReplicationSlot.drop(c, source.slotName()) ? "Dropped replication slot " + source.slotName()
@@ -129,6 +156,9 @@ public final class PipelineAdmin {
             if (source.publicationMode() != Publication.Mode.DISABLED) {
                 out.println(Publication.drop(c, source.publicationName()) ? "Dropped publication " + source.publicationName()
                         : "No publication " + source.publicationName());
+            }
+            if (DdlCapture.unregister(c, source.publicationName())) {
+                out.println("Dropped the DDL capture event triggers (no other pipeline of " + c.getCatalog() + " uses them)");
             }
         } catch (SQLException e) {
             if ("55006".equals(e.getSQLState())) {

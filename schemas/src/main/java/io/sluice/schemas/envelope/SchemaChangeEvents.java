@@ -9,7 +9,11 @@ import org.apache.kafka.connect.data.Struct;
 /**
  * Schema-change (DDL) events, on the topic {@code <prefix>.schema-changes}, shaped like
  * Debezium's schema-change topic: the statement as executed, and for each affected table its
- * definition after the change. Key: the database name, so one partition keeps them in order.
+ * definition after the change. Streamed events add what a sink needs to replay the change
+ * without parsing SQL: a renamed table's or column's previous name, the columns and indexes
+ * dropped, the indexes and their constraints, partitioning; and the transaction block, whose
+ * order places the event among the row changes of its transaction. Key: the database name, so
+ * one partition keeps them in order.
  */
 public final class SchemaChangeEvents {
 
@@ -23,18 +27,35 @@ public final class SchemaChangeEvents {
             .field("generated", Schema.OPTIONAL_BOOLEAN_SCHEMA)
             .field("enumValues", SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build())
             .field("comment", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("previousName", Schema.OPTIONAL_STRING_SCHEMA)
+            .build();
+
+    public static final Schema INDEX_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.schema.Index")
+            .field("name", Schema.STRING_SCHEMA)
+            .field("unique", Schema.BOOLEAN_SCHEMA)
+            .field("definition", Schema.STRING_SCHEMA)
+            .field("constraintName", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("constraintDefinition", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("previousName", Schema.OPTIONAL_STRING_SCHEMA)
             .build();
 
     public static final Schema TABLE_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.schema.Table").optional()
             .field("primaryKeyColumnNames", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
             .field("columns", SchemaBuilder.array(COLUMN_SCHEMA).build())
             .field("comment", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("indexes", SchemaBuilder.array(INDEX_SCHEMA).optional().build())
+            .field("droppedColumns", SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build())
+            .field("droppedIndexes", SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build())
+            .field("partitionOf", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("partitionBound", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("partitionKey", Schema.OPTIONAL_STRING_SCHEMA)
             .build();
 
     public static final Schema CHANGE_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.schema.Change")
             .field("type", Schema.STRING_SCHEMA)
             .field("id", Schema.STRING_SCHEMA)
             .field("table", TABLE_SCHEMA)
+            .field("previousId", Schema.OPTIONAL_STRING_SCHEMA)
             .build();
 
     public static final Schema KEY_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.postgresql.SchemaChangeKey")
@@ -48,34 +69,114 @@ public final class SchemaChangeEvents {
             .field("schemaName", Schema.OPTIONAL_STRING_SCHEMA)
             .field("ddl", Schema.OPTIONAL_STRING_SCHEMA)
             .field("tableChanges", SchemaBuilder.array(CHANGE_SCHEMA).build())
+            .field(Envelope.TRANSACTION, Envelope.TRANSACTION_SCHEMA)
             .build();
 
     /** What happened to a table. */
     public enum ChangeType { CREATE, ALTER, DROP }
 
-    /** A column as it is after the change. */
+    /**
+     * A column as it is after the change.
+     *
+     * @param defaultValueExpression the default; for a generated column, the generation expression
+     * @param previousName           the name before a rename in this change; null when not renamed
+     */
     public record ColumnDefinition(String name, String typeName, String typeExpression, int position, boolean optional,
-                                   String defaultValueExpression, Boolean generated, List<String> enumValues, String comment) {
+                                   String defaultValueExpression, Boolean generated, List<String> enumValues, String comment,
+                                   String previousName) {
+
+        public ColumnDefinition(String name, String typeName, String typeExpression, int position, boolean optional,
+                                String defaultValueExpression, Boolean generated, List<String> enumValues, String comment) {
+            this(name, typeName, typeExpression, position, optional, defaultValueExpression, generated, enumValues, comment, null);
+        }
+
         Struct toStruct() {
             return new Struct(COLUMN_SCHEMA).put("name", name).put("typeName", typeName).put("typeExpression", typeExpression)
                     .put("position", position).put("optional", optional).put("defaultValueExpression", defaultValueExpression)
-                    .put("generated", generated).put("enumValues", enumValues).put("comment", comment);
+                    .put("generated", generated).put("enumValues", enumValues).put("comment", comment).put("previousName", previousName);
+        }
+
+        static ColumnDefinition of(Struct s) {
+            return new ColumnDefinition(s.getString("name"), s.getString("typeName"), s.getString("typeExpression"), s.getInt32("position"),
+                    s.getBoolean("optional"), s.getString("defaultValueExpression"), s.getBoolean("generated"), s.getArray("enumValues"),
+                    s.getString("comment"), optionalString(s, "previousName"));
         }
     }
 
     /**
-     * @param id    the table, as {@code "schema"."table"}
-     * @param table its definition after the change; null for DROP
+     * An index of a table after the change.
+     *
+     * @param definition           what follows the table in {@code CREATE INDEX ... ON table}: {@code USING method (columns) ...}
+     * @param constraintName       the primary key, unique or exclusion constraint the index backs; null for a plain index
+     * @param constraintDefinition that constraint as {@code pg_get_constraintdef} writes it, e.g. {@code PRIMARY KEY (id)}
+     * @param previousName         the name before a rename in this change; null when not renamed
      */
-    public record TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment) {
+    public record IndexDefinition(String name, boolean unique, String definition, String constraintName, String constraintDefinition,
+                                  String previousName) {
         Struct toStruct() {
-            Struct change = new Struct(CHANGE_SCHEMA).put("type", type.name()).put("id", id);
+            return new Struct(INDEX_SCHEMA).put("name", name).put("unique", unique).put("definition", definition)
+                    .put("constraintName", constraintName).put("constraintDefinition", constraintDefinition).put("previousName", previousName);
+        }
+
+        static IndexDefinition of(Struct s) {
+            return new IndexDefinition(s.getString("name"), s.getBoolean("unique"), s.getString("definition"), s.getString("constraintName"),
+                    s.getString("constraintDefinition"), s.getString("previousName"));
+        }
+    }
+
+    /**
+     * What a change did to one table.
+     *
+     * @param id             the table, as {@code "schema"."table"}
+     * @param primaryKey     its key columns after the change (empty for DROP)
+     * @param columns        its columns after the change (empty for DROP)
+     * @param previousId     the table's id before a rename in this change; null when not renamed
+     * @param indexes        its indexes after the change; null when not known (snapshot events)
+     * @param droppedColumns columns the change dropped
+     * @param droppedIndexes indexes the change dropped (by their name before the change)
+     * @param partitionOf    the partitioned table it is a partition of, as an id; null when none
+     * @param partitionBound its partition bound ({@code FOR VALUES ...}) when a partition
+     * @param partitionKey   its partition key ({@code RANGE (a)}) when it is partitioned
+     */
+    public record TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment,
+                              String previousId, List<IndexDefinition> indexes, List<String> droppedColumns, List<String> droppedIndexes,
+                              String partitionOf, String partitionBound, String partitionKey) {
+
+        public TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment) {
+            this(type, id, primaryKey, columns, comment, null, null, List.of(), List.of(), null, null, null);
+        }
+
+        Struct toStruct() {
+            Struct change = new Struct(CHANGE_SCHEMA).put("type", type.name()).put("id", id).put("previousId", previousId);
             if (type != ChangeType.DROP) {
                 change.put("table", new Struct(TABLE_SCHEMA).put("primaryKeyColumnNames", primaryKey)
                         .put("columns", columns.stream().map(ColumnDefinition::toStruct).toList())
-                        .put("comment", comment));
+                        .put("comment", comment)
+                        .put("indexes", indexes == null ? null : indexes.stream().map(IndexDefinition::toStruct).toList())
+                        .put("droppedColumns", droppedColumns.isEmpty() ? null : droppedColumns)
+                        .put("droppedIndexes", droppedIndexes.isEmpty() ? null : droppedIndexes)
+                        .put("partitionOf", partitionOf)
+                        .put("partitionBound", partitionBound)
+                        .put("partitionKey", partitionKey));
             }
             return change;
+        }
+
+        /** Reads a change back from an event (as written by {@link #toStruct}, or by an older Sluice without the optional fields). */
+        public static TableChange of(Struct change) {
+            ChangeType type = ChangeType.valueOf(change.getString("type"));
+            String previousId = optionalString(change, "previousId");
+            Struct table = change.getStruct("table");
+            if (table == null) {
+                return new TableChange(type, change.getString("id"), List.of(), List.of(), null, previousId, null, List.of(), List.of(),
+                        null, null, null);
+            }
+            List<Struct> indexes = optionalArray(table, "indexes");
+            return new TableChange(type, change.getString("id"), table.getArray("primaryKeyColumnNames"),
+                    table.<Struct>getArray("columns").stream().map(ColumnDefinition::of).toList(), table.getString("comment"), previousId,
+                    indexes == null ? null : indexes.stream().map(IndexDefinition::of).toList(),
+                    orEmpty(optionalArray(table, "droppedColumns")), orEmpty(optionalArray(table, "droppedIndexes")),
+                    optionalString(table, "partitionOf"), optionalString(table, "partitionBound"), optionalString(table, "partitionKey"));
         }
     }
 
@@ -94,5 +195,22 @@ public final class SchemaChangeEvents {
                 .put("schemaName", schemaName)
                 .put("ddl", ddl)
                 .put("tableChanges", changes.stream().map(TableChange::toStruct).toList());
+    }
+
+    /** The table changes of an event. */
+    public static List<TableChange> tableChanges(Struct value) {
+        return value.<Struct>getArray("tableChanges").stream().map(TableChange::of).toList();
+    }
+
+    private static String optionalString(Struct s, String field) {
+        return s.schema().field(field) == null ? null : s.getString(field);
+    }
+
+    private static <T> List<T> optionalArray(Struct s, String field) {
+        return s.schema().field(field) == null ? null : s.getArray(field);
+    }
+
+    private static <T> List<T> orEmpty(List<T> list) {
+        return list == null ? List.of() : list;
     }
 }

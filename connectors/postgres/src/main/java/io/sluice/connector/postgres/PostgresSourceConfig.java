@@ -45,6 +45,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String PUBLICATION_NAME = "publication.name";
     public static final String PUBLICATION_MODE = "publication.autocreate.mode";
     public static final String STATUS_INTERVAL = "status.update.interval.ms";
+    public static final String DDL_CAPTURE = "ddl.capture";
     public static final String TEXT_COLUMNS = "column.text.list";
 
     private static final String CONNECTION = "Connection";
@@ -133,6 +134,12 @@ public final class PostgresSourceConfig extends AbstractConfig {
             .define(STATUS_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.between(100L, 3_600_000L), Importance.LOW,
                     "How often the stream reports the confirmed position to the server (it also keeps the connection alive; "
                             + "keep it under the server's wal_sender_timeout).", STREAMING, 4, Width.SHORT, "Status interval")
+            .define(DDL_CAPTURE, Type.BOOLEAN, true, Importance.MEDIUM,
+                    "Capture DDL: event triggers (installed in schema sluice_capture by `sluice init`, or at start when the user may) "
+                            + "send every schema change of the selected tables into the stream, in order with the rows, and add "
+                            + "tables created under table.include.list to the publication as they are created. Installing them "
+                            + "takes a superuser and PostgreSQL 14 or later; without them, schema changes reach the target only "
+                            + "as far as the rows' new shapes need.", STREAMING, 5, Width.SHORT, "Capture DDL")
             .define(NUMERIC_MAPPING, Type.STRING, "exact", ConfigDef.CaseInsensitiveValidString.in("exact", "precise", "double"),
                     Importance.MEDIUM, "How numeric values are represented: exact (decimal text, NaN and infinities kept), "
                             + "precise (Connect Decimal, as Debezium's default; refuses NaN) or double. See docs/types.md.",
@@ -226,6 +233,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public Publication.Mode publicationMode() {
         return Publication.Mode.valueOf(getString(PUBLICATION_MODE).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public boolean ddlCapture() {
+        return getBoolean(DDL_CAPTURE);
     }
 
     public long statusIntervalMillis() {

@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import io.sluice.connector.postgres.PostgresSourceConfig.SnapshotMode;
 import io.sluice.schemas.postgres.Lsn;
+import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamRun;
@@ -129,6 +130,9 @@ public class PostgresSourceTask extends SourceTask {
             if (!done.isEmpty()) {
                 LOG.info("{} on {}", done, endpoint.display());
             }
+            if (config.ddlCapture()) {
+                captureDdl(c);
+            }
             Optional<ReplicationSlot.State> slot = ReplicationSlot.find(c, config.slotName());
             if (slot.isPresent() && (!"pgoutput".equals(slot.get().plugin()) || !c.getCatalog().equals(slot.get().database()))) {
                 throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display() + " belongs to database "
@@ -136,6 +140,37 @@ public class PostgresSourceTask extends SourceTask {
                         + " with pgoutput: choose another slot.name, or drop that slot if nothing uses it");
             }
             return slot;
+        }
+    }
+
+    /**
+     * Installs (or updates) the DDL capture triggers and registers this pipeline's publication
+     * with them. A user who may not install them leaves a warning, not a failure: a superuser
+     * may have installed them already (with `sluice init`), or the pipeline runs without.
+     */
+    private void captureDdl(Connection c) throws SQLException {
+        if (c.getMetaData().getDatabaseMajorVersion() < 14) {
+            LOG.warn("DDL is not captured: PostgreSQL {} cannot stream logical messages (14 and later can); set {}=false to silence this",
+                    c.getMetaData().getDatabaseProductVersion(), PostgresSourceConfig.DDL_CAPTURE);
+            return;
+        }
+        try {
+            DdlCapture.install(c);
+        } catch (SQLException e) {
+            if (!DdlCapture.installed(c)) {
+                LOG.warn("DDL is not captured: installing the event triggers on {} failed ({}). Run `sluice init` as a superuser, or "
+                        + "set {}=false", endpoint.display(), e.getMessage(), PostgresSourceConfig.DDL_CAPTURE);
+                return;
+            }
+            LOG.debug("DDL capture triggers are installed; updating them failed", e);
+        }
+        if (config.publicationMode() != Publication.Mode.DISABLED) {
+            try {
+                DdlCapture.register(c, config.publicationName(), config.includes(), config.excludes());
+            } catch (SQLException e) {
+                LOG.warn("Tables created on {} are not added to publication {} as they are created ({}); run `sluice init` as a "
+                        + "superuser", endpoint.display(), config.publicationName(), e.getMessage());
+            }
         }
     }
 

@@ -20,6 +20,7 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.naming.TopicNames;
 import io.sluice.sink.postgres.apply.AppliedPositions;
 import io.sluice.sink.postgres.apply.ChangeApplier;
 import io.sluice.sink.postgres.apply.ChangeTable;
@@ -31,6 +32,7 @@ import io.sluice.sink.postgres.copy.RowEncoder;
 import io.sluice.sink.postgres.copy.TableBatch;
 import io.sluice.sink.postgres.schema.ExistingTables;
 import io.sluice.sink.postgres.schema.SchemaApplier;
+import io.sluice.sink.postgres.schema.StreamedSchemaChange;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
@@ -173,14 +175,9 @@ public class PostgresSinkTask extends SinkTask {
      * in the position table) is skipped.
      */
     private void applyChange(SinkRecord record, Struct value, String op, Struct source) throws InterruptedException {
-        if (!streaming) {
-            finishLoads();
-            streaming = true;
-        }
         String sourceName = source.getString("name");
         SourcePosition position = SourcePosition.of(value);
-        if (position != null && changes.isApplied(sourceName, position)) {
-            skipped++;
+        if (onTargetAlready(sourceName, position)) {
             return;
         }
         Struct transaction = value.schema().field(Envelope.TRANSACTION) == null ? null : value.getStruct(Envelope.TRANSACTION);
@@ -209,6 +206,22 @@ public class PostgresSinkTask extends SinkTask {
             default -> throw new DataException("Change event with unknown op=" + op + " on " + record.topic());
         }
         changes.taken(sourceName, position);
+    }
+
+    /**
+     * Whether a streamed event is on the target already (at or below its source's applied
+     * position), counted as skipped. The first streamed event makes the snapshot's loads durable.
+     */
+    private boolean onTargetAlready(String sourceName, SourcePosition position) throws InterruptedException {
+        if (!streaming) {
+            finishLoads();
+            streaming = true;
+        }
+        if (position != null && changes.isApplied(sourceName, position)) {
+            skipped++;
+            return true;
+        }
+        return false;
     }
 
     /** The pending changes of a target, opened anew when the rows' shape changed (what was pending in the old shape is applied first). */
@@ -426,7 +439,35 @@ public class PostgresSinkTask extends SinkTask {
             }
             resumeIndexes.clear();
             schema.applyPostData(config.schemaApply() ? ddl : null, loadedTables(value), tolerateExisting);
+        } else if (marker == null || "false".equals(marker)) {
+            applyStreamedSchemaChange(value, source, ddl);
         }
+    }
+
+    /**
+     * A schema change from the stream: what came before it is applied first, then the change
+     * in a target transaction of its own that also moves the position, so the rows after it
+     * find the new shape and a restart does not apply it twice.
+     */
+    private void applyStreamedSchemaChange(Struct value, Struct source, String ddl) throws InterruptedException {
+        String sourceName = source.getString("name");
+        SourcePosition position = SourcePosition.of(value);
+        if (onTargetAlready(sourceName, position)) {
+            return;
+        }
+        List<SchemaChangeEvents.TableChange> tableChanges = SchemaChangeEvents.tableChanges(value);
+        if (!config.schemaApply()) {
+            LOG.info("Schema change of {} not applied ({}=false): {}", tableChanges.stream().map(SchemaChangeEvents.TableChange::id).toList(),
+                    PostgresSinkConfig.SCHEMA_APPLY, ddl);
+            changes.applyAlone(sourceName, position, "a schema change position", c -> { });
+            return;
+        }
+        String topicPrefix = sourceName;
+        changes.applyAlone(sourceName, position, "schema change \"" + ddl + "\"", c -> StreamedSchemaChange.apply(c, tableChanges, ddl,
+                t -> tables.targetOf(TopicNames.forTable(topicPrefix, t[0], t[1]), t[0], t[1])));
+        tables.invalidate();
+        targets.clear();
+        checkedRaw.clear();
     }
 
     /** The target tables of the tables a schema event lists. */

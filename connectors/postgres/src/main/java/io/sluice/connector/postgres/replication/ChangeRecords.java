@@ -7,10 +7,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.sluice.connector.postgres.ddl.DdlCapture;
+import io.sluice.connector.postgres.ddl.DdlMessage;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Begin;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Commit;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Delete;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Insert;
+import io.sluice.connector.postgres.replication.PgOutputMessage.LogicalMessage;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Relation;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Truncate;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Tuple;
@@ -18,14 +21,19 @@ import io.sluice.connector.postgres.replication.PgOutputMessage.Update;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Operation;
+import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.naming.TopicNames;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns decoded pgoutput messages into change records, in commit order. Every record's offset
@@ -36,9 +44,13 @@ import org.apache.kafka.connect.source.SourceRecord;
  *
  * <p>Unchanged TOASTed values are not sent by PostgreSQL; their fields are left null (or empty
  * when the field is required) and named in the {@link EventHeaders#UNCHANGED_TOAST} header, so a
- * sink keeps the stored value. Not thread-safe: one stream reader owns it.
+ * sink keeps the stored value. DDL messages of Sluice's capture triggers become schema-change
+ * events of the selected tables they touched, in their place among the rows. Not thread-safe:
+ * one stream reader owns it.
  */
 public final class ChangeRecords {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChangeRecords.class);
 
     /** Offset keys of stream records; the partition is the snapshot's server partition. */
     public static final String COMMIT_LSN = "lsn_commit";
@@ -54,6 +66,7 @@ public final class ChangeRecords {
     private final Map<String, ?> partition;
     private final Map<String, Object> baseOffset;
     private final Function<Relation, StreamTable> resolver;
+    private final DdlMessage.Selection selection;
     private final Map<Integer, StreamTable> tables = new HashMap<>();
     private final List<SourceRecord> ready = new ArrayList<>();
     private final long skipThroughCommit;
@@ -72,9 +85,12 @@ public final class ChangeRecords {
      * @param confirmedEnd      the position the stream starts after: everything up to it is durable
      * @param skipThroughCommit with {@code skipThroughEvent}: the last record known durable, whose
      *                          transaction may be sent again; its records up to that event are skipped
+     * @param selection         which tables DDL events are sent for
      */
     public ChangeRecords(String topicPrefix, String database, Map<String, ?> partition, Map<String, Object> baseOffset,
-                         Function<Relation, StreamTable> resolver, long confirmedEnd, long skipThroughCommit, long skipThroughEvent) {
+                         Function<Relation, StreamTable> resolver, long confirmedEnd, long skipThroughCommit, long skipThroughEvent,
+                         DdlMessage.Selection selection) {
+        this.selection = selection;
         this.topicPrefix = topicPrefix;
         this.database = database;
         this.partition = partition;
@@ -108,6 +124,8 @@ public final class ChangeRecords {
             row(u.relationOid(), Operation.UPDATE, u.oldTuple(), u.oldKind(), u.newTuple());
         } else if (message instanceof Delete d) {
             row(d.relationOid(), Operation.DELETE, d.oldTuple(), d.oldKind(), null);
+        } else if (message instanceof LogicalMessage m && m.transactional() && DdlCapture.MESSAGE_PREFIX.equals(m.prefix())) {
+            schemaChange(DdlMessage.parse(m.content()));
         } else if (message instanceof Truncate t) {
             for (int oid : t.relationOids()) {
                 StreamTable table = table(oid);
@@ -118,6 +136,51 @@ public final class ChangeRecords {
         }
         // Type messages need nothing: Relation handling reads types from the catalog. Origin and
         // logical messages of other producers are not changes of the selected tables.
+    }
+
+    private void schemaChange(DdlMessage ddl) {
+        for (DdlMessage.Table t : ddl.arrivedWithRows(selection)) {
+            LOG.warn("{}.{} joined the selected tables with rows already in it ({}): those rows are not streamed; copy them to the "
+                    + "target yourself, or take the snapshot again", t.now().schema(), t.now().name(), ddl.tag());
+        }
+        List<SchemaChangeEvents.TableChange> changes = ddl.changes(selection);
+        if (changes.isEmpty()) {
+            return;
+        }
+        if (transaction == null) {
+            throw new ConnectException("pgoutput sent a DDL message outside a transaction");
+        }
+        event++;
+        if (alreadySent()) {
+            return;
+        }
+        String[] first = Identifiers.unquoteQualified(changes.get(0).id());
+        SourceInfo source = new SourceInfo(topicPrefix, database, first[0], first[1], transaction.commitTimestamp() + PG_EPOCH_MICROS,
+                SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), null);
+        Struct value = SchemaChangeEvents.value(source, first[0], ddl.statement(), changes, System.currentTimeMillis());
+        value.put(Envelope.TRANSACTION, Envelope.transaction(Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), event, 1));
+        push(new SourceRecord(partition, offset(), TopicNames.forSchemaChanges(topicPrefix), null, SchemaChangeEvents.KEY_SCHEMA,
+                SchemaChangeEvents.key(database), SchemaChangeEvents.VALUE_SCHEMA, value));
+    }
+
+    /** Whether the current event was handed out before a restart (it is in the stored offset's transaction, at or before its event). */
+    private boolean alreadySent() {
+        return Long.compareUnsigned(transaction.finalLsn(), skipThroughCommit) < 0
+                || (transaction.finalLsn() == skipThroughCommit && event <= skipThroughEvent);
+    }
+
+    private Map<String, Object> offset() {
+        Map<String, Object> offset = new HashMap<>(baseOffset);
+        offset.put(COMMIT_LSN, transaction.finalLsn());
+        offset.put(EVENT, event);
+        offset.put(CONFIRM_LSN, lastCompleteEnd);
+        offset.put(TX_ID, Integer.toUnsignedLong(transaction.xid()));
+        return offset;
+    }
+
+    private void push(SourceRecord record) {
+        release();
+        held = record;
     }
 
     /** Records ready to hand out, in order; the newest one stays held until its successor shows whether it ends its transaction. */
@@ -162,8 +225,7 @@ public final class ChangeRecords {
         }
         event++;
         long tableEvent = ++tableEvents.computeIfAbsent(table, t -> new long[1])[0];
-        if (Long.compareUnsigned(transaction.finalLsn(), skipThroughCommit) < 0
-                || (transaction.finalLsn() == skipThroughCommit && event <= skipThroughEvent)) {
+        if (alreadySent()) {
             return;
         }
         TableSchema schema = table.schema();
@@ -176,12 +238,7 @@ public final class ChangeRecords {
                 tableEvent));
         Struct row = after != null ? after : before;
         Struct key = schema.keySchema() == null || row == null ? null : schema.key(row);
-        Map<String, Object> offset = new HashMap<>(baseOffset);
-        offset.put(COMMIT_LSN, transaction.finalLsn());
-        offset.put(EVENT, event);
-        offset.put(CONFIRM_LSN, lastCompleteEnd);
-        offset.put(TX_ID, Integer.toUnsignedLong(transaction.xid()));
-        SourceRecord record = new SourceRecord(partition, offset, schema.topic(), null, schema.keySchema(), key,
+        SourceRecord record = new SourceRecord(partition, offset(), schema.topic(), null, schema.keySchema(), key,
                 schema.envelopeSchema(), value);
         if (unchanged != null && !unchanged.isEmpty()) {
             record.headers().addString(EventHeaders.UNCHANGED_TOAST, String.join(",", unchanged));
@@ -189,8 +246,7 @@ public final class ChangeRecords {
         if (keyOnlyBefore != null) {
             record.headers().addBoolean(EventHeaders.KEY_ONLY_BEFORE, true);
         }
-        release();
-        held = record;
+        push(record);
     }
 
     private void release() {

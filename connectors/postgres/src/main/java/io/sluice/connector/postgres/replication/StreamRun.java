@@ -62,7 +62,7 @@ public final class StreamRun implements AutoCloseable {
         handedOutEvent = number(stored, ChangeRecords.EVENT);
         RelationSchemas schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), this::isSelected);
         this.records = new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
-                handedOutCommit, handedOutEvent);
+                handedOutCommit, handedOutEvent, settings.selector()::selects);
         this.stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
                 settings.statusIntervalMillis());
     }

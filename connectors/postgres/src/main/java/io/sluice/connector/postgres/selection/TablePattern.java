@@ -11,14 +11,19 @@ import java.util.regex.Pattern;
  */
 public final class TablePattern {
 
+    /** Separates schema and table in the names {@link #postgresRegex()} is matched against. */
+    public static final char SEPARATOR = '\u0001';
+
     private final String text;
     private final Pattern schema;
     private final Pattern table;
+    private final String postgresRegex;
 
-    private TablePattern(String text, Pattern schema, Pattern table) {
+    private TablePattern(String text, Pattern schema, Pattern table, String postgresRegex) {
         this.text = text;
         this.schema = schema;
         this.table = table;
+        this.postgresRegex = postgresRegex;
     }
 
     public static TablePattern parse(String text) {
@@ -55,7 +60,23 @@ public final class TablePattern {
         if (parts.size() != 2 || parts.get(0).isEmpty() || parts.get(1).isEmpty()) {
             throw new IllegalArgumentException("Table pattern " + text + " must be schema.table, e.g. public.orders, public.* or *.audit_*");
         }
-        return new TablePattern(text, compile(parts.get(0), quoted.get(0)), compile(parts.get(1), quoted.get(1)));
+        return new TablePattern(text, compile(parts.get(0), quoted.get(0)), compile(parts.get(1), quoted.get(1)),
+                "^" + posix(parts.get(0), quoted.get(0)) + SEPARATOR + posix(parts.get(1), quoted.get(1)) + "$");
+    }
+
+    /** The glob as a PostgreSQL (ARE) regular expression, for the DDL triggers that match new tables inside the server. */
+    private static String posix(String glob, boolean literal) {
+        StringBuilder regex = new StringBuilder();
+        for (char c : glob.toCharArray()) {
+            if (!literal && (c == '*' || c == '?')) {
+                regex.append(c == '*' ? ".*" : ".");
+            } else if ("\\^$.|?*+()[]{}".indexOf(c) >= 0) {
+                regex.append('\\').append(c);
+            } else {
+                regex.append(c);
+            }
+        }
+        return regex.toString();
     }
 
     private static Pattern compile(String glob, boolean literal) {
@@ -83,6 +104,14 @@ public final class TablePattern {
 
     public boolean matches(String schemaName, String tableName) {
         return schema.matcher(schemaName).matches() && table.matcher(tableName).matches();
+    }
+
+    /**
+     * An anchored PostgreSQL regular expression that matches {@code schema + SEPARATOR + table}
+     * exactly when {@link #matches} does.
+     */
+    public String postgresRegex() {
+        return postgresRegex;
     }
 
     @Override

@@ -12,7 +12,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 /**
  * Chooses the tables to read: ordinary tables and leaf partitions that an include pattern
  * matches (directly, or through a partitioned ancestor) and no exclude pattern matches. System
- * schemas are never chosen. Partitioned tables hold no rows themselves; their leaves are read.
+ * schemas are never chosen, nor the DDL capture's schema {@code sluice_capture}. Partitioned tables hold no rows themselves; their leaves are read.
  */
 public final class TableSelector {
 
@@ -29,7 +29,7 @@ public final class TableSelector {
                       JOIN pg_catalog.pg_namespace an ON an.oid = ac.relnamespace
                      WHERE p.relid <> c.oid) a ON true
              WHERE c.relkind = 'r'
-               AND n.nspname NOT IN ('pg_catalog', 'information_schema')
+               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sluice_capture')
                AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
              ORDER BY n.nspname, c.relname""";
 
@@ -81,6 +81,27 @@ public final class TableSelector {
                     + (seen.size() > 10 ? ", ..." : "") + ". Patterns are schema.table with * and ?, case-sensitive"));
         }
         return selected;
+    }
+
+    /**
+     * Whether a table of this name, with these partition ancestors ({schema, name}, nearest
+     * first), is selected: for tables known only by name, as DDL events name them.
+     */
+    public boolean selects(String schema, String name, List<String[]> ancestors) {
+        if (schema.equals("sluice_capture") || schema.equals("pg_catalog") || schema.equals("information_schema")) {
+            return false;
+        }
+        String[] schemas = ancestors.stream().map(a -> a[0]).toArray(String[]::new);
+        String[] names = ancestors.stream().map(a -> a[1]).toArray(String[]::new);
+        return matches(includes, schema, name, schemas, names) && !matches(excludes, schema, name, schemas, names);
+    }
+
+    public List<TablePattern> includes() {
+        return includes;
+    }
+
+    public List<TablePattern> excludes() {
+        return excludes;
     }
 
     private static boolean matches(List<TablePattern> patterns, String schema, String name, String[] ancestorSchemas,

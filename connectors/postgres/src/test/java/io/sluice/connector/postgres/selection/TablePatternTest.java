@@ -58,4 +58,24 @@ class TablePatternTest {
         assertThat(pattern.matches(schema, table)).isTrue();
         assertThat(pattern.matches(schema, other)).isEqualTo(other.equals(table));
     }
+
+    /**
+     * The regular expression handed to the DDL triggers selects exactly the tables the pattern
+     * does (checked with Java's engine, which reads PostgreSQL's escapes of punctuation, "." and
+     * anchors the same way).
+     */
+    @Property
+    void postgresRegexAgreesWithMatches(@ForAll @StringLength(min = 1, max = 6) @net.jqwik.api.constraints.Chars({'a', 'b', '*', '?', '+', '(',
+            '[', '$', '^', '|', '\\', '{'}) String schemaGlob,
+                                        @ForAll @StringLength(min = 1, max = 6) @net.jqwik.api.constraints.Chars({'a', 'b', '*', '?', '.', ')',
+            ']', '}', '$'}) String tableGlob,
+                                        @ForAll @StringLength(max = 6) @net.jqwik.api.constraints.Chars({'a', 'b', '*', '+', '(', '[', '$', '\\',
+            '.'}) String schema,
+                                        @ForAll @StringLength(max = 6) @net.jqwik.api.constraints.Chars({'a', 'b', '?', '.', ')', '$'}) String table) {
+        net.jqwik.api.Assume.that(!tableGlob.contains("."));
+        TablePattern pattern = TablePattern.parse(schemaGlob + "." + tableGlob);
+        boolean byRegex = java.util.regex.Pattern.compile(pattern.postgresRegex(), java.util.regex.Pattern.DOTALL)
+                .matcher(schema + TablePattern.SEPARATOR + table).matches();
+        assertThat(byRegex).as(pattern.postgresRegex()).isEqualTo(pattern.matches(schema, table));
+    }
 }

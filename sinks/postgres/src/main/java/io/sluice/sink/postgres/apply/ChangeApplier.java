@@ -168,6 +168,46 @@ public final class ChangeApplier implements AutoCloseable {
         LOG.debug("Applied {} changes in {} ms", changes, (System.nanoTime() - started) / 1_000_000);
     }
 
+    /** Work on the target inside the transaction that also writes a source position. */
+    @FunctionalInterface
+    public interface TargetWork {
+        void run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Applies what is pending, then runs {@code work} (a schema change) in a transaction of its
+     * own that also writes {@code position}, so after a restart it is skipped like a change.
+     * Staging tables and the tables' pending state are dropped: the tables' shapes may have
+     * changed.
+     *
+     * @param position the schema change's position; null when it has none
+     */
+    public void applyAlone(String source, SourcePosition position, String what, TargetWork work) {
+        apply();
+        Connection c = connection();
+        try {
+            c.setAutoCommit(false);
+            work.run(c);
+            if (position != null) {
+                positions.write(c, Map.of(source, position), Map.of(source, 1L));
+            }
+            c.commit();
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("DISCARD TEMP");
+            }
+        } catch (SQLException | RuntimeException e) {
+            discardConnection();
+            throw new ConnectException("Applying " + what + " to " + endpoint.display() + " failed: "
+                    + (e instanceof SQLException sql ? PgConnect.explain(sql, endpoint).getMessage() : e.getMessage()), e);
+        }
+        createdStages.clear();
+        tables.clear();
+        if (position != null) {
+            appliedPositions.put(source, position);
+        }
+    }
+
     private static final SourcePosition NONE = new SourcePosition(0, Long.MIN_VALUE);
 
     private SourcePosition readPosition(String source) {

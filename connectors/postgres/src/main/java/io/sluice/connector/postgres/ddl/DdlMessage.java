@@ -1,0 +1,207 @@
+package io.sluice.connector.postgres.ddl;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ColumnDefinition;
+import io.sluice.schemas.envelope.SchemaChangeEvents.IndexDefinition;
+import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
+import io.sluice.schemas.naming.Identifiers;
+
+/**
+ * One DDL message of the capture triggers: the command tag, the statement, and for each table
+ * it touched the definition after it and the one before ({@code previous}), or that it was
+ * dropped. {@link #changes} turns them into schema-change entries for the selected tables:
+ * which columns and indexes were renamed, added or dropped is read from the two definitions
+ * (columns by their attribute number, which a rename keeps).
+ */
+public record DdlMessage(String tag, String statement, List<Table> tables) {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Which tables are selected, by name and partition ancestors ({schema, name}, nearest first). */
+    @FunctionalInterface
+    public interface Selection {
+        boolean selects(String schema, String name, List<String[]> ancestors);
+    }
+
+    /**
+     * A table in the message.
+     *
+     * @param now      its definition after the command; null when dropped
+     * @param previous its definition before; null when new to the triggers
+     * @param hasRows  whether it held rows when it became known under this name (created with rows, or renamed)
+     */
+    public record Table(long oid, Definition now, Definition previous, boolean hasRows) {
+    }
+
+    /** A table definition as {@code sluice.table_definition} writes it. */
+    public record Definition(String schema, String name, List<Column> columns, List<String> primaryKey, List<Index> indexes,
+                             List<String[]> ancestors, String[] partitionOf, String partitionBound, String partitionKey) {
+        String id() {
+            return Identifiers.quote(schema, name);
+        }
+    }
+
+    public record Column(int num, String name, String type, String typeName, boolean notNull, String defaultExpression,
+                         String generatedExpression, List<String> enumValues) {
+    }
+
+    public record Index(String name, boolean unique, String definition, String constraint, String constraintDefinition) {
+    }
+
+    public static DdlMessage parse(byte[] content) {
+        try {
+            JsonNode root = JSON.readTree(content);
+            List<Table> tables = new ArrayList<>();
+            for (JsonNode t : root.path("tables")) {
+                boolean dropped = t.path("dropped").asBoolean(false);
+                tables.add(new Table(t.path("oid").asLong(), dropped ? null : definition(t), definition(t.path("previous")),
+                        t.path("hasRows").asBoolean(false)));
+            }
+            return new DdlMessage(root.path("tag").asText(""), root.path("statement").asText(null), tables);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("A " + DdlCapture.MESSAGE_PREFIX + " message is not valid JSON: " + e.getMessage(), e);
+        }
+    }
+
+    private static Definition definition(JsonNode d) {
+        if (d == null || d.isNull() || d.isMissingNode()) {
+            return null;
+        }
+        List<Column> columns = new ArrayList<>();
+        for (JsonNode c : d.path("columns")) {
+            columns.add(new Column(c.path("num").asInt(), c.path("name").asText(), c.path("type").asText(), c.path("typeName").asText(),
+                    c.path("notNull").asBoolean(), text(c.path("default")), text(c.path("generated")), strings(c.path("enumValues"))));
+        }
+        List<Index> indexes = new ArrayList<>();
+        for (JsonNode i : d.path("indexes")) {
+            indexes.add(new Index(i.path("name").asText(), i.path("unique").asBoolean(), i.path("definition").asText(),
+                    text(i.path("constraint")), text(i.path("constraintDefinition"))));
+        }
+        List<String[]> ancestors = new ArrayList<>();
+        for (JsonNode a : d.path("ancestors")) {
+            ancestors.add(new String[] {a.path(0).asText(), a.path(1).asText()});
+        }
+        JsonNode parent = d.path("partitionOf");
+        return new Definition(d.path("schema").asText(), d.path("name").asText(), columns, strings(d.path("primaryKey")), indexes, ancestors,
+                parent.isArray() ? new String[] {parent.path(0).asText(), parent.path(1).asText()} : null, text(d.path("partitionBound")),
+                text(d.path("partitionKey")));
+    }
+
+    private static String text(JsonNode n) {
+        return n == null || n.isNull() || n.isMissingNode() ? null : n.asText();
+    }
+
+    private static List<String> strings(JsonNode n) {
+        if (n == null || !n.isArray()) {
+            return n == null || n.isNull() || n.isMissingNode() ? null : List.of();
+        }
+        List<String> out = new ArrayList<>();
+        n.forEach(e -> out.add(e.asText()));
+        return out;
+    }
+
+    /**
+     * The schema changes of the selected tables. A table renamed into the selection, or
+     * created, is a CREATE; out of it, nothing (its target copy stays, no longer kept in step);
+     * within it, an ALTER naming its previous id.
+     */
+    public List<TableChange> changes(Selection selection) {
+        List<TableChange> out = new ArrayList<>();
+        for (Table t : tables) {
+            boolean wasSelected = t.previous() != null && selected(selection, t.previous());
+            if (t.now() == null) {
+                if (wasSelected) {
+                    out.add(new TableChange(ChangeType.DROP, t.previous().id(), List.of(), List.of(), null));
+                }
+                continue;
+            }
+            if (!selected(selection, t.now())) {
+                continue;
+            }
+            out.add(wasSelected ? alteration(t.now(), t.previous()) : creation(t.now()));
+        }
+        return out;
+    }
+
+    /** The tables of the message that became selected under their new name and came with rows, which the stream did not carry. */
+    public List<Table> arrivedWithRows(Selection selection) {
+        List<Table> out = new ArrayList<>();
+        for (Table t : tables) {
+            if (t.now() != null && t.hasRows() && selected(selection, t.now())
+                    && (t.previous() == null || !selected(selection, t.previous()))) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    private static boolean selected(Selection selection, Definition d) {
+        return selection.selects(d.schema(), d.name(), d.ancestors());
+    }
+
+    private static TableChange creation(Definition now) {
+        return table(ChangeType.CREATE, now, null, Map.of(), List.of(), Map.of(), List.of());
+    }
+
+    private static TableChange alteration(Definition now, Definition previous) {
+        Map<Integer, String> oldNames = new HashMap<>();
+        previous.columns().forEach(c -> oldNames.put(c.num(), c.name()));
+        Map<String, String> renamedColumns = new HashMap<>();
+        List<String> droppedColumns = new ArrayList<>();
+        for (Column c : now.columns()) {
+            String old = oldNames.get(c.num());
+            if (old != null && !old.equals(c.name())) {
+                renamedColumns.put(c.name(), old);
+            }
+        }
+        for (Column c : previous.columns()) {
+            if (now.columns().stream().noneMatch(n -> n.num() == c.num())) {
+                droppedColumns.add(c.name());
+            }
+        }
+        // An index that disappeared while one of the same definition and kind appeared was renamed.
+        Map<String, String> renamedIndexes = new HashMap<>();
+        List<String> droppedIndexes = new ArrayList<>();
+        List<Index> added = new ArrayList<>(now.indexes().stream()
+                .filter(i -> previous.indexes().stream().noneMatch(p -> p.name().equals(i.name()))).toList());
+        for (Index p : previous.indexes()) {
+            if (now.indexes().stream().anyMatch(i -> i.name().equals(p.name()))) {
+                continue;
+            }
+            Index twin = added.stream().filter(i -> i.unique() == p.unique() && i.definition().equals(p.definition())
+                    && (i.constraint() == null) == (p.constraint() == null)).findFirst().orElse(null);
+            if (twin != null) {
+                added.remove(twin);
+                renamedIndexes.put(twin.name(), p.name());
+            } else {
+                droppedIndexes.add(p.name());
+            }
+        }
+        boolean renamed = !now.schema().equals(previous.schema()) || !now.name().equals(previous.name());
+        return table(ChangeType.ALTER, now, renamed ? previous.id() : null, renamedColumns, droppedColumns, renamedIndexes, droppedIndexes);
+    }
+
+    private static TableChange table(ChangeType type, Definition d, String previousId, Map<String, String> renamedColumns,
+                                     List<String> droppedColumns, Map<String, String> renamedIndexes, List<String> droppedIndexes) {
+        List<ColumnDefinition> columns = new ArrayList<>();
+        int position = 1;
+        for (Column c : d.columns()) {
+            boolean generated = c.generatedExpression() != null;
+            columns.add(new ColumnDefinition(c.name(), c.typeName(), c.type(), position++, !c.notNull(),
+                    generated ? c.generatedExpression() : c.defaultExpression(), generated, c.enumValues(), null, renamedColumns.get(c.name())));
+        }
+        List<IndexDefinition> indexes = d.indexes().stream().map(i -> new IndexDefinition(i.name(), i.unique(), i.definition(), i.constraint(),
+                i.constraintDefinition(), renamedIndexes.get(i.name()))).toList();
+        return new TableChange(type, d.id(), d.primaryKey() == null ? List.of() : d.primaryKey(), columns, null, previousId, indexes,
+                droppedColumns, droppedIndexes, d.partitionOf() == null ? null : Identifiers.quote(d.partitionOf()[0], d.partitionOf()[1]),
+                d.partitionBound(), d.partitionKey());
+    }
+}
