@@ -65,7 +65,9 @@ class SluiceRunIT {
             String[] pipeline = java.util.Arrays.copyOfRange(command, 1, command.length);
             Result init = sluice(new CompletableFuture<>(), concat("init", pipeline)).get(60, TimeUnit.SECONDS);
             assertThat(init.exit()).as(init.err()).isZero();
-            assertThat(init.out()).contains("may replicate").contains("Created publication sluice_live for 2 tables").contains("Ready");
+            assertThat(init.out()).contains("may replicate").contains("Created publication sluice_live for 2 tables")
+                    .contains("DDL capture: event triggers installed").contains("Ready");
+            assertThat(count(source, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'sluice%'")).isEqualTo(2);
             Result again = sluice(new CompletableFuture<>(), concat("init", pipeline)).get(60, TimeUnit.SECONDS);
             assertThat(again.out()).as("init is idempotent").contains("Publication sluice_live covers the 2 selected tables");
             writer.start();
@@ -137,8 +139,10 @@ class SluiceRunIT {
                 Result teardown = sluice(new CompletableFuture<>(), concat("teardown", pipeline)).get(60, TimeUnit.SECONDS);
                 assertThat(teardown.exit()).as(teardown.err()).isZero();
                 assertThat(teardown.out()).contains("Dropped replication slot sluice_live").contains("Dropped publication sluice_live")
-                        .contains("Forgot the applied position");
+                        .contains("Forgot the applied position").contains("Dropped the DDL capture event triggers");
                 assertThat(count(source, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_live'")).isZero();
+                assertThat(count(source, "SELECT count(*) FROM pg_event_trigger")).isZero();
+                assertThat(count(source, "SELECT count(*) FROM pg_namespace WHERE nspname = 'sluice_capture'")).isZero();
                 assertThat(count(source, "SELECT count(*) FROM pg_publication WHERE pubname = 'sluice_live'")).isZero();
                 assertThat(count(target, "SELECT count(*) FROM sluice.applied_position")).isZero();
                 assertThat(work.resolve("live.offsets")).doesNotExist();

@@ -211,7 +211,8 @@ public class PostgresSourceTask extends SourceTask {
         try {
             boolean messages = catalog.getMetaData().getDatabaseMajorVersion() >= 14;
             replication = PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix());
-            stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages);
+            stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages,
+                    () -> PgConnect.open(endpoint, "sluice copy " + config.topicPrefix()));
         } catch (SQLException | RuntimeException e) {
             catalog.close();
             if (replication != null) {

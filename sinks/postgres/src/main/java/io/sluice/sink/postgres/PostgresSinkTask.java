@@ -150,7 +150,8 @@ public class PostgresSinkTask extends SinkTask {
         }
         String op = value.getString(Envelope.OP);
         Struct source = value.getStruct(Envelope.SOURCE);
-        if (!op.equals("r")) {
+        // Rows of a table copied into the stream (it joined the selection with rows) go with the changes, in their order.
+        if (!op.equals("r") || "incremental".equals(source.getString("snapshot"))) {
             applyChange(record, value, op, source);
             return;
         }
@@ -194,7 +195,7 @@ public class PostgresSinkTask extends SinkTask {
         Struct after = value.getStruct(Envelope.AFTER);
         switch (op) {
             case "t" -> changes.truncate(name, target);
-            case "c" -> changeTable(target, name, after.schema()).insert(after);
+            case "c", "r" -> changeTable(target, name, after.schema()).insert(after);
             case "u" -> changeTable(target, name, after.schema()).update(before, after, unchangedColumns(record));
             case "d" -> {
                 if (before == null) {

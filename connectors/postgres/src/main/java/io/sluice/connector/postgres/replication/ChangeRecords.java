@@ -72,6 +72,13 @@ public final class ChangeRecords {
     private final long skipThroughCommit;
     private final long skipThroughEvent;
 
+    /** Tables being copied into the stream, by oid, with their copy's marker (null until the copy starts). */
+    private final Map<Integer, String> copying = new HashMap<>();
+    private final java.util.ArrayDeque<Integer> copyRequests = new java.util.ArrayDeque<>();
+    /** While tables are copied: the highest position the slot may be confirmed to, so a crash redoes the copy. */
+    private Long confirmCeiling;
+    private Map<String, Object> lastOffset;
+
     private SourceRecord held;
     private Begin transaction;
     private long event;
@@ -111,7 +118,7 @@ public final class ChangeRecords {
             tableEvents.clear();
         } else if (message instanceof Commit c) {
             if (held != null && transaction != null) {
-                held = withConfirm(held, c.endLsn());
+                held = withConfirm(held, capped(c.endLsn()));
             }
             release();
             lastCompleteEnd = c.endLsn();
@@ -126,6 +133,8 @@ public final class ChangeRecords {
             row(d.relationOid(), Operation.DELETE, d.oldTuple(), d.oldKind(), null);
         } else if (message instanceof LogicalMessage m && m.transactional() && DdlCapture.MESSAGE_PREFIX.equals(m.prefix())) {
             schemaChange(DdlMessage.parse(m.content()));
+        } else if (message instanceof LogicalMessage m && m.transactional() && TableCopy.MESSAGE_PREFIX.equals(m.prefix())) {
+            copyMarker(new String(m.content(), java.nio.charset.StandardCharsets.UTF_8));
         } else if (message instanceof Truncate t) {
             for (int oid : t.relationOids()) {
                 StreamTable table = table(oid);
@@ -139,9 +148,18 @@ public final class ChangeRecords {
     }
 
     private void schemaChange(DdlMessage ddl) {
+        // Also when the event itself was sent before a restart: the copy may not have finished.
         for (DdlMessage.Table t : ddl.arrivedWithRows(selection)) {
-            LOG.warn("{}.{} joined the selected tables with rows already in it ({}): those rows are not streamed; copy them to the "
-                    + "target yourself, or take the snapshot again", t.now().schema(), t.now().name(), ddl.tag());
+            int oid = (int) t.oid();
+            if (!copying.containsKey(oid)) {
+                LOG.info("{}.{} joined the selected tables with rows in it ({}): it is copied into the stream", t.now().schema(),
+                        t.now().name(), ddl.tag());
+                copying.put(oid, null);
+                copyRequests.add(oid);
+                if (confirmCeiling == null) {
+                    confirmCeiling = lastCompleteEnd;
+                }
+            }
         }
         List<SchemaChangeEvents.TableChange> changes = ddl.changes(selection);
         if (changes.isEmpty()) {
@@ -163,6 +181,84 @@ public final class ChangeRecords {
                 SchemaChangeEvents.key(database), SchemaChangeEvents.VALUE_SCHEMA, value));
     }
 
+    /**
+     * The next table to copy into the stream (by oid), once the stream is between transactions
+     * (after the commit of the DDL that selected it, whose event creates the target table); null
+     * when none is waiting.
+     */
+    public Integer nextCopy() {
+        return transaction == null ? copyRequests.poll() : null;
+    }
+
+    /** The copy of a table has started; its changes stay dropped until the stream reaches {@code marker}. */
+    public void copyStarted(int oid, String marker) {
+        copying.put(oid, marker);
+    }
+
+    /** The copy of a table could not start (it was dropped meanwhile): its changes are streamed again. */
+    public void copyAbandoned(int oid) {
+        copying.remove(oid);
+        liftCeilingIfDone();
+    }
+
+    /** A truncate of the table, so a copy started again after a crash does not add its rows twice. */
+    public void copyBegins(StreamTable table) {
+        copyRecord(table, Operation.TRUNCATE, null);
+    }
+
+    /** Rows of a table copy (text values in the Relation's column order), as read events. */
+    public void copied(StreamTable table, List<String[]> rows) {
+        for (String[] values : rows) {
+            Struct row = new Struct(table.schema().valueSchema());
+            var fields = table.schema().valueSchema().fields();
+            for (int i = 0; i < values.length; i++) {
+                ColumnMapping column = table.columns().get(i);
+                Object value = values[i] == null ? null : column.fromText(values[i]);
+                row.put(fields.get(i), value == null && !column.schema().isOptional() ? placeholder(column.schema()) : value);
+            }
+            copyRecord(table, Operation.READ, row);
+        }
+    }
+
+    /** The highest position the slot may be confirmed to while tables are being copied; null when none is. */
+    public Long confirmCeiling() {
+        return confirmCeiling;
+    }
+
+    private void copyRecord(StreamTable table, Operation op, Struct row) {
+        TableSchema schema = table.schema();
+        Struct source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(), System.currentTimeMillis() * 1000L,
+                SourceInfo.Snapshot.INCREMENTAL, null, null, null).toStruct();
+        Map<String, Object> offset = new HashMap<>(baseOffset);
+        if (lastOffset != null) {
+            offset.putAll(lastOffset);
+        } else {
+            offset.put(COMMIT_LSN, skipThroughCommit);
+            offset.put(EVENT, skipThroughEvent);
+        }
+        offset.put(CONFIRM_LSN, capped(lastCompleteEnd));
+        // No transaction block: a sink must not skip these by position, they come again whole after a crash.
+        push(new SourceRecord(partition, offset, schema.topic(), null, schema.keySchema(),
+                schema.keySchema() == null || row == null ? null : schema.key(row), schema.envelopeSchema(),
+                schema.envelope(op, null, row, source, System.currentTimeMillis() * 1000L)));
+    }
+
+    private void copyMarker(String marker) {
+        if (copying.values().removeIf(marker::equals)) {
+            liftCeilingIfDone();
+        }
+    }
+
+    private void liftCeilingIfDone() {
+        if (copying.isEmpty()) {
+            confirmCeiling = null;
+        }
+    }
+
+    private long capped(long confirm) {
+        return confirmCeiling != null && Long.compareUnsigned(confirm, confirmCeiling) > 0 ? confirmCeiling : confirm;
+    }
+
     /** Whether the current event was handed out before a restart (it is in the stored offset's transaction, at or before its event). */
     private boolean alreadySent() {
         return Long.compareUnsigned(transaction.finalLsn(), skipThroughCommit) < 0
@@ -173,8 +269,9 @@ public final class ChangeRecords {
         Map<String, Object> offset = new HashMap<>(baseOffset);
         offset.put(COMMIT_LSN, transaction.finalLsn());
         offset.put(EVENT, event);
-        offset.put(CONFIRM_LSN, lastCompleteEnd);
+        offset.put(CONFIRM_LSN, capped(lastCompleteEnd));
         offset.put(TX_ID, Integer.toUnsignedLong(transaction.xid()));
+        lastOffset = Map.of(COMMIT_LSN, transaction.finalLsn(), EVENT, event, TX_ID, Integer.toUnsignedLong(transaction.xid()));
         return offset;
     }
 
@@ -225,8 +322,8 @@ public final class ChangeRecords {
         }
         event++;
         long tableEvent = ++tableEvents.computeIfAbsent(table, t -> new long[1])[0];
-        if (alreadySent()) {
-            return;
+        if (alreadySent() || copying.containsKey(table.relation().oid())) {
+            return; // a table being copied: the copy holds this change
         }
         TableSchema schema = table.schema();
         Struct source = sources.computeIfAbsent(table, t -> new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(),

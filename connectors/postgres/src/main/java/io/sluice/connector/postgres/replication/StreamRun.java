@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
@@ -42,6 +43,10 @@ public final class StreamRun implements AutoCloseable {
     private long handedOutCommit;
     private long handedOutEvent;
     private List<SourceRecord> pending = new ArrayList<>();
+    private final Supplier<Connection> connections;
+    private final RelationSchemas schemas;
+    private TableCopy copy;
+    private StreamTable copyTable;
 
     /**
      * @param catalog     a normal connection to the source database, for catalog lookups; closed with the run
@@ -50,17 +55,19 @@ public final class StreamRun implements AutoCloseable {
      * @param baseOffset  entries every stream offset carries
      * @param stored      the stored offset of that partition, null when none
      * @param messages    whether the server can send logical messages (PostgreSQL 14 and later)
+     * @param connections new normal connections to the source, for copying tables that join the selection with rows
      */
     public StreamRun(Settings settings, Connection catalog, Connection replication, Map<String, ?> partition, Map<String, Object> baseOffset,
-                     Map<String, Object> stored, boolean messages) throws SQLException {
+                     Map<String, Object> stored, boolean messages, Supplier<Connection> connections) throws SQLException {
         this.settings = settings;
+        this.connections = connections;
         this.catalog = catalog;
         this.database = catalog.getCatalog();
         refreshSelection();
         long confirmed = number(stored, ChangeRecords.CONFIRM_LSN);
         handedOutCommit = number(stored, ChangeRecords.COMMIT_LSN);
         handedOutEvent = number(stored, ChangeRecords.EVENT);
-        RelationSchemas schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), this::isSelected);
+        this.schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), this::isSelected);
         this.records = new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
                 handedOutCommit, handedOutEvent, settings.selector()::selects);
         this.stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
@@ -100,6 +107,7 @@ public final class StreamRun implements AutoCloseable {
         try {
             synchronized (this) {
                 while (pending.size() < maxRecords) {
+                    copyChunk(maxRecords - pending.size());
                     PgOutputMessage message = stream.read();
                     if (message == null) {
                         if (!pending.isEmpty() || System.nanoTime() >= deadline) {
@@ -127,6 +135,51 @@ public final class StreamRun implements AutoCloseable {
     }
 
     /**
+     * Moves on a table copy: starts the next one when the stream is between transactions, or
+     * hands out a chunk of the running one's rows. Stream messages are read between chunks, so
+     * the replication connection stays alive during a long copy.
+     */
+    private void copyChunk(int room) throws SQLException {
+        if (copy == null) {
+            Integer oid = records.nextCopy();
+            if (oid == null) {
+                return;
+            }
+            Connection c = connections.get();
+            try {
+                copy = TableCopy.start(c, Integer.toUnsignedLong(oid));
+            } catch (SQLException e) {
+                closeQuietly(c);
+                if (!"42P01".equals(e.getSQLState())) {
+                    throw e;
+                }
+                LOG.info("Table {} was dropped before it could be copied into the stream", Integer.toUnsignedLong(oid));
+                records.copyAbandoned(oid);
+                return;
+            }
+            copyTable = schemas.resolve(copy.relation());
+            records.copyStarted(oid, copy.marker());
+            records.copyBegins(copyTable);
+        }
+        List<String[]> rows = copy.next(Math.max(1, Math.min(room, 1000)));
+        if (rows.isEmpty()) {
+            copy.close();
+            copy = null;
+        } else {
+            records.copied(copyTable, rows);
+        }
+        pending.addAll(records.drain());
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            LOG.debug("Closing a copy connection", e);
+        }
+    }
+
+    /**
      * Tells the run which offset the runtime has committed (stored durably): the slot may be
      * confirmed up to it; and when every record handed out is durable and none is waiting,
      * up to the end of the last transaction received, so WAL is released while the selected
@@ -137,7 +190,7 @@ public final class StreamRun implements AutoCloseable {
         synchronized (this) {
             boolean allDurable = number(stored, ChangeRecords.COMMIT_LSN) == handedOutCommit
                     && number(stored, ChangeRecords.EVENT) == handedOutEvent && pending.isEmpty() && !records.holding();
-            if (allDurable && !records.inTransaction()) {
+            if (allDurable && !records.inTransaction() && records.confirmCeiling() == null) {
                 // Between transactions the server has sent everything committed before its last
                 // keepalive's position, so that position can be released too: this is what keeps
                 // WAL from piling up while the selected tables are idle and others are busy.
@@ -155,6 +208,9 @@ public final class StreamRun implements AutoCloseable {
 
     @Override
     public void close() {
+        if (copy != null) {
+            copy.close();
+        }
         stream.close();
         try {
             catalog.close();

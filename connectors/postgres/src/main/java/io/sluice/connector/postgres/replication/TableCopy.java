@@ -1,0 +1,152 @@
+package io.sluice.connector.postgres.replication;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+import java.util.UUID;
+
+import io.sluice.schemas.naming.Identifiers;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Copies a table that joined the selection with rows the stream never carried (created by
+ * {@code CREATE TABLE ... AS}, or renamed into the selection), so that copy and stream meet
+ * exactly. In one transaction it takes a SHARE lock on the table (writers wait; writes before
+ * it are committed and visible to the copy), emits a transactional marker message
+ * ({@value #MESSAGE_PREFIX}), reads every row, and commits. Every change of the table the stream
+ * decodes before the marker is in the copy; every change after it is not. The rows come as text,
+ * as pgoutput sends them, in the column order of the table's Relation message.
+ */
+final class TableCopy implements AutoCloseable {
+
+    /** Prefix of the marker messages. */
+    static final String MESSAGE_PREFIX = "sluice.copy";
+
+    private static final Logger LOG = LoggerFactory.getLogger(TableCopy.class);
+    private static final int FETCH = 2000;
+
+    private final Connection connection;
+    private final PgOutputMessage.Relation relation;
+    private final String marker = UUID.randomUUID().toString();
+    private ResultSet rows;
+    private Statement statement;
+    private long copied;
+
+    private TableCopy(Connection connection, PgOutputMessage.Relation relation) {
+        this.connection = connection;
+        this.relation = relation;
+    }
+
+    /**
+     * Locks the table and starts reading it; the marker is emitted with the lock held.
+     *
+     * @param connection a normal connection of its own, closed with the copy
+     * @param oid        the table
+     */
+    static TableCopy start(Connection connection, long oid) throws SQLException {
+        // Read committed: the rows are read after the lock is granted, so they hold every write committed before it.
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        connection.setAutoCommit(false);
+        try (Statement s = connection.createStatement()) {
+            String[] name = name(connection, oid);
+            s.execute("LOCK TABLE ONLY " + Identifiers.quote(name[0], name[1]) + " IN SHARE MODE");
+        }
+        PgOutputMessage.Relation relation = relation(connection, oid);
+        TableCopy copy = new TableCopy(connection, relation);
+        String table = Identifiers.quote(relation.namespace(), relation.name());
+        try (PreparedStatement s = connection.prepareStatement("SELECT pg_catalog.pg_logical_emit_message(true, ?, ?)")) {
+            s.setString(1, MESSAGE_PREFIX);
+            s.setString(2, copy.marker);
+            s.execute();
+        }
+        StringJoiner columns = new StringJoiner(", ");
+        relation.columns().forEach(c -> columns.add(Identifiers.quote(c.name()) + "::text"));
+        copy.statement = connection.createStatement();
+        copy.statement.setFetchSize(FETCH);
+        copy.rows = copy.statement.executeQuery("SELECT " + (relation.columns().isEmpty() ? "" : columns) + " FROM ONLY " + table);
+        LOG.info("Copying {} into the stream: it joined the selected tables with rows the stream did not carry", table);
+        return copy;
+    }
+
+    /** The table's {schema, name}. */
+    private static String[] name(Connection c, long oid) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT n.nspname, k.relname FROM pg_catalog.pg_class k "
+                + "JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace WHERE k.oid = ?")) {
+            s.setLong(1, oid);
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("table " + oid + " no longer exists", "42P01");
+                }
+                return new String[] {rs.getString(1), rs.getString(2)};
+            }
+        }
+    }
+
+    /** The table as a Relation message would describe it now: stored, non-generated columns in order. */
+    private static PgOutputMessage.Relation relation(Connection c, long oid) throws SQLException {
+        String[] name = name(c, oid);
+        List<PgOutputMessage.Column> columns = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod FROM pg_catalog.pg_attribute a "
+                + "WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attnum")) {
+            s.setLong(1, oid);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    columns.add(new PgOutputMessage.Column(false, rs.getString(1), (int) rs.getLong(2), rs.getInt(3)));
+                }
+            }
+        }
+        return new PgOutputMessage.Relation((int) oid, name[0], name[1], 'd', columns);
+    }
+
+    PgOutputMessage.Relation relation() {
+        return relation;
+    }
+
+    /** The marker message this copy emits; the stream reaches it when the copy has committed. */
+    String marker() {
+        return marker;
+    }
+
+    /**
+     * Up to {@code max} rows, each as text values (null for NULL) in the relation's column order;
+     * empty when the table is read through, and then the copy has committed.
+     */
+    List<String[]> next(int max) throws SQLException {
+        List<String[]> out = new ArrayList<>();
+        if (rows == null) {
+            return out;
+        }
+        int n = relation.columns().size();
+        while (out.size() < max && rows.next()) {
+            String[] row = new String[n];
+            for (int i = 0; i < n; i++) {
+                row[i] = rows.getString(i + 1);
+            }
+            out.add(row);
+        }
+        copied += out.size();
+        if (out.isEmpty()) {
+            rows.close();
+            statement.close();
+            rows = null;
+            connection.commit();
+            LOG.info("Copied {}.{} into the stream: {} rows", relation.namespace(), relation.name(), copied);
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            LOG.debug("Closing the table copy's connection", e);
+        }
+    }
+}
