@@ -120,4 +120,23 @@ public final class PgConnect {
         }
         return false;
     }
+
+    /**
+     * Whether a failure says the server cannot be reached (connection lost or refused, server
+     * shutting down, starting or out of connection slots) rather than that it refused the work:
+     * worth trying again after a pause.
+     */
+    public static boolean unreachable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                String state = sql.getSQLState();
+                return state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+                        || state.equals("53300");
+            }
+            if (t instanceof java.io.IOException) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

@@ -46,6 +46,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String PUBLICATION_MODE = "publication.autocreate.mode";
     public static final String STATUS_INTERVAL = "status.update.interval.ms";
     public static final String DDL_CAPTURE = "ddl.capture";
+    public static final String RECONNECT_TIMEOUT = "stream.reconnect.timeout.ms";
     public static final String TEXT_COLUMNS = "column.text.list";
 
     private static final String CONNECTION = "Connection";
@@ -140,6 +141,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "tables created under table.include.list to the publication as they are created. Installing them "
                             + "takes a superuser and PostgreSQL 14 or later; without them, schema changes reach the target only "
                             + "as far as the rows' new shapes need.", STREAMING, 5, Width.SHORT, "Capture DDL")
+            .define(RECONNECT_TIMEOUT, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
+                    "How long the stream tries to reconnect when the source goes away (restarted, network lost), with pauses "
+                            + "from 100 ms doubling up to 10 s. It resumes from the last position confirmed, so nothing is lost "
+                            + "or applied twice; after this long the pipeline stops with the reason.", STREAMING, 6, Width.SHORT,
+                    "Reconnect timeout")
             .define(NUMERIC_MAPPING, Type.STRING, "exact", ConfigDef.CaseInsensitiveValidString.in("exact", "precise", "double"),
                     Importance.MEDIUM, "How numeric values are represented: exact (decimal text, NaN and infinities kept), "
                             + "precise (Connect Decimal, as Debezium's default; refuses NaN) or double. See docs/types.md.",
@@ -233,6 +239,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public Publication.Mode publicationMode() {
         return Publication.Mode.valueOf(getString(PUBLICATION_MODE).toUpperCase(java.util.Locale.ROOT));
+    }
+
+    public long reconnectTimeoutMillis() {
+        return getLong(RECONNECT_TIMEOUT);
     }
 
     public boolean ddlCapture() {

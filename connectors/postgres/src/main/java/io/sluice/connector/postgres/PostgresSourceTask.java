@@ -205,14 +205,15 @@ public class PostgresSourceTask extends SourceTask {
         Map<String, String> partition = SnapshotRun.serverPartition(config.topicPrefix());
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         StreamRun.Settings settings = new StreamRun.Settings(config.topicPrefix(), config.slotName(), config.publicationName(), selector(),
-                mapper(), config.statusIntervalMillis());
+                mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis());
         Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
         Connection replication = null;
         try {
             boolean messages = catalog.getMetaData().getDatabaseMajorVersion() >= 14;
             replication = PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix());
             stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages,
-                    () -> PgConnect.open(endpoint, "sluice copy " + config.topicPrefix()));
+                    new StreamRun.Connections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),
+                            () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix())));
         } catch (SQLException | RuntimeException e) {
             catalog.close();
             if (replication != null) {

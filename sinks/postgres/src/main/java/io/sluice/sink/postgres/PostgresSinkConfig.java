@@ -31,6 +31,7 @@ public final class PostgresSinkConfig extends AbstractConfig {
     public static final String VACUUM = "post.data.vacuum";
     public static final String APPLY_INTERVAL = "apply.max.delay.ms";
     public static final String POSITION_TABLE = "position.table";
+    public static final String APPLY_RETRY_TIMEOUT = "apply.retry.timeout.ms";
 
     private static final String CONNECTION = "Connection";
     private static final String LOAD = "Load";
@@ -98,7 +99,12 @@ public final class PostgresSinkConfig extends AbstractConfig {
                     }, () -> "schema.table"), Importance.LOW,
                     "Table on the target (schema.table, created if missing) that holds the last applied position of each "
                             + "source, written in the same transaction as the changes, so that after a restart nothing is applied twice.",
-                    CHANGES, 2, Width.MEDIUM, "Position table");
+                    CHANGES, 2, Width.MEDIUM, "Position table")
+            .define(APPLY_RETRY_TIMEOUT, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
+                    "How long streamed changes are tried again while the target cannot be reached (connection lost, server "
+                            + "restarting or refusing connections), with pauses from 100 ms doubling up to 10 s. Nothing is lost "
+                            + "meanwhile: the changes stay pending and the source keeps them. After this long the pipeline stops "
+                            + "with the reason; 0 stops at the first failure.", CHANGES, 3, Width.SHORT, "Retry timeout");
 
     public PostgresSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -150,6 +156,10 @@ public final class PostgresSinkConfig extends AbstractConfig {
 
     public long applyMaxDelayMillis() {
         return getLong(APPLY_INTERVAL);
+    }
+
+    public long applyRetryTimeoutMillis() {
+        return getLong(APPLY_RETRY_TIMEOUT);
     }
 
     public String positionTable() {

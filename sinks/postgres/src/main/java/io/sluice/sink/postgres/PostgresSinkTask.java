@@ -96,7 +96,7 @@ public class PostgresSinkTask extends SinkTask {
         loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole());
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         changes = new ChangeApplier(config.endpoint(), new AppliedPositions(config.positionTable()),
-                new ReplicaRole(config.endpoint(), config.replicaRole()));
+                new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis());
         try {
             reporter = context == null ? null : context.errantRecordReporter();
         } catch (NoSuchMethodError | NoClassDefFoundError e) {

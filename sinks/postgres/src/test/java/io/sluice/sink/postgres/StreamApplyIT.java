@@ -224,7 +224,7 @@ class StreamApplyIT {
     }
 
     /** Transfers between accounts with a history row, new accounts, closed accounts and renumbered ones. */
-    private static void workload(TestDatabase db, AtomicBoolean writing, AtomicLong transactions, AtomicReference<Throwable> failure) {
+    static void workload(TestDatabase db, AtomicBoolean writing, AtomicLong transactions, AtomicReference<Throwable> failure) {
         Random r = new Random(7);
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
             c.setAutoCommit(false);

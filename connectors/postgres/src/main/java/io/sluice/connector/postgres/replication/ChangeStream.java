@@ -64,6 +64,11 @@ public final class ChangeStream implements AutoCloseable {
         return payload == null ? null : PgOutputDecoder.decode(payload);
     }
 
+    /** The newest position marked durable downstream. */
+    public long confirmed() {
+        return confirmed.get();
+    }
+
     /** The log position of the last message or keepalive received. */
     public long lastReceived() {
         return stream.getLastReceiveLSN().asLong();

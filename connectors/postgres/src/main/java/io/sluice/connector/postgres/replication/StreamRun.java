@@ -12,6 +12,8 @@ import java.util.function.Supplier;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.mapping.TypeMapper;
+import io.sluice.schemas.postgres.Lsn;
+import io.sluice.schemas.postgres.PgConnect;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -31,22 +33,30 @@ public final class StreamRun implements AutoCloseable {
 
     /** What a stream needs from the connector configuration. */
     public record Settings(String topicPrefix, String slot, String publication, TableSelector selector, TypeMapper mapper,
-                           long statusIntervalMillis) {
+                           long statusIntervalMillis, long reconnectTimeoutMillis) {
+    }
+
+    /** Where new connections to the source come from: normal ones, and replication ones. */
+    public record Connections(Supplier<Connection> normal, Supplier<Connection> replication) {
     }
 
     private final Settings settings;
-    private final Connection catalog;
-    private final ChangeStream stream;
-    private final ChangeRecords records;
+    private Connection catalog;
+    private volatile ChangeStream stream;
+    private ChangeRecords records;
     private final String database;
+    private final Map<String, ?> partition;
+    private final Map<String, Object> baseOffset;
+    private final boolean messages;
     private final Set<String> selected = new HashSet<>();
     private long handedOutCommit;
     private long handedOutEvent;
     private List<SourceRecord> pending = new ArrayList<>();
-    private final Supplier<Connection> connections;
-    private final RelationSchemas schemas;
+    private final Connections connections;
+    private RelationSchemas schemas;
     private TableCopy copy;
     private StreamTable copyTable;
+    private volatile boolean closed;
 
     /**
      * @param catalog     a normal connection to the source database, for catalog lookups; closed with the run
@@ -55,23 +65,86 @@ public final class StreamRun implements AutoCloseable {
      * @param baseOffset  entries every stream offset carries
      * @param stored      the stored offset of that partition, null when none
      * @param messages    whether the server can send logical messages (PostgreSQL 14 and later)
-     * @param connections new normal connections to the source, for copying tables that join the selection with rows
+     * @param connections new connections to the source: for copying tables that join the selection with rows, and
+     *                    to reconnect after the source was unreachable
      */
     public StreamRun(Settings settings, Connection catalog, Connection replication, Map<String, ?> partition, Map<String, Object> baseOffset,
-                     Map<String, Object> stored, boolean messages, Supplier<Connection> connections) throws SQLException {
+                     Map<String, Object> stored, boolean messages, Connections connections) throws SQLException {
         this.settings = settings;
         this.connections = connections;
         this.catalog = catalog;
         this.database = catalog.getCatalog();
+        this.partition = partition;
+        this.baseOffset = baseOffset;
+        this.messages = messages;
         refreshSelection();
         long confirmed = number(stored, ChangeRecords.CONFIRM_LSN);
         handedOutCommit = number(stored, ChangeRecords.COMMIT_LSN);
         handedOutEvent = number(stored, ChangeRecords.EVENT);
         this.schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), this::isSelected);
-        this.records = new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
-                handedOutCommit, handedOutEvent, settings.selector()::selects);
+        this.records = newRecords(confirmed);
         this.stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
                 settings.statusIntervalMillis());
+    }
+
+    /** Records that start after {@code confirmed} and skip what was handed out before. */
+    private ChangeRecords newRecords(long confirmed) {
+        return new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
+                handedOutCommit, handedOutEvent, settings.selector()::selects);
+    }
+
+    /**
+     * The source went away (restarted, network lost): drops what was read but not handed out,
+     * and streams again from the confirmed position once the source is back, trying with pauses
+     * doubling from 100 ms to 10 s until the reconnect timeout. The server sends again what
+     * followed that position; what was handed out already is skipped, a table copy is taken
+     * again.
+     */
+    private void reconnect(Exception cause) throws InterruptedException {
+        long confirmed = stream.confirmed();
+        LOG.warn("Lost the stream from slot {} ({}); reconnecting, from {}", settings.slot(), cause.getMessage(), Lsn.format(confirmed));
+        stream.close();
+        closeQuietly(catalog);
+        if (copy != null) {
+            copy.close();
+            copy = null;
+        }
+        pending = new ArrayList<>();
+        long deadline = System.nanoTime() + settings.reconnectTimeoutMillis() * 1_000_000L;
+        long pause = 100;
+        while (!closed) {
+            Connection newCatalog = null;
+            Connection replication = null;
+            try {
+                newCatalog = connections.normal().get();
+                replication = connections.replication().get();
+                stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
+                        settings.statusIntervalMillis());
+                catalog = newCatalog;
+                break;
+            } catch (SQLException | RuntimeException e) {
+                if (newCatalog != null) {
+                    closeQuietly(newCatalog);
+                }
+                if (replication != null) {
+                    closeQuietly(replication);
+                }
+                // The server may still hold the old walsender (and the slot) until it notices the connection is gone.
+                boolean slotBusy = e instanceof SQLException sql && "55006".equals(sql.getSQLState());
+                if (!(PgConnect.unreachable(e) || slotBusy) || System.nanoTime() + pause * 1_000_000L > deadline) {
+                    throw new ConnectException("Streaming from slot " + settings.slot() + " failed (" + cause.getMessage()
+                            + ") and reconnecting did not succeed within " + settings.reconnectTimeoutMillis() + " ms: " + e.getMessage(), e);
+                }
+                Thread.sleep(pause);
+                pause = Math.min(pause * 2, 10_000);
+            }
+        }
+        if (closed) {
+            return;
+        }
+        schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), this::isSelected);
+        records = newRecords(confirmed);
+        LOG.info("Streaming from slot {} again", settings.slot());
     }
 
     private static long number(Map<String, Object> offset, String key) {
@@ -129,8 +202,18 @@ public final class StreamRun implements AutoCloseable {
                 }
                 return out;
             }
-        } catch (SQLException e) {
-            throw new ConnectException("Streaming from slot " + settings.slot() + " failed: " + e.getMessage(), e);
+        } catch (SQLException | RuntimeException e) {
+            if (closed) {
+                return List.of(); // stopped while reading: the closed connection is no outage
+            }
+            if (PgConnect.unreachable(e)) {
+                synchronized (this) {
+                    reconnect(e);
+                }
+                return List.of();
+            }
+            throw e instanceof SQLException ? new ConnectException("Streaming from slot " + settings.slot() + " failed: " + e.getMessage(), e)
+                    : (RuntimeException) e;
         }
     }
 
@@ -145,7 +228,7 @@ public final class StreamRun implements AutoCloseable {
             if (oid == null) {
                 return;
             }
-            Connection c = connections.get();
+            Connection c = connections.normal().get();
             try {
                 copy = TableCopy.start(c, Integer.toUnsignedLong(oid));
             } catch (SQLException e) {
@@ -208,6 +291,7 @@ public final class StreamRun implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         if (copy != null) {
             copy.close();
         }

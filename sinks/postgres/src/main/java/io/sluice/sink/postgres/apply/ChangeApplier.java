@@ -39,18 +39,21 @@ public final class ChangeApplier implements AutoCloseable {
     private final Map<String, Long> pendingChanges = new HashMap<>();
     private final Map<String, SourcePosition> appliedPositions = new HashMap<>();
     private final Set<String> createdStages = new HashSet<>();
+    private final long retryTimeoutMillis;
     private Connection connection;
     private long pendingSince;
     private long rowsApplied;
     private long transactions;
 
     /**
-     * @param setUp session settings for the connection (replica role); must not throw for a setting merely refused
+     * @param setUp              session settings for the connection (replica role); must not throw for a setting merely refused
+     * @param retryTimeoutMillis how long to keep trying while the target cannot be reached
      */
-    public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, Consumer<Connection> setUp) {
+    public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, Consumer<Connection> setUp, long retryTimeoutMillis) {
         this.endpoint = endpoint;
         this.positions = positions;
         this.setUp = setUp;
+        this.retryTimeoutMillis = retryTimeoutMillis;
     }
 
     /** The pending changes of a target table; null when none are pending. */
@@ -122,7 +125,11 @@ public final class ChangeApplier implements AutoCloseable {
         return rowsApplied;
     }
 
-    /** Applies everything pending in one transaction; on failure nothing of it is applied and the changes stay pending. */
+    /**
+     * Applies everything pending in one transaction; on failure nothing of it is applied and the
+     * changes stay pending. While the target cannot be reached it tries again, with backoff, for
+     * up to the retry timeout.
+     */
     public void apply() {
         if (!hasPending()) {
             return;
@@ -132,8 +139,7 @@ public final class ChangeApplier implements AutoCloseable {
         for (ChangeTable t : tables.values()) {
             changes += t.changes();
         }
-        Connection c = connection();
-        try {
+        retrying("Applying " + changes + " changes", c -> {
             c.setAutoCommit(false);
             if (!truncated.isEmpty()) {
                 StringJoiner list = new StringJoiner(", ");
@@ -150,11 +156,7 @@ public final class ChangeApplier implements AutoCloseable {
             }
             c.commit();
             c.setAutoCommit(true);
-        } catch (SQLException | RuntimeException e) {
-            discardConnection();
-            throw new ConnectException("Applying " + changes + " changes to " + endpoint.display() + " failed: "
-                    + (e instanceof SQLException sql ? PgConnect.explain(sql, endpoint).getMessage() : e.getMessage()), e);
-        }
+        });
         for (ChangeTable t : tables.values()) {
             t.clear();
         }
@@ -184,8 +186,7 @@ public final class ChangeApplier implements AutoCloseable {
      */
     public void applyAlone(String source, SourcePosition position, String what, TargetWork work) {
         apply();
-        Connection c = connection();
-        try {
+        retrying("Applying " + what, c -> {
             c.setAutoCommit(false);
             work.run(c);
             if (position != null) {
@@ -196,11 +197,7 @@ public final class ChangeApplier implements AutoCloseable {
             try (Statement s = c.createStatement()) {
                 s.execute("DISCARD TEMP");
             }
-        } catch (SQLException | RuntimeException e) {
-            discardConnection();
-            throw new ConnectException("Applying " + what + " to " + endpoint.display() + " failed: "
-                    + (e instanceof SQLException sql ? PgConnect.explain(sql, endpoint).getMessage() : e.getMessage()), e);
-        }
+        });
         createdStages.clear();
         tables.clear();
         if (position != null) {
@@ -208,20 +205,48 @@ public final class ChangeApplier implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code work} on the connection. A failure rolls back (the connection is dropped);
+     * one that says the target cannot be reached (connection lost, server shutting down or
+     * starting, refusing connections) is tried again after a pause that doubles from 100 ms up
+     * to 10 s, until the retry timeout has passed.
+     */
+    private void retrying(String what, TargetWork work) {
+        long deadline = System.nanoTime() + retryTimeoutMillis * 1_000_000L;
+        long pause = 100;
+        while (true) {
+            try {
+                work.run(connection());
+                return;
+            } catch (SQLException | RuntimeException e) {
+                discardConnection();
+                String reason = e instanceof SQLException sql ? PgConnect.explain(sql, endpoint).getMessage() : e.getMessage();
+                if (!PgConnect.unreachable(e) || System.nanoTime() + pause * 1_000_000L > deadline) {
+                    throw new ConnectException(what + " to " + endpoint.display() + " failed: " + reason
+                            + (PgConnect.unreachable(e) ? " (the target was unreachable for longer than " + io.sluice.sink.postgres.PostgresSinkConfig.APPLY_RETRY_TIMEOUT + ")"
+                            : ""), e);
+                }
+                LOG.warn("{} to {} failed, the target seems unreachable ({}); trying again in {} ms", what, endpoint.display(), reason, pause);
+                try {
+                    Thread.sleep(pause);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new ConnectException(what + " was interrupted while the target was unreachable", e);
+                }
+                pause = Math.min(pause * 2, 10_000);
+            }
+        }
+    }
+
     private static final SourcePosition NONE = new SourcePosition(0, Long.MIN_VALUE);
 
     private SourcePosition readPosition(String source) {
-        try {
-            SourcePosition read = positions.read(connection(), source);
-            if (read != null) {
-                LOG.info("Changes of {} up to {} are on the target already; older ones are skipped", source, read);
-            }
-            return read == null ? NONE : read;
-        } catch (SQLException e) {
-            discardConnection();
-            throw new ConnectException("Reading the applied position from " + positions.name() + " on " + endpoint.display()
-                    + " failed: " + PgConnect.explain(e, endpoint).getMessage(), e);
+        SourcePosition[] read = new SourcePosition[1];
+        retrying("Reading the applied position from " + positions.name(), c -> read[0] = positions.read(c, source));
+        if (read[0] != null) {
+            LOG.info("Changes of {} up to {} are on the target already; older ones are skipped", source, read[0]);
         }
+        return read[0] == null ? NONE : read[0];
     }
 
     private Connection connection() {
