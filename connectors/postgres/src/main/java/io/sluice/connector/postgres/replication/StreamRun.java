@@ -93,6 +93,16 @@ public final class StreamRun implements AutoCloseable {
                 handedOutCommit, handedOutEvent, settings.selector()::selects);
     }
 
+    private ConnectException failure(SQLException e) {
+        if ("42704".equals(e.getSQLState()) && e.getMessage() != null && e.getMessage().contains("publication")) {
+            return new ConnectException("Publication " + settings.publication() + " is gone from the source (dropped by someone?): "
+                    + "the changes made since cannot be decoded, because PostgreSQL reads a publication as it was at each change, "
+                    + "so creating it again does not bring them back. Take the snapshot again (`sluice run --fresh`, or reset this "
+                    + "connector's offsets and drop slot " + settings.slot() + "). The server said: " + e.getMessage(), e);
+        }
+        return new ConnectException("Streaming from slot " + settings.slot() + " failed: " + e.getMessage(), e);
+    }
+
     /**
      * The source went away (restarted, network lost): drops what was read but not handed out,
      * and streams again from the confirmed position once the source is back, trying with pauses
@@ -212,8 +222,7 @@ public final class StreamRun implements AutoCloseable {
                 }
                 return List.of();
             }
-            throw e instanceof SQLException ? new ConnectException("Streaming from slot " + settings.slot() + " failed: " + e.getMessage(), e)
-                    : (RuntimeException) e;
+            throw e instanceof SQLException sql ? failure(sql) : (RuntimeException) e;
         }
     }
 

@@ -222,6 +222,32 @@ class StreamingIT {
                 .hasMessageContaining("finished without a replication slot").hasMessageContaining("snapshot.mode=never");
     }
 
+    @Test
+    void aPublicationDroppedWhileStreamingStopsThePipelineSayingHowToRecover(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE pubgone (id int PRIMARY KEY)", "INSERT INTO pubgone VALUES (1)");
+        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+        PostgresSourceTask task = start(db, stored, "topic.prefix", "pubgone", "table.include.list", "public.pubgone", "snapshot.schema",
+                "none", "ddl.capture", "false");
+        try {
+            db.execute("INSERT INTO pubgone VALUES (2)");
+            boolean streamed = false;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!streamed && System.nanoTime() < deadline) {
+                streamed = poll(task).stream().anyMatch(r -> r.sourceOffset().containsKey(ChangeRecords.COMMIT_LSN));
+            }
+            assertThat(streamed).as("a streamed change").isTrue();
+            db.execute("DROP PUBLICATION sluice_pubgone", "INSERT INTO pubgone VALUES (3)");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> {
+                long until = System.nanoTime() + 30_000_000_000L;
+                while (System.nanoTime() < until) {
+                    poll(task);
+                }
+            }).hasMessageContaining("Publication sluice_pubgone is gone").hasMessageContaining("sluice run --fresh");
+        } finally {
+            task.stop();
+        }
+    }
+
     private static void dropSlot(TestDatabase db, String slot) throws Exception {
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (true) {
