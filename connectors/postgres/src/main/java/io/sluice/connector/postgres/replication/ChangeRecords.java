@@ -1,6 +1,8 @@
 package io.sluice.connector.postgres.replication;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -74,7 +76,7 @@ public final class ChangeRecords {
 
     /** Tables being copied into the stream, by oid, with their copy's marker (null until the copy starts). */
     private final Map<Integer, String> copying = new HashMap<>();
-    private final java.util.ArrayDeque<Integer> copyRequests = new java.util.ArrayDeque<>();
+    private final ArrayDeque<Integer> copyRequests = new ArrayDeque<>();
     /** While tables are copied: the highest position the slot may be confirmed to, so a crash redoes the copy. */
     private Long confirmCeiling;
     private Map<String, Object> lastOffset;
@@ -134,7 +136,7 @@ public final class ChangeRecords {
         } else if (message instanceof LogicalMessage m && m.transactional() && DdlCapture.MESSAGE_PREFIX.equals(m.prefix())) {
             schemaChange(DdlMessage.parse(m.content()));
         } else if (message instanceof LogicalMessage m && m.transactional() && TableCopy.MESSAGE_PREFIX.equals(m.prefix())) {
-            copyMarker(new String(m.content(), java.nio.charset.StandardCharsets.UTF_8));
+            copyMarker(new String(m.content(), StandardCharsets.UTF_8));
         } else if (message instanceof Truncate t) {
             for (int oid : t.relationOids()) {
                 StreamTable table = table(oid);
