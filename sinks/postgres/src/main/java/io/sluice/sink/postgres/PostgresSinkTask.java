@@ -463,9 +463,9 @@ public class PostgresSinkTask extends SinkTask {
             changes.applyAlone(sourceName, position, "a schema change position", c -> { });
             return;
         }
-        String topicPrefix = sourceName;
+        // The source's name is its topic prefix, which names the tables' topics.
         changes.applyAlone(sourceName, position, "schema change \"" + ddl + "\"", c -> StreamedSchemaChange.apply(c, tableChanges, ddl,
-                t -> tables.targetOf(TopicNames.forTable(topicPrefix, t[0], t[1]), t[0], t[1])));
+                t -> tables.targetOf(TopicNames.forTable(sourceName, t[0], t[1]), t[0], t[1])));
         tables.invalidate();
         targets.clear();
         checkedRaw.clear();

@@ -79,6 +79,7 @@ public final class ChangeRecords {
     private final ArrayDeque<Integer> copyRequests = new ArrayDeque<>();
     /** While tables are copied: the highest position the slot may be confirmed to, so a crash redoes the copy. */
     private Long confirmCeiling;
+    /** The offset of the newest stream record: copy records carry its position. */
     private Map<String, Object> lastOffset;
 
     private SourceRecord held;
@@ -210,9 +211,9 @@ public final class ChangeRecords {
 
     /** Rows of a table copy (text values in the Relation's column order), as read events. */
     public void copied(StreamTable table, List<String[]> rows) {
+        var fields = table.schema().valueSchema().fields();
         for (String[] values : rows) {
             Struct row = new Struct(table.schema().valueSchema());
-            var fields = table.schema().valueSchema().fields();
             for (int i = 0; i < values.length; i++) {
                 ColumnMapping column = table.columns().get(i);
                 Object value = values[i] == null ? null : column.fromText(values[i]);
@@ -231,10 +232,8 @@ public final class ChangeRecords {
         TableSchema schema = table.schema();
         Struct source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(), System.currentTimeMillis() * 1000L,
                 SourceInfo.Snapshot.INCREMENTAL, null, null, null).toStruct();
-        Map<String, Object> offset = new HashMap<>(baseOffset);
-        if (lastOffset != null) {
-            offset.putAll(lastOffset);
-        } else {
+        Map<String, Object> offset = new HashMap<>(lastOffset != null ? lastOffset : baseOffset);
+        if (lastOffset == null) {
             offset.put(COMMIT_LSN, skipThroughCommit);
             offset.put(EVENT, skipThroughEvent);
         }
@@ -273,7 +272,7 @@ public final class ChangeRecords {
         offset.put(EVENT, event);
         offset.put(CONFIRM_LSN, capped(lastCompleteEnd));
         offset.put(TX_ID, Integer.toUnsignedLong(transaction.xid()));
-        lastOffset = Map.of(COMMIT_LSN, transaction.finalLsn(), EVENT, event, TX_ID, Integer.toUnsignedLong(transaction.xid()));
+        lastOffset = offset;
         return offset;
     }
 
@@ -324,7 +323,7 @@ public final class ChangeRecords {
         }
         event++;
         long tableEvent = ++tableEvents.computeIfAbsent(table, t -> new long[1])[0];
-        if (alreadySent() || copying.containsKey(table.relation().oid())) {
+        if (alreadySent() || (!copying.isEmpty() && copying.containsKey(table.relation().oid()))) {
             return; // a table being copied: the copy holds this change
         }
         TableSchema schema = table.schema();

@@ -53,11 +53,11 @@ final class TableCopy implements AutoCloseable {
         // Read committed: the rows are read after the lock is granted, so they hold every write committed before it.
         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         connection.setAutoCommit(false);
+        String[] name = name(connection, oid);
         try (Statement s = connection.createStatement()) {
-            String[] name = name(connection, oid);
             s.execute("LOCK TABLE ONLY " + Identifiers.quote(name[0], name[1]) + " IN SHARE MODE");
         }
-        PgOutputMessage.Relation relation = relation(connection, oid);
+        PgOutputMessage.Relation relation = relation(connection, oid, name);
         TableCopy copy = new TableCopy(connection, relation);
         String table = Identifiers.quote(relation.namespace(), relation.name());
         try (PreparedStatement s = connection.prepareStatement("SELECT pg_catalog.pg_logical_emit_message(true, ?, ?)")) {
@@ -89,8 +89,7 @@ final class TableCopy implements AutoCloseable {
     }
 
     /** The table as a Relation message would describe it now: stored, non-generated columns in order. */
-    private static PgOutputMessage.Relation relation(Connection c, long oid) throws SQLException {
-        String[] name = name(c, oid);
+    private static PgOutputMessage.Relation relation(Connection c, long oid, String[] name) throws SQLException {
         List<PgOutputMessage.Column> columns = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod FROM pg_catalog.pg_attribute a "
                 + "WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attnum")) {

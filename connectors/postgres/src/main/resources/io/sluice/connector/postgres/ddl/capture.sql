@@ -179,10 +179,12 @@ BEGIN
 END
 $fn$;
 
--- Tables that exist now: their definitions are the "before" of their first change.
+-- Tables that exist now and are not known yet: their definitions are the "before" of their first change.
 INSERT INTO sluice_capture.tables
-SELECT c.oid, sluice_capture.table_definition(c.oid) FROM pg_class c
- WHERE c.relkind IN ('r', 'p') AND sluice_capture.table_definition(c.oid) IS NOT NULL
+SELECT relid, definition FROM (
+    SELECT c.oid AS relid, sluice_capture.table_definition(c.oid) AS definition FROM pg_class c
+     WHERE c.relkind IN ('r', 'p') AND NOT EXISTS (SELECT 1 FROM sluice_capture.tables t WHERE t.relid = c.oid)) d
+ WHERE definition IS NOT NULL
 ON CONFLICT (relid) DO NOTHING;
 
 DO $do$

@@ -221,9 +221,10 @@ public final class ChangeApplier implements AutoCloseable {
             } catch (SQLException | RuntimeException e) {
                 discardConnection();
                 String reason = e instanceof SQLException sql ? PgConnect.explain(sql, endpoint).getMessage() : e.getMessage();
-                if (!PgConnect.unreachable(e) || System.nanoTime() + pause * 1_000_000L > deadline) {
+                boolean unreachable = PgConnect.unreachable(e);
+                if (!unreachable || System.nanoTime() + pause * 1_000_000L > deadline) {
                     throw new ConnectException(what + " to " + endpoint.display() + " failed: " + reason
-                            + (PgConnect.unreachable(e) ? " (the target was unreachable for longer than " + io.sluice.sink.postgres.PostgresSinkConfig.APPLY_RETRY_TIMEOUT + ")"
+                            + (unreachable ? " (the target was unreachable for longer than " + io.sluice.sink.postgres.PostgresSinkConfig.APPLY_RETRY_TIMEOUT + ")"
                             : ""), e);
                 }
                 LOG.warn("{} to {} failed, the target seems unreachable ({}); trying again in {} ms", what, endpoint.display(), reason, pause);
