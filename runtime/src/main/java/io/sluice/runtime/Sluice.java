@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.runtime.cli.Arguments;
 import io.sluice.runtime.pipeline.PipelineAdmin;
@@ -27,17 +28,24 @@ public final class Sluice {
         // SIGINT and SIGTERM stop a running pipeline gracefully: the JVM waits for it to finish.
         CompletableFuture<Void> stop = new CompletableFuture<>();
         CountDownLatch finished = new CountDownLatch(1);
+        AtomicInteger exit = new AtomicInteger();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.complete(null);
             try {
-                finished.await(60, TimeUnit.SECONDS);
+                if (finished.await(60, TimeUnit.SECONDS)) {
+                    // A signal makes the JVM exit with 128 + its number; a pipeline that stopped
+                    // cleanly on it exits with the command's own code instead (0), as scripts expect.
+                    System.out.flush();
+                    System.err.flush();
+                    Runtime.getRuntime().halt(exit.get());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         }, "sluice-shutdown"));
-        int exit = run(args, System.out, System.err, stop);
+        exit.set(run(args, System.out, System.err, stop));
         finished.countDown();
-        System.exit(exit);
+        System.exit(exit.get());
     }
 
     public static int run(String[] args, PrintStream out, PrintStream err) {

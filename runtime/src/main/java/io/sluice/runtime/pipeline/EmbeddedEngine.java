@@ -51,7 +51,7 @@ final class EmbeddedEngine implements AutoCloseable {
         props.putAll(spec.transforms());
         props.setProperty("name", "sluice-" + spec.name());
         props.setProperty("connector.class", PostgresSourceConnector.class.getName());
-        props.setProperty("offset.storage", "org.apache.kafka.connect.storage.FileOffsetBackingStore");
+        props.setProperty("offset.storage", OffsetsFile.class.getName());
         props.setProperty("offset.storage.file.filename", spec.offsets().toAbsolutePath().toString());
         // Offsets are committed when the hand-off says the rows are durable, not on a timer.
         props.setProperty("offset.flush.interval.ms", "0");

@@ -26,6 +26,7 @@ import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.sink.postgres.apply.AppliedPositions;
+import io.sluice.sink.postgres.schema.SnapshotClaims;
 
 /**
  * The commands around a streaming pipeline: {@code init} prepares the source (idempotent),
@@ -168,9 +169,12 @@ public final class PipelineAdmin {
             throw e;
         }
         try (Connection c = PgConnect.open(target.endpoint(), "sluice teardown")) {
-            if (new AppliedPositions(target.positionTable()).forget(c, spec.name())) {
+            AppliedPositions positions = new AppliedPositions(target.positionTable());
+            if (positions.forget(c, spec.name())) {
                 out.println("Forgot the applied position of " + spec.name() + " in " + target.positionTable());
             }
+            // A snapshot torn down unfinished leaves its tables to the user: a new run must not drop them.
+            new SnapshotClaims(positions.schema()).release(c, spec.name());
         }
         for (Path file : List.of(spec.offsets(), Path.of(spec.offsets() + ".done"))) {
             if (Files.deleteIfExists(file)) {

@@ -2,6 +2,7 @@ package io.sluice.connector.postgres;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,7 +17,10 @@ import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.schema.PgDump;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
+import io.sluice.connector.postgres.snapshot.TableProgress;
+import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.postgres.PgConnect;
@@ -38,6 +42,8 @@ public class PostgresSourceTask extends SourceTask {
     private static final Logger LOG = LoggerFactory.getLogger(PostgresSourceTask.class);
     private static final int MAX_BATCH = 4096;
     private static final long POLL_WAIT_MILLIS = 500;
+    /** How long a slot held by a process that is going away (a killed earlier run) is waited for. */
+    private static final long SLOT_RELEASE_MILLIS = 15_000;
 
     private PostgresSourceConfig config;
     private PgEndpoint endpoint;
@@ -46,6 +52,8 @@ public class PostgresSourceTask extends SourceTask {
     private Connection slotCreator;
     private volatile StreamRun stream;
     private boolean snapshotting;
+    /** Whether this task ran the snapshot (it knows what its snapshot saw without reading offsets). */
+    private boolean snapshotStarted;
 
     @Override
     public String version() {
@@ -85,6 +93,7 @@ public class PostgresSourceTask extends SourceTask {
                 exported = createSlotWithSnapshot(slot);
             }
             snapshotting = true;
+            snapshotStarted = true;
             snapshot.start(exported);
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
@@ -175,16 +184,31 @@ public class PostgresSourceTask extends SourceTask {
     }
 
     /**
-     * Creates the slot and returns the snapshot it exported; when the slot already exists (a
-     * snapshot interrupted after it was made), returns null: the snapshot reads a snapshot of
-     * its own, and the stream replays the changes made since the slot's position, which land
-     * as upserts on keyed tables.
+     * Creates the slot and returns the snapshot it exported. When the slot already exists, a
+     * snapshot was interrupted after it was made. If none of that snapshot was handed out
+     * durably, the slot is made again, and with it a snapshot that the stream follows exactly.
+     * Otherwise this returns null: the rest of the snapshot reads a snapshot of its own, and the
+     * stream replays the changes made since the slot's position; those of transactions the new
+     * snapshot already saw are dropped for the tables it reads whole, and the others land as
+     * upserts on keyed tables.
      */
     private String createSlotWithSnapshot(Optional<ReplicationSlot.State> existing) throws SQLException {
         if (existing.isPresent()) {
-            LOG.warn("Replication slot {} exists already (from an interrupted run): the snapshot reads a snapshot of its own and "
-                    + "changes since {} are streamed again after it", config.slotName(), Lsn.format(existing.get().confirmedFlush()));
-            return null;
+            Map<String, Object> stored = context.offsetStorageReader().offset(SnapshotRun.serverPartition(config.topicPrefix()));
+            if (stored != null && Boolean.TRUE.equals(stored.get(SnapshotRun.STARTED))) {
+                LOG.warn("Replication slot {} exists already (from an interrupted run): the rest of the snapshot reads a snapshot of its "
+                        + "own and changes since {} are streamed again after it", config.slotName(),
+                        Lsn.format(existing.get().confirmedFlush()));
+                return null;
+            }
+            try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
+                ReplicationSlot.awaitReleased(c, config.slotName(), SLOT_RELEASE_MILLIS);
+                ReplicationSlot.drop(c, config.slotName());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ConnectException("Interrupted while waiting for replication slot " + config.slotName(), e);
+            }
+            LOG.info("Replication slot {} was left by a run stopped before its snapshot got under way: made again", config.slotName());
         }
         slotCreator = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix());
         ReplicationSlot.Created created = ReplicationSlot.create(slotCreator, config.slotName());
@@ -209,11 +233,17 @@ public class PostgresSourceTask extends SourceTask {
         Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
         Connection replication = null;
         try {
+            ReplicationSlot.awaitReleased(catalog, config.slotName(), SLOT_RELEASE_MILLIS);
             boolean messages = catalog.getMetaData().getDatabaseMajorVersion() >= 14;
             replication = PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix());
             stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages,
                     new StreamRun.Connections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),
-                            () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix())));
+                            () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix())),
+                    seenBySnapshot(catalog));
+        } catch (InterruptedException e) {
+            catalog.close();
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while waiting for replication slot " + config.slotName(), e);
         } catch (SQLException | RuntimeException e) {
             catalog.close();
             if (replication != null) {
@@ -225,6 +255,31 @@ public class PostgresSourceTask extends SourceTask {
             }
             throw e;
         }
+    }
+
+    /**
+     * The tables read whole under a snapshot other than the slot's, with what it saw: from the
+     * snapshot this task ran, or else from the tables' stored offsets.
+     */
+    private Map<String, VisibleTransactions> seenBySnapshot(Connection catalog) throws SQLException {
+        if (snapshotStarted) {
+            return snapshot.seenBy();
+        }
+        Map<String, VisibleTransactions> seen = new HashMap<>();
+        if (config.snapshotMode() == SnapshotMode.NEVER) {
+            return seen;
+        }
+        List<SelectedTable> tables;
+        try {
+            tables = selector().select(catalog, catalog.getCatalog());
+        } catch (ConnectException e) {
+            return seen; // no table selected right now
+        }
+        for (SelectedTable t : tables) {
+            Map<String, Object> offset = context.offsetStorageReader().offset(TableProgress.partition(config.topicPrefix(), t.qualifiedName()));
+            SnapshotRun.seenBy(offset).ifPresent(v -> seen.put(t.qualifiedName(), v));
+        }
+        return seen;
     }
 
     @Override

@@ -31,6 +31,7 @@ import io.sluice.sink.postgres.copy.CopyLoader;
 import io.sluice.sink.postgres.copy.RowEncoder;
 import io.sluice.sink.postgres.copy.TableBatch;
 import io.sluice.sink.postgres.schema.ExistingTables;
+import io.sluice.sink.postgres.schema.SnapshotClaims;
 import io.sluice.sink.postgres.schema.SchemaApplier;
 import io.sluice.sink.postgres.schema.StreamedSchemaChange;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -76,6 +77,8 @@ public class PostgresSinkTask extends SinkTask {
     private final Map<String, Map<TopicPartition, Long>> holds = new ConcurrentHashMap<>();
     /** Temporary unique indexes that let a resumed snapshot upsert before the target has its keys. */
     private final Map<String, String> resumeIndexes = new LinkedHashMap<>();
+    /** Which target tables an unfinished snapshot created, per source. */
+    private SnapshotClaims claims;
     /** Streamed changes waiting to be applied. */
     private ChangeApplier changes;
     /** Whether streamed changes have begun: the snapshot's rows are all in. */
@@ -95,7 +98,9 @@ public class PostgresSinkTask extends SinkTask {
         tables = new TargetTables(config.endpoint(), config.tableNameFormat());
         loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole());
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
-        changes = new ChangeApplier(config.endpoint(), new AppliedPositions(config.positionTable()),
+        AppliedPositions positions = new AppliedPositions(config.positionTable());
+        claims = new SnapshotClaims(positions.schema());
+        changes = new ChangeApplier(config.endpoint(), positions,
                 new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis());
         try {
             reporter = context == null ? null : context.errantRecordReporter();
@@ -150,6 +155,10 @@ public class PostgresSinkTask extends SinkTask {
         }
         String op = value.getString(Envelope.OP);
         Struct source = value.getStruct(Envelope.SOURCE);
+        if (op.equals("t") && "true".equals(source.getString("snapshot"))) {
+            emptyForReload(targetOf(record.topic(), source.getString("schema"), source.getString("table")));
+            return;
+        }
         // Rows of a table copied into the stream (it joined the selection with rows) go with the changes, in their order.
         if (!op.equals("r") || "incremental".equals(source.getString("snapshot"))) {
             applyChange(record, value, op, source);
@@ -246,6 +255,19 @@ public class PostgresSinkTask extends SinkTask {
             return Set.of();
         }
         return Set.of(header.value().toString().split(","));
+    }
+
+    /**
+     * Empties a table that a resumed snapshot copies again whole (it has no key to match rows
+     * by): at once, before any of its new rows, and outside the streamed changes, which only
+     * begin after the snapshot.
+     */
+    private void emptyForReload(String[] target) throws InterruptedException {
+        String name = targetNames.get(target);
+        sendAll();
+        loader.commitFrozen(name);
+        loader.awaitAll();
+        loader.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]), "Emptying " + name + " to copy it again");
     }
 
     /** Makes every snapshot row durable before the first streamed change, and reads the target's keys again (post-data made them). */
@@ -417,7 +439,8 @@ public class PostgresSinkTask extends SinkTask {
         boolean tolerateExisting = config.tableExists() != ExistingTables.FAIL || mayExist(record);
         if ("first".equals(marker)) {
             if (config.schemaApply() && ddl != null) {
-                freezeLoads = schema.applyPreData(ddl, loadedTables(value), config.tableExists()) && config.freeze();
+                freezeLoads = schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, source.getString("name"))
+                        && config.freeze();
                 tables.invalidate();
             }
         } else if ("last_in_data_collection".equals(marker)) {
@@ -440,6 +463,11 @@ public class PostgresSinkTask extends SinkTask {
             }
             resumeIndexes.clear();
             schema.applyPostData(config.schemaApply() ? ddl : null, loadedTables(value), tolerateExisting);
+            // Post-data made the keys that streamed changes find rows by.
+            tables.invalidate();
+            if (config.schemaApply()) {
+                schema.snapshotFinished(claims, source.getString("name"));
+            }
         } else if (marker == null || "false".equals(marker)) {
             applyStreamedSchemaChange(value, source, ddl);
         }

@@ -1,6 +1,7 @@
 package io.sluice.sink.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,51 +54,66 @@ class ResumeIT {
 
         // First run: everything read so far reaches the target, but offsets are committed only
         // for the first part, as if the process died between the sink's flush and the commit.
-        PostgresSourceTask first = new PostgresSourceTask();
-        first.initialize(SourceTaskContexts.withOffsets(committed));
-        first.start(sourceConfig(source));
-        PostgresSinkTask sink = new PostgresSinkTask();
-        sink.start(sinkConfig());
-        long offset = 0;
-        int seen = 0;
-        try {
-            // Tables with the most index work come first (keyed, identity_keyed, then keyless, which has
-            // none): this stops inside the keyless table, after all of the keyed ones.
-            while (seen < 48_000) {
-                List<SourceRecord> batch = first.poll();
-                if (batch == null) {
-                    continue;
-                }
-                List<SinkRecord> records = new ArrayList<>();
-                for (SourceRecord r : batch) {
-                    records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), offset++, null,
-                            null, r.headers()));
-                    if (seen++ < 15_000) {
-                        committed.put(cast(r.sourcePartition()), cast(r.sourceOffset()));
-                    }
-                }
-                sink.put(records);
-            }
-            sink.flush(Map.of());
-        } finally {
-            first.stop();
-            sink.stop();
-        }
+        // Tables with the most index work come first (keyed, identity_keyed, then keyless, which has
+        // none): this stops inside the keyless table, after all of the keyed ones.
+        long offset = run(source, target, committed, 48_000, 15_000, 0);
         // The keyed table is all in the target but only half confirmed; the keyless one is partly there.
         assertThat(SnapshotIntoPostgresIT.checksum(target, "keyed")).startsWith("30000 ");
         assertThat(SnapshotIntoPostgresIT.checksum(target, "keyless")).isNotEqualTo(SnapshotIntoPostgresIT.checksum(source, "keyless"))
                 .doesNotStartWith("0 ");
 
         // Second run: resumes from the committed offsets.
-        PostgresSourceTask second = new PostgresSourceTask();
-        second.initialize(SourceTaskContexts.withOffsets(committed));
-        second.start(sourceConfig(source));
-        PostgresSinkTask resumedSink = new PostgresSinkTask();
-        resumedSink.start(sinkConfig());
+        run(source, target, committed, Long.MAX_VALUE, 0, offset);
+        for (String table : List.of("keyed", "identity_keyed", "keyless")) {
+            assertThat(SnapshotIntoPostgresIT.checksum(target, table)).as(table).isEqualTo(SnapshotIntoPostgresIT.checksum(source, table));
+        }
+    }
+
+    @Test
+    void stoppedBeforeTheSourceStoredThatItsSnapshotBeganStartsOverAndLeavesForeignTablesAlone(TestDatabase source) throws Exception {
+        TestDatabase fresh = TestDatabases.create(ResumeIT.class);
+        try {
+            // First run: the schema and some rows reach the target, but no offset is stored at all.
+            Map<Map<String, Object>, Map<String, Object>> committed = new HashMap<>();
+            long offset = run(source, fresh, committed, 20_000, 0, 0);
+            assertThat(SnapshotIntoPostgresIT.checksum(fresh, "keyed")).doesNotStartWith("0 ");
+            assertThat(committed).isEmpty();
+
+            // The source starts over and sends the schema again: the tables in its way are its own, made again.
+            run(source, fresh, committed, Long.MAX_VALUE, Long.MAX_VALUE, offset);
+            for (String table : List.of("keyed", "identity_keyed", "keyless")) {
+                assertThat(SnapshotIntoPostgresIT.checksum(fresh, table)).as(table).isEqualTo(SnapshotIntoPostgresIT.checksum(source, table));
+            }
+            assertThat(fresh.queryLong("SELECT count(*) FROM pg_indexes WHERE tablename = 'keyed'")).isEqualTo(1);
+
+            // Finished, the tables are the user's: a new snapshot from scratch must not drop them.
+            Map<Map<String, Object>, Map<String, Object>> none = new HashMap<>();
+            assertThatThrownBy(() -> run(source, fresh, none, Long.MAX_VALUE, Long.MAX_VALUE, 0))
+                    .hasMessageContaining("already has 3 of the tables").hasMessageContaining("table.exists=truncate");
+            assertThat(SnapshotIntoPostgresIT.checksum(fresh, "keyed")).isEqualTo(SnapshotIntoPostgresIT.checksum(source, "keyed"));
+        } finally {
+            TestDatabases.drop(fresh);
+        }
+    }
+
+    /**
+     * Runs source and sink until {@code rows} records or the end of the snapshot, storing the
+     * offsets of the first {@code stored} records only (as if the process died before it stored
+     * more); returns the next Kafka offset to use.
+     */
+    private long run(TestDatabase source, TestDatabase into, Map<Map<String, Object>, Map<String, Object>> committed, long rows,
+                     long stored, long firstOffset) throws Exception {
+        PostgresSourceTask task = new PostgresSourceTask();
+        task.initialize(SourceTaskContexts.withOffsets(committed));
+        task.start(sourceConfig(source));
+        PostgresSinkTask sink = new PostgresSinkTask();
+        sink.start(sinkConfig(into));
+        long offset = firstOffset;
         try {
             boolean done = false;
-            while (!done) {
-                List<SourceRecord> batch = second.poll();
+            long seen = 0;
+            while (!done && seen < rows) {
+                List<SourceRecord> batch = task.poll();
                 if (batch == null) {
                     continue;
                 }
@@ -106,17 +122,18 @@ class ResumeIT {
                     records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), offset++, null,
                             null, r.headers()));
                     done |= Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
+                    if (seen++ < stored) {
+                        committed.put(cast(r.sourcePartition()), cast(r.sourceOffset()));
+                    }
                 }
-                resumedSink.put(records);
+                sink.put(records);
             }
-            resumedSink.flush(Map.of());
+            sink.flush(Map.of());
         } finally {
-            second.stop();
-            resumedSink.stop();
+            task.stop();
+            sink.stop();
         }
-        for (String table : List.of("keyed", "identity_keyed", "keyless")) {
-            assertThat(SnapshotIntoPostgresIT.checksum(target, table)).as(table).isEqualTo(SnapshotIntoPostgresIT.checksum(source, table));
-        }
+        return offset;
     }
 
     private Map<String, String> sourceConfig(TestDatabase db) {
@@ -129,9 +146,9 @@ class ResumeIT {
         return props;
     }
 
-    private Map<String, String> sinkConfig() {
-        return Map.of("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable",
-                "connection.username", target.user(), "connection.password", target.password(), "batch.max.bytes", "100000");
+    private static Map<String, String> sinkConfig(TestDatabase into) {
+        return Map.of("connection.url", "postgres://" + into.host() + ":" + into.port() + "/" + into.name() + "?sslmode=disable",
+                "connection.username", into.user(), "connection.password", into.password(), "batch.max.bytes", "100000");
     }
 
     @SuppressWarnings("unchecked")

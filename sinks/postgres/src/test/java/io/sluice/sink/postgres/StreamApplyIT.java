@@ -36,7 +36,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @ExtendWith(PostgresExtension.class)
 class StreamApplyIT {
 
-    private static final List<String> KINDS_TABLES = List.of("public.docs", "public.audit", "public.log", "public.pairs", "public.scratch");
+    private static final List<String> KINDS_TABLES = List.of("public.docs", "public.audit", "public.log", "public.pairs", "public.scratch",
+            "public.notes");
 
     @ParameterizedTest(name = "apply.max.delay.ms={0}")
     @ValueSource(longs = {0, 600_000})
@@ -62,6 +63,11 @@ class StreamApplyIT {
                 "CREATE TABLE pairs (a int, b text, v text, PRIMARY KEY (a, b))",
                 "ALTER TABLE pairs ALTER COLUMN v SET STORAGE EXTERNAL",
                 "CREATE TABLE scratch (id int PRIMARY KEY, v text)",
+                // No key: rows are found by all their values, copies of one row counted.
+                "CREATE TABLE notes (who text, n int, body text, spot point, meta json)",
+                "ALTER TABLE notes REPLICA IDENTITY FULL",
+                "ALTER TABLE notes ALTER COLUMN body SET STORAGE EXTERNAL",
+                "INSERT INTO notes SELECT 'kept', g, repeat('k', 3000), point(g, g), '{\"k\": 1}' FROM generate_series(1, 5) g",
                 "INSERT INTO docs SELECT g, CASE WHEN g % 3 = 0 THEN repeat(md5(g::text), 400) ELSE 'short ' || g END, ARRAY['a' || g], "
                         + "'calm', g * 1.5, jsonb_build_object('g', g), '2024-01-01'::timestamptz + g * interval '1 hour', "
                         + "decode(md5(g::text), 'hex'), md5(g::text)::uuid, point(g, -g) FROM generate_series(1, 300) g",
@@ -101,6 +107,16 @@ class StreamApplyIT {
                     "UPDATE pairs SET b = 'moved' WHERE a = 1",
                     "UPDATE pairs SET a = a + 100 WHERE a BETWEEN 2 AND 4",
                     "UPDATE pairs SET v = 'small' WHERE a = 5",
+                    "INSERT INTO notes SELECT 'same', 1, repeat('s', 5000), point(1, 1), '{\"a\": [1, 2]}' FROM generate_series(1, 3)",
+                    "INSERT INTO notes VALUES ('x', NULL, NULL, NULL, NULL), ('x', NULL, NULL, NULL, NULL), ('x', NULL, '', NULL, NULL)",
+                    // One of three equal rows changes, its TOASTed body unchanged (the old row has it).
+                    "UPDATE notes SET n = 2 WHERE ctid = (SELECT ctid FROM notes WHERE who = 'same' LIMIT 1)",
+                    "DELETE FROM notes WHERE ctid = (SELECT ctid FROM notes WHERE who = 'x' AND body IS NULL LIMIT 1)",
+                    "UPDATE notes SET who = 'other' WHERE who = 'same' AND n = 1",
+                    "UPDATE notes SET spot = point(9, 9) WHERE who = 'kept' AND n <= 2",
+                    "DELETE FROM notes WHERE who = 'kept' AND n = 5",
+                    "BEGIN; INSERT INTO notes VALUES ('gone', 0, 'g', NULL, NULL); UPDATE notes SET n = 1 WHERE who = 'gone'; "
+                            + "DELETE FROM notes WHERE who = 'gone'; COMMIT",
                     "TRUNCATE scratch",
                     "INSERT INTO scratch VALUES (1, 'after truncate')",
                     "UPDATE docs SET price = price * 2",

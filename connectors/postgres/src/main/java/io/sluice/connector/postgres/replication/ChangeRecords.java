@@ -11,6 +11,7 @@ import java.util.function.Function;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.ddl.DdlMessage;
+import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Begin;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Commit;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Delete;
@@ -73,6 +74,9 @@ public final class ChangeRecords {
     private final List<SourceRecord> ready = new ArrayList<>();
     private final long skipThroughCommit;
     private final long skipThroughEvent;
+    private Map<String, VisibleTransactions> seenBySnapshot;
+    /** The newest position any of those snapshots was taken at: transactions committed after it are none of their business. */
+    private final long seenHorizon;
 
     /** Tables being copied into the stream, by oid, with their copy's marker (null until the copy starts). */
     private final Map<Integer, String> copying = new HashMap<>();
@@ -96,11 +100,16 @@ public final class ChangeRecords {
      * @param skipThroughCommit with {@code skipThroughEvent}: the last record known durable, whose
      *                          transaction may be sent again; its records up to that event are skipped
      * @param selection         which tables DDL events are sent for
+     * @param seenBySnapshot    tables read whole under a snapshot other than the slot's (by qualified name), with what it
+     *                          saw: their changes of transactions it saw are in the rows read, and are dropped
      */
     public ChangeRecords(String topicPrefix, String database, Map<String, ?> partition, Map<String, Object> baseOffset,
                          Function<Relation, StreamTable> resolver, long confirmedEnd, long skipThroughCommit, long skipThroughEvent,
-                         DdlMessage.Selection selection) {
+                         DdlMessage.Selection selection, Map<String, VisibleTransactions> seenBySnapshot) {
         this.selection = selection;
+        this.seenBySnapshot = seenBySnapshot;
+        this.seenHorizon = seenBySnapshot.values().stream().mapToLong(VisibleTransactions::takenAt)
+                .reduce(0L, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
         this.topicPrefix = topicPrefix;
         this.database = database;
         this.partition = partition;
@@ -114,6 +123,9 @@ public final class ChangeRecords {
     /** Takes one message; records it completes become available from {@link #drain}. */
     public void accept(PgOutputMessage message) {
         if (message instanceof Begin b) {
+            if (!seenBySnapshot.isEmpty() && Long.compareUnsigned(b.finalLsn(), seenHorizon) > 0) {
+                seenBySnapshot = Map.of();
+            }
             release();
             transaction = b;
             event = 0;
@@ -325,6 +337,12 @@ public final class ChangeRecords {
         long tableEvent = ++tableEvents.computeIfAbsent(table, t -> new long[1])[0];
         if (alreadySent() || (!copying.isEmpty() && copying.containsKey(table.relation().oid()))) {
             return; // a table being copied: the copy holds this change
+        }
+        if (!seenBySnapshot.isEmpty()) {
+            VisibleTransactions seen = seenBySnapshot.get(table.qualifiedName());
+            if (seen != null && seen.saw(transaction.xid(), transaction.finalLsn())) {
+                return; // the table was read under a snapshot that has this change already
+            }
         }
         TableSchema schema = table.schema();
         Struct source = sources.computeIfAbsent(table, t -> new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(),

@@ -76,6 +76,25 @@ public final class ReplicationSlot {
     }
 
     /**
+     * Waits until no process holds the slot, at most {@code timeoutMillis}; true when it is
+     * free (or gone). A wal sender whose client was killed lets go of its slot only once it
+     * notices, a moment later.
+     */
+    public static boolean awaitReleased(Connection sql, String name, long timeoutMillis) throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        while (true) {
+            Optional<State> slot = find(sql, name);
+            if (slot.isEmpty() || !slot.get().active()) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /**
      * Drops the slot; false when it did not exist. A slot in use by a running stream cannot be
      * dropped: that fails naming the process that holds it.
      */

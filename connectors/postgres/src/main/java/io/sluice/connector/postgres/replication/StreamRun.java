@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.schemas.postgres.PgConnect;
@@ -53,6 +54,7 @@ public final class StreamRun implements AutoCloseable {
     private long handedOutEvent;
     private List<SourceRecord> pending = new ArrayList<>();
     private final Connections connections;
+    private final Map<String, VisibleTransactions> seenBySnapshot;
     private RelationSchemas schemas;
     private TableCopy copy;
     private StreamTable copyTable;
@@ -67,10 +69,14 @@ public final class StreamRun implements AutoCloseable {
      * @param messages    whether the server can send logical messages (PostgreSQL 14 and later)
      * @param connections new connections to the source: for copying tables that join the selection with rows, and
      *                    to reconnect after the source was unreachable
+     * @param seenBySnapshot tables read whole under a snapshot other than the slot's, with what it saw (see
+     *                       {@link VisibleTransactions})
      */
     public StreamRun(Settings settings, Connection catalog, Connection replication, Map<String, ?> partition, Map<String, Object> baseOffset,
-                     Map<String, Object> stored, boolean messages, Connections connections) throws SQLException {
+                     Map<String, Object> stored, boolean messages, Connections connections, Map<String, VisibleTransactions> seenBySnapshot)
+            throws SQLException {
         this.settings = settings;
+        this.seenBySnapshot = Map.copyOf(seenBySnapshot);
         this.connections = connections;
         this.catalog = catalog;
         this.database = catalog.getCatalog();
@@ -90,7 +96,7 @@ public final class StreamRun implements AutoCloseable {
     /** Records that start after {@code confirmed} and skip what was handed out before. */
     private ChangeRecords newRecords(long confirmed) {
         return new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
-                handedOutCommit, handedOutEvent, settings.selector()::selects);
+                handedOutCommit, handedOutEvent, settings.selector()::selects, seenBySnapshot);
     }
 
     private ConnectException failure(SQLException e) {

@@ -70,6 +70,9 @@ public final class SnapshotRun implements AutoCloseable {
     private PostDataSplit postData;
     private boolean resumed;
     private List<SchemaChangeEvents.TableChange> tableChanges = List.of();
+    /** What this run's snapshot saw, when it is not the slot's own; null when it is. */
+    private VisibleTransactions visibility;
+    private final Map<String, VisibleTransactions> seenBy = new LinkedHashMap<>();
 
     /**
      * What a run needs from the connector configuration.
@@ -133,6 +136,14 @@ public final class SnapshotRun implements AutoCloseable {
                 snapshotMicros = at.getTime() / 1000 * 1_000_000L + at.getNanos() / 1000;
                 database = rs.getString(3);
             }
+            if (exported == null) {
+                // Not the slot's snapshot: the stream will replay changes this one saw already.
+                String function = coordinator.getMetaData().getDatabaseMajorVersion() >= 13 ? "pg_current_snapshot" : "txid_current_snapshot";
+                try (ResultSet rs = s.executeQuery("SELECT pg_catalog." + function + "()::text, pg_catalog.pg_current_wal_insert_lsn()::text")) {
+                    rs.next();
+                    visibility = VisibleTransactions.of(rs.getString(1), io.sluice.schemas.postgres.Lsn.parse(rs.getString(2)));
+                }
+            }
         }
         List<SelectedTable> tables = settings.selector().select(coordinator, database);
         SnapshotPlanner planner = new SnapshotPlanner(settings.topicPrefix(), settings.mapper(), settings.batchBytes());
@@ -154,7 +165,13 @@ public final class SnapshotRun implements AutoCloseable {
                 finished = FinishedRanges.none();
                 keylessToReload.add(plan);
             }
-            TableProgress table = new TableProgress(plan, partition, finished);
+            // A table read whole here is as this snapshot saw it; one partly read before holds rows of two snapshots.
+            VisibleTransactions seen = finished.count() == 0 ? visibility
+                    : finished.count() >= plan.rangeCount() ? seenBy(stored).orElse(null) : null;
+            if (seen != null) {
+                seenBy.put(plan.table().qualifiedName(), seen);
+            }
+            TableProgress table = new TableProgress(plan, partition, finished, finished.count() == 0 ? visibility : null);
             byPlan.put(plan, table);
             progress.add(table);
             for (int i = 0; i < plan.rangeCount(); i++) {
@@ -293,6 +310,21 @@ public final class SnapshotRun implements AutoCloseable {
         }
         return new SchemaChangeEvents.TableChange(SchemaChangeEvents.ChangeType.CREATE,
                 Identifiers.quote(plan.table().schema(), plan.table().name()), plan.schema().keyColumns(), columns, null);
+    }
+
+    /**
+     * The tables whose rows were all read under one snapshot other than the slot's (see
+     * {@link VisibleTransactions}), by qualified name, with what that snapshot saw; known once
+     * the run has started.
+     */
+    public Map<String, VisibleTransactions> seenBy() {
+        return Map.copyOf(seenBy);
+    }
+
+    /** What the stored offset of a finished table says its snapshot saw; empty when it was read under the slot's snapshot. */
+    public static java.util.Optional<VisibleTransactions> seenBy(Map<String, Object> tableOffset) {
+        return tableOffset != null && tableOffset.get(TableProgress.SEEN_BY) instanceof String e
+                ? java.util.Optional.of(VisibleTransactions.decode(e)) : java.util.Optional.empty();
     }
 
     /** Per-table progress, for progress displays. */

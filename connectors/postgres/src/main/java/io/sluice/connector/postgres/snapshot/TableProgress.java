@@ -13,6 +13,8 @@ public final class TableProgress {
     static final String PAGES_PER_RANGE = "pages_per_range";
     static final String RANGES = "ranges";
     static final String DONE = "done";
+    /** What the snapshot that read all of the table's rows saw, when that was not the slot's snapshot. */
+    static final String SEEN_BY = "seen_by";
 
     private final TablePlan plan;
     private final Map<String, String> partition;
@@ -20,11 +22,14 @@ public final class TableProgress {
     private volatile Map<String, Object> offset;
     private final AtomicLong rows = new AtomicLong();
     private final AtomicLong bytes = new AtomicLong();
+    private final VisibleTransactions seenBy;
     /** Ranges of this run whose records are not all in the queue yet. */
     private final AtomicInteger unqueued;
 
-    TableProgress(TablePlan plan, Map<String, String> partition, FinishedRanges finished) {
+    /** @param seenBy what the snapshot reading the whole table saw, when it is not the slot's; else null */
+    TableProgress(TablePlan plan, Map<String, String> partition, FinishedRanges finished, VisibleTransactions seenBy) {
         this.plan = plan;
+        this.seenBy = seenBy;
         this.partition = partition;
         this.finished = finished;
         this.offset = offsetOf(finished);
@@ -86,6 +91,9 @@ public final class TableProgress {
     }
 
     private Map<String, Object> offsetOf(FinishedRanges ranges) {
+        if (seenBy != null) {
+            return Map.of(PAGES_PER_RANGE, plan.pagesPerRange(), RANGES, plan.rangeCount(), DONE, ranges.encode(), SEEN_BY, seenBy.encode());
+        }
         return Map.of(PAGES_PER_RANGE, plan.pagesPerRange(), RANGES, plan.rangeCount(), DONE, ranges.encode());
     }
 }

@@ -18,7 +18,6 @@ import io.sluice.connector.postgres.PostgresSourceTask;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.postgres.Lsn;
-import io.sluice.testing.kafka.SourceTaskContexts;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import org.apache.kafka.connect.data.Struct;
@@ -268,22 +267,12 @@ class StreamingIT {
                 "snapshot.batch.bytes", "65536", "snapshot.max.threads", "2");
     }
 
-    /** A task on the database with the given settings (key, value, ...) and stored offsets read live from {@code stored}. */
     private static PostgresSourceTask start(TestDatabase db, Map<Map<String, String>, Map<String, Object>> stored, String... settings) {
-        Map<String, String> props = db.sourceConnection();
-        props.put("status.update.interval.ms", "200");
-        for (int i = 0; i < settings.length; i += 2) {
-            props.put(settings[i], settings[i + 1]);
-        }
-        PostgresSourceTask task = new PostgresSourceTask();
-        task.initialize(SourceTaskContexts.withOffsets(stored));
-        task.start(props);
-        return task;
+        return SourceTasks.start(db, stored, settings);
     }
 
     private static List<SourceRecord> poll(PostgresSourceTask task) throws InterruptedException {
-        List<SourceRecord> batch = task.poll();
-        return batch == null ? List.of() : batch;
+        return SourceTasks.poll(task);
     }
 
     /** Transactions of an update, an insert and a delete, until told to stop. */

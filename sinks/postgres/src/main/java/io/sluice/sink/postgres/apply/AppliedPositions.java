@@ -32,6 +32,11 @@ public final class AppliedPositions {
         this.qualified = Identifiers.quote(schema, table);
     }
 
+    /** The schema the table is in, where Sluice keeps its other tables on the target too. */
+    public String schema() {
+        return schema;
+    }
+
     /** The table, as {@code schema.table}. */
     public String name() {
         return schema + "." + table;

@@ -36,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * <p>A key change whose unchanged values are not in the batch must be applied on the stored row
  * in place, after everything before it: it closes the current segment of changes, goes alone in
  * its own, and later changes start a new one. Segments are applied in order.
+ *
+ * <p>A table without a key (its source has {@code REPLICA IDENTITY FULL}, so changes carry the
+ * whole old row) is a multiset of rows: an update takes one copy of the old row away and adds
+ * the new one, a delete takes one away. In that arithmetic the order of changes does not
+ * matter, so a batch comes down to a count per distinct row: one statement deletes as many
+ * copies as the count says went away, one inserts as many as came.
  */
 public final class ChangeTable {
 
@@ -68,7 +74,7 @@ public final class ChangeTable {
      * @param tableName  target table
      * @param encoder    writes the incoming rows as the target's columns
      * @param keys       the target's key columns (primary key or replica identity index); empty
-     *                   for a table without one, which can then only take inserts
+     *                   for a table without one, whose rows are found by all their values
      */
     public ChangeTable(String schema, String tableName, Schema rowSchema, RowEncoder encoder, List<String> keys) {
         this.target = schema + "." + tableName;
@@ -120,7 +126,11 @@ public final class ChangeTable {
     public void insert(Struct after) {
         Change change = encode(after, Set.of(), false);
         change.op = UPSERT;
-        put(keys.isEmpty() ? null : keyOf(change), change);
+        if (keys.isEmpty()) {
+            count(change, 1);
+        } else {
+            put(keyOf(change), change);
+        }
     }
 
     /**
@@ -131,7 +141,13 @@ public final class ChangeTable {
      * @param unchanged columns whose values PostgreSQL did not send (unchanged TOAST): the stored values stay
      */
     public void update(Struct before, Struct after, Set<String> unchanged) {
-        requireKey("an update");
+        if (keys.isEmpty()) {
+            Change old = wholeRow(before, "an update");
+            Change now = encode(after, unchanged, false);
+            count(old, -1);
+            count(now.unchanged == null ? now : merge(old, now), 1);
+            return;
+        }
         Change change = encode(after, unchanged, false);
         change.op = UPSERT;
         Key key = keyOf(change);
@@ -159,7 +175,10 @@ public final class ChangeTable {
 
     /** A deleted row; {@code before} holds at least its key. */
     public void delete(Struct before) {
-        requireKey("a delete");
+        if (keys.isEmpty()) {
+            count(wholeRow(before, "a delete"), -1);
+            return;
+        }
         Change change = deletion(before);
         put(keyOf(change), change);
     }
@@ -177,22 +196,48 @@ public final class ChangeTable {
         return change;
     }
 
-    private void requireKey(String what) {
-        if (keys.isEmpty()) {
+    /**
+     * The whole old row of a change to a keyless table, which is all there is to find it by:
+     * only a source table with {@code REPLICA IDENTITY FULL} sends it.
+     */
+    private Change wholeRow(Struct before, String what) {
+        if (before == null) {
             throw new DataException("Cannot apply " + what + " to " + target + ": the target table has no primary key or replica "
-                    + "identity index to find the row by. Add a primary key to the table on the source and on the target "
-                    + "(or exclude the table)");
+                    + "identity index, and the change does not carry the whole old row to find it by. Add a primary key to the "
+                    + "table on the source and on the target, or set REPLICA IDENTITY FULL on the source table (or exclude it)");
+        }
+        Change old = encode(before, Set.of(), false);
+        if (old.unchanged != null) {
+            throw new DataException("Cannot apply " + what + " to " + target + ": the old row came without some of its values");
+        }
+        return old;
+    }
+
+    /** Adds {@code n} copies of a row to a keyless table's pending count of it (negative: copies that went away). */
+    private void count(Change row, long n) {
+        changes++;
+        Key key = new Key(row.data);
+        Change pending = open.states.get(key);
+        if (pending == null) {
+            row.op = UPSERT;
+            row.seq = ++seq;
+            row.count = n;
+            open.states.put(key, row);
+            bytes += row.size();
+        } else if ((pending.count += n) == 0) {
+            open.states.remove(key);
+            bytes -= pending.size();
         }
     }
 
     private void put(Key key, Change change) {
         change.seq = ++seq;
         changes++;
-        Change prior = key == null ? null : open.states.remove(key);
+        Change prior = open.states.remove(key);
         if (prior != null) {
             bytes -= prior.size();
         }
-        open.states.put(key == null ? new Key(new byte[0], seq) : key, change);
+        open.states.put(key, change);
         bytes += change.size();
     }
 
@@ -249,7 +294,7 @@ public final class ChangeTable {
         for (int k : keyIndexes) {
             out.writeBytes(change.data, change.start(k), change.ends[k] - change.start(k));
         }
-        return new Key(out.toByteArray(), 0);
+        return new Key(out.toByteArray());
     }
 
     /**
@@ -272,7 +317,11 @@ public final class ChangeTable {
                 if (i > 0) {
                     s.execute("TRUNCATE " + stage);
                 }
-                applySegment(c, s, segments.get(i));
+                if (keys.isEmpty()) {
+                    applyCounts(c, s, segments.get(i));
+                } else {
+                    applySegment(c, s, segments.get(i));
+                }
             }
         }
     }
@@ -327,6 +376,45 @@ public final class ChangeTable {
     }
 
     /**
+     * A keyless table's batch: as many copies of each row deleted as went away, found by all
+     * their values (compared as text, which every type has), then as many inserted as came.
+     */
+    private void applyCounts(Connection c, Statement s, Segment segment) throws SQLException {
+        long gone = 0;
+        boolean added = false;
+        for (Change change : segment.states.values()) {
+            gone += Math.max(0, -change.count);
+            added |= change.count > 0;
+        }
+        copy(c, segment, Map.of());
+        if (gone > 0) {
+            StringJoiner stored = new StringJoiner(", ", "ROW(", ")::text");
+            StringJoiner staged = new StringJoiner(", ", "ROW(", ")::text");
+            for (int i = 0; i < encoder.size(); i++) {
+                String name = Identifiers.quote(encoder.name(i));
+                stored.add("t." + name + "::text");
+                staged.add("(" + encoder.castFrom(i, "s." + name) + ")::text");
+            }
+            int deleted = s.executeUpdate("DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT m.ctid FROM (SELECT t.ctid, s.\"$n\", "
+                    + "row_number() OVER (PARTITION BY s.\"$seq\") AS copy FROM " + table + " AS t JOIN " + stage + " AS s ON " + stored
+                    + " = " + staged + " WHERE s.\"$n\" < 0) m WHERE m.copy <= -m.\"$n\"))");
+            if (deleted < gone) {
+                LOG.warn("{} of {} rows of {} that changed or went away on the source were not found on the target (no key: found by all "
+                        + "their values). Was the target table changed outside Sluice? Copy the table again to repair it.", gone - deleted,
+                        gone, target);
+            }
+        }
+        if (added) {
+            StringJoiner select = new StringJoiner(", ");
+            for (int i = 0; i < encoder.size(); i++) {
+                select.add(encoder.castFrom(i, "s." + Identifiers.quote(encoder.name(i))));
+            }
+            s.executeUpdate("INSERT INTO " + table + " (" + columnList() + ") OVERRIDING SYSTEM VALUE SELECT " + select + " FROM " + stage
+                    + " AS s, generate_series(1, s.\"$n\") WHERE s.\"$n\" > 0 ORDER BY s.\"$seq\"");
+        }
+    }
+
+    /**
      * Rows whose unchanged values only the target holds must be there; if some are not (the
      * target was changed behind Sluice's back), their other values cannot be written whole.
      */
@@ -348,6 +436,9 @@ public final class ChangeTable {
         for (int k : keyIndexes) {
             String name = Identifiers.quote(encoder.name(k));
             select.add((encoder.asText(k) ? name + "::text" : name) + " AS " + Identifiers.quote("$old_" + encoder.name(k)));
+        }
+        if (keys.isEmpty()) {
+            select.add("0::int8 AS \"$n\"");
         }
         return "CREATE TEMP TABLE IF NOT EXISTS " + stage + " ON COMMIT DELETE ROWS AS SELECT " + select + " FROM " + table + " WITH NO DATA";
     }
@@ -404,12 +495,15 @@ public final class ChangeTable {
 
     private void copy(Connection c, Segment segment, Map<BitSet, Integer> groups) throws SQLException {
         WireBuffer tuples = new WireBuffer(64 * 1024);
-        int width = encoder.size() + 3 + keyIndexes.length;
+        int width = encoder.size() + 3 + keyIndexes.length + (keys.isEmpty() ? 1 : 0);
         StringJoiner columns = new StringJoiner(", ", " (", ")");
         encoder.names().forEach(n -> columns.add(Identifiers.quote(n)));
         columns.add("\"$seq\"").add("\"$op\"").add("\"$grp\"");
         for (int k : keyIndexes) {
             columns.add(Identifiers.quote("$old_" + encoder.name(k)));
+        }
+        if (keys.isEmpty()) {
+            columns.add("\"$n\"");
         }
         CopyIn copy = c.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + stage + columns + " FROM STDIN (FORMAT binary)");
         try {
@@ -426,6 +520,9 @@ public final class ChangeTable {
                     for (int k = 0; k < keyIndexes.length; k++) {
                         tuples.writeInt(-1);
                     }
+                }
+                if (keys.isEmpty()) {
+                    tuples.writeInt(8).writeLong(change.count);
                 }
                 if (tuples.size() >= 1 << 20) {
                     copy.writeToCopy(tuples.array(), 0, tuples.size());
@@ -451,6 +548,8 @@ public final class ChangeTable {
         short op;
         long seq;
         Key oldKey;
+        /** For a keyless table: copies of the row added (negative: taken away) by the pending changes. */
+        long count;
 
         Change(byte[] data, int[] ends, BitSet unchanged) {
             this.data = data;
@@ -467,16 +566,16 @@ public final class ChangeTable {
         }
     }
 
-    /** A row's key as the bytes of its key values; keyless rows get a unique number instead. */
-    private record Key(byte[] bytes, long unique) {
+    /** A row's key as the bytes of its key values (of all its values, for a keyless table). */
+    private record Key(byte[] bytes) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && unique == k.unique && Arrays.equals(bytes, k.bytes);
+            return o instanceof Key k && Arrays.equals(bytes, k.bytes);
         }
 
         @Override
         public int hashCode() {
-            return Arrays.hashCode(bytes) * 31 + Long.hashCode(unique);
+            return Arrays.hashCode(bytes);
         }
     }
 

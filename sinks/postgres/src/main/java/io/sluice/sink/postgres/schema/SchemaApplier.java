@@ -77,30 +77,45 @@ public final class SchemaApplier implements AutoCloseable {
      * Creates what must exist before rows arrive. With {@link ExistingTables#FAIL}, any loaded
      * table already on the target stops the run before anything changes; with the other
      * policies the target must hold all the loaded tables (their schema is kept) or none.
+     * Tables that an earlier, interrupted start of the same source's snapshot created (see
+     * {@link SnapshotClaims}) are dropped and created again, whatever the policy: the snapshot
+     * starts over, and they hold nothing but its partial rows.
      *
      * @param loaded the tables the snapshot will load, as {schema, table}
+     * @param source the source's name, under which the created tables are claimed
      * @return true when the tables were created here, so they hold nothing but what this load writes
      */
-    public boolean applyPreData(String script, List<String[]> loaded, ExistingTables policy) {
+    public boolean applyPreData(String script, List<String[]> loaded, ExistingTables policy, SnapshotClaims claims, String source) {
         try (Connection c = PgConnect.open(endpoint, "sluice schema")) {
             List<String> existing = existing(c, loaded);
-            if (!existing.isEmpty() && policy == ExistingTables.FAIL) {
+            boolean startOver = !existing.isEmpty() && claims.claimed(c, source).containsAll(existing);
+            if (!existing.isEmpty() && !startOver && policy == ExistingTables.FAIL) {
                 throw new ConnectException("Target " + endpoint.display() + " already has " + existing.size() + " of the tables to load: "
                         + String.join(", ", existing.subList(0, Math.min(10, existing.size()))) + (existing.size() > 10 ? ", ..." : "")
                         + ". Drop them, or set table.exists=truncate to empty and reload them, or table.exists=append to add the rows");
             }
             DumpScript dump = DumpScript.parse(script);
-            if (existing.isEmpty()) {
+            if (existing.isEmpty() || startOver) {
                 // All or nothing: a failed run leaves the target as it was, and can simply be rerun.
                 c.setAutoCommit(false);
                 try {
+                    if (startOver) {
+                        LOG.warn("{} tables on {} were created by an earlier start of the snapshot of {} that was stopped before it got "
+                                + "under way: dropped and created again", existing.size(), endpoint.display(), source);
+                        execute(c, "DROP TABLE IF EXISTS " + String.join(", ", existing) + " CASCADE", "dropping the tables to load again");
+                    }
                     run(c, dump.preamble());
                     for (DumpScript.Entry entry : dump.entries()) {
-                        apply(c, entry, false);
+                        if (startOver) {
+                            applyInSavepoint(c, entry);
+                        } else {
+                            apply(c, entry, false);
+                        }
                     }
+                    claims.claim(c, source, loaded.stream().map(t -> Identifiers.quote(t[0], t[1])).toList());
                     c.commit();
                     return true;
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | SQLException e) {
                     c.rollback();
                     throw e;
                 }
@@ -117,6 +132,35 @@ public final class SchemaApplier implements AutoCloseable {
                 }
             }
             return false;
+        } catch (SQLException e) {
+            throw PgConnect.explain(e, endpoint);
+        }
+    }
+
+    /**
+     * Applies a pre-data entry inside the open transaction, keeping what the interrupted start
+     * already created of what is not a table (types, schemas, functions): a duplicate rolls back
+     * to the savepoint, not the transaction.
+     */
+    private void applyInSavepoint(Connection c, DumpScript.Entry entry) throws SQLException {
+        java.sql.Savepoint savepoint = c.setSavepoint();
+        try (Statement s = c.createStatement()) {
+            s.execute(entry.sql());
+            c.releaseSavepoint(savepoint);
+        } catch (SQLException e) {
+            c.rollback(savepoint);
+            if (!DUPLICATE_OBJECT.contains(e.getSQLState())) {
+                throw new ConnectException("Creating " + entry + " on " + endpoint.display() + " failed: " + e.getMessage()
+                        + "\nStatement: " + entry.sql(), e);
+            }
+            LOG.info("{} exists on the target already; kept", entry);
+        }
+    }
+
+    /** Clears the source's claim on the tables its snapshot created: the snapshot is complete. */
+    public void snapshotFinished(SnapshotClaims claims, String source) {
+        try (Connection c = PgConnect.open(endpoint, "sluice schema")) {
+            claims.release(c, source);
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
         }
