@@ -105,7 +105,7 @@ final class EmbeddedEngine implements AutoCloseable {
      * The message that explains a failure: the innermost Connect exception, which is where
      * Sluice's connectors say what failed and why; else the root cause.
      */
-    private static String rootMessage(Throwable t, String engineMessage) {
+    static String rootMessage(Throwable t, String engineMessage) {
         Throwable explained = null;
         Throwable root = t;
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {

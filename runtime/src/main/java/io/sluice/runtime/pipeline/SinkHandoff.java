@@ -1,13 +1,23 @@
 package io.sluice.runtime.pipeline;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
+import io.sluice.connector.postgres.PostgresSourceTask;
 import io.sluice.connector.postgres.replication.ChangeRecords;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.runtime.progress.Progress;
@@ -15,47 +25,74 @@ import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
-import io.sluice.sink.postgres.PostgresSinkTask;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.source.SourceRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Hands the engine's records to the sink task in the same process. Offsets are marked only for
- * records the sink has made durable: every few seconds (so its COPY batches stay large) the sink
- * is asked, as Kafka Connect asks it ({@code preCommit}), up to which record each topic is
- * durable, and the newest such record of each source partition is marked, which lets the source
- * confirm progress — never before the rows are safe.
+ * Hands the engine's records to the sink task in the same process, on a thread of the sink's
+ * own: while the target applies one batch, the source decodes the next, and while the target
+ * is the slower, batches pile up and go in larger target transactions (group commit). Offsets
+ * are marked only for records the sink has made durable: the sink is asked, as Kafka Connect
+ * asks it ({@code preCommit}), up to which record each topic is durable, and the newest such
+ * record of each source partition is marked, which lets the source confirm progress — never
+ * before the rows are safe.
  */
-final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
+final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>, AutoCloseable {
 
-    private final PostgresSinkTask sink;
+    private static final Logger LOG = LoggerFactory.getLogger(SinkHandoff.class);
+    /** Batches waiting for the sink thread; bounds memory when the target is slower than the source. */
+    private static final int QUEUE_BATCHES = 2;
+
+    private final SinkTask sink;
+    private final LongSupplier bytesLoaded;
     private final Progress progress;
     private final long flushIntervalNanos;
     private final CountDownLatch snapshotDone = new CountDownLatch(1);
-    private final Map<Map<String, ?>, Pending> notYetDurable = new LinkedHashMap<>();
+    /**
+     * Per source partition, the last record of each batch handed over and not yet durable, oldest
+     * first: under a steady backlog the newest record is seldom durable, an older batch's often is.
+     */
+    private final Map<Map<String, ?>, ArrayDeque<Pending>> notYetDurable = new HashMap<>();
     /** Next offset of each topic, as if the records had come through Kafka. */
-    private final Map<TopicPartition, long[]> nextOffsets = new java.util.HashMap<>();
-    private final Map<String, TopicPartition> partitions = new java.util.HashMap<>();
+    private final Map<TopicPartition, long[]> nextOffsets = new HashMap<>();
+    private final Map<String, TopicPartition> partitions = new HashMap<>();
     private long lastFlush = System.nanoTime();
     private long kafkaOffset;
-    private final Map<String, String> tableByTopic = new java.util.HashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong changesApplied = new java.util.concurrent.atomic.AtomicLong();
+    private final Map<String, String> tableByTopic = new HashMap<>();
+    private final AtomicLong changesApplied = new AtomicLong();
     private volatile long lastAppliedCommitMillis;
 
-    SinkHandoff(PostgresSinkTask sink, Progress progress, long flushIntervalMillis) {
+    private final BlockingQueue<Work> queue = new ArrayBlockingQueue<>(QUEUE_BATCHES);
+    /** Up to which offset (exclusive) each topic is durable on the target, as the sink last said. */
+    private final Map<TopicPartition, Long> durable = new ConcurrentHashMap<>();
+    private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    private final Thread sinkThread;
+    private volatile boolean closed;
+
+    /** @param bytesLoaded bytes the sink has sent to the target so far, for the progress display */
+    SinkHandoff(SinkTask sink, LongSupplier bytesLoaded, Progress progress, long flushIntervalMillis) {
         this.sink = sink;
+        this.bytesLoaded = bytesLoaded;
         this.progress = progress;
         this.flushIntervalNanos = flushIntervalMillis * 1_000_000L;
+        this.sinkThread = new Thread(this::applyQueued, "sluice-sink");
+        sinkThread.setDaemon(true);
+        sinkThread.start();
     }
 
     @Override
     public void handleBatch(List<RecordChangeEvent<SourceRecord>> events, DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException {
+        throwIfFailed();
         List<SinkRecord> records = new ArrayList<>(events.size());
+        Map<Map<String, ?>, Pending> lastOfBatch = new LinkedHashMap<>();
         boolean end = false;
         boolean schemaChange = false;
         int streamed = 0;
@@ -65,7 +102,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
                     TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
             TopicPartition tp = partitions.computeIfAbsent(r.topic(), topic -> new TopicPartition(topic, 0));
-            notYetDurable.put(r.sourcePartition(), new Pending(event, tp, kafkaOffset - 1));
+            lastOfBatch.put(r.sourcePartition(), new Pending(event, tp, kafkaOffset - 1));
             nextOffsets.computeIfAbsent(tp, t -> new long[1])[0] = kafkaOffset;
             if (Envelope.isEnvelope(r.valueSchema())) {
                 progress.rowMoved(tableOf(r), 1);
@@ -79,38 +116,140 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                 newestCommitMillis = ((Struct) r.value()).getStruct(Envelope.SOURCE).getInt64("ts_ms");
             }
         }
+        lastOfBatch.forEach((partition, last) -> notYetDurable.computeIfAbsent(partition, p -> new ArrayDeque<>()).add(last));
         if (end) {
             progress.phase("building indexes, constraints and triggers");
         }
-        sink.put(records);
         // A schema change is committed at once: once the target's schema is applied, a rerun must
-        // resume from it rather than apply it again.
-        // Streamed changes are made durable batch by batch: the engine's batches grow with the load, so
-        // latency stays low when it is light and target transactions grow large when it is heavy.
-        if (end || schemaChange || streamed > 0 || System.nanoTime() - lastFlush >= flushIntervalNanos) {
-            // The sink says up to where each topic is durable: a table loading in one transaction is not, until it commits.
-            Map<TopicPartition, OffsetAndMetadata> current = new java.util.HashMap<>();
-            nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
-            Map<TopicPartition, OffsetAndMetadata> durable = sink.preCommit(current);
-            var pending = notYetDurable.values().iterator();
-            while (pending.hasNext()) {
-                Pending p = pending.next();
-                OffsetAndMetadata upTo = durable.get(p.topicPartition());
-                if (upTo != null && p.kafkaOffset() < upTo.offset()) {
-                    committer.markProcessed(p.event());
-                    pending.remove();
-                }
-            }
-            committer.markBatchFinished();
-            lastFlush = System.nanoTime();
-            if (streamed > 0) {
-                changesApplied.addAndGet(streamed);
-                lastAppliedCommitMillis = newestCommitMillis;
-            }
+        // resume from it rather than apply it again. Streamed changes are made durable, and waited
+        // for, as soon as the source has handed out all it had (a batch short of full), so latency
+        // stays low when the load is light and the last changes of a burst are confirmed at once.
+        boolean caughtUp = streamed > 0 && events.size() < PostgresSourceTask.MAX_BATCH;
+        boolean flush = end || schemaChange || caughtUp || System.nanoTime() - lastFlush >= flushIntervalNanos;
+        Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
+        nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
+        Work work = new Work(records, current, flush, streamed, newestCommitMillis);
+        while (!queue.offer(work, 100, TimeUnit.MILLISECONDS)) {
+            throwIfFailed();
         }
-        progress.bytesLoaded(sink.bytesLoaded());
+        if (flush) {
+            lastFlush = System.nanoTime();
+        }
+        // Snapshot rows are handed over one batch at a time, as the sink's COPY loads keep their own pace.
+        if (end || schemaChange || caughtUp || streamed < events.size()) {
+            work.await(this);
+        }
+        markDurable(committer);
         if (end) {
             snapshotDone.countDown();
+        }
+    }
+
+    /** Marks every record the sink has said is durable, so the engine commits its offsets. */
+    private void markDurable(DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer) throws InterruptedException {
+        boolean marked = false;
+        for (ArrayDeque<Pending> batches : notYetDurable.values()) {
+            Pending newest = null;
+            while (!batches.isEmpty() && isDurable(batches.peekFirst())) {
+                newest = batches.pollFirst();
+            }
+            if (newest != null) {
+                committer.markProcessed(newest.event());
+                marked = true;
+            }
+        }
+        if (marked) {
+            committer.markBatchFinished();
+        }
+    }
+
+    private boolean isDurable(Pending p) {
+        Long upTo = durable.get(p.topicPartition());
+        return upTo != null && p.kafkaOffset() < upTo;
+    }
+
+    /**
+     * The sink thread: puts each batch, and asks the sink to make what it holds durable when told
+     * to or when no further batch is waiting (so a busy target gets what piled up meanwhile in one
+     * transaction).
+     */
+    private void applyQueued() {
+        long streamedSinceFlush = 0;
+        long newestCommitMillis = 0;
+        Map<TopicPartition, OffsetAndMetadata> current = Map.of();
+        try {
+            while (!closed) {
+                Work work = queue.poll(100, TimeUnit.MILLISECONDS);
+                if (work == null) {
+                    continue;
+                }
+                sink.put(work.records());
+                progress.bytesLoaded(bytesLoaded.getAsLong());
+                current = work.offsets();
+                streamedSinceFlush += work.streamed();
+                if (work.streamed() > 0) {
+                    newestCommitMillis = work.newestCommitMillis();
+                }
+                if (work.flush() || (streamedSinceFlush > 0 && queue.isEmpty())) {
+                    // The sink says up to where each topic is durable: a table loading in one transaction is not, until it commits.
+                    sink.preCommit(current).forEach((tp, offset) -> durable.put(tp, offset.offset()));
+                    if (streamedSinceFlush > 0) {
+                        changesApplied.addAndGet(streamedSinceFlush);
+                        lastAppliedCommitMillis = newestCommitMillis;
+                        streamedSinceFlush = 0;
+                    }
+                }
+                work.done().countDown();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            failure.compareAndSet(null, e);
+            LOG.debug("The sink failed", e);
+        } catch (Error e) {
+            failure.compareAndSet(null, new IllegalStateException(e));
+            throw e;
+        }
+    }
+
+    private void throwIfFailed() {
+        RuntimeException e = failure.get();
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    /** The error the sink stopped on; null while it works. */
+    RuntimeException failure() {
+        return failure.get();
+    }
+
+    /** Stops the sink thread after the batch it is putting; what it did not make durable the source sends again. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            sinkThread.join(TimeUnit.MINUTES.toMillis(1));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One batch for the sink thread, with each topic's next offset after it. */
+    private record Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean flush, long streamed,
+                        long newestCommitMillis, CountDownLatch done) {
+        Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean flush, long streamed, long newestCommitMillis) {
+            this(records, offsets, flush, streamed, newestCommitMillis, new CountDownLatch(1));
+        }
+
+        /** Waits until the sink thread has put (and, if asked, flushed) this batch; rethrows the sink's failure. */
+        void await(SinkHandoff handoff) throws InterruptedException {
+            while (!done.await(100, TimeUnit.MILLISECONDS)) {
+                handoff.throwIfFailed();
+                if (!handoff.sinkThread.isAlive()) {
+                    throw new IllegalStateException("The sink thread stopped");
+                }
+            }
         }
     }
 

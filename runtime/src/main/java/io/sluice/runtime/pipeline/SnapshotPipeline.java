@@ -66,7 +66,7 @@ public final class SnapshotPipeline {
         estimate(spec, progress);
         PostgresSinkTask sink = new PostgresSinkTask();
         sink.start(spec.target());
-        SinkHandoff handoff = new SinkHandoff(sink, progress, FLUSH_INTERVAL_MILLIS);
+        SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
         // The snapshot command copies and stops; streaming is the run command's job.
         EmbeddedEngine engine = new EmbeddedEngine(spec, Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial_only"), handoff,
                 () -> handoff.snapshotDone().countDown());
@@ -88,6 +88,8 @@ public final class SnapshotPipeline {
             return Outcome.COPIED;
         } finally {
             display.close();
+            engine.close();
+            handoff.close();
             sink.stop();
             try {
                 Runtime.getRuntime().removeShutdownHook(onInterrupt);

@@ -63,30 +63,32 @@ public final class StreamingPipeline {
         if (resuming) {
             out.println("Resuming pipeline " + spec.name() + " from " + spec.offsets() + " (use --fresh to start over)");
         }
+        // A first run copies the tables, unless told to stream only: then there is nothing to show progress of.
+        boolean copying = !resuming && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.NEVER;
         Progress progress = new Progress();
-        if (!resuming) {
+        if (copying) {
             SnapshotPipeline.estimate(spec, progress);
         }
         PostgresSinkTask sink = new PostgresSinkTask();
         sink.start(spec.target());
-        SinkHandoff handoff = new SinkHandoff(sink, progress, FLUSH_INTERVAL_MILLIS);
+        SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
         Map<String, String> overrides = spec.source().containsKey(PostgresSourceConfig.SNAPSHOT_MODE)
                 ? Map.of() : Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial");
         EmbeddedEngine engine = new EmbeddedEngine(spec, overrides, handoff, () -> handoff.snapshotDone().countDown());
         ProgressDisplay display = new ProgressDisplay(progress, out, ProgressDisplay.terminalAttached());
         try {
-            if (!resuming) {
+            if (copying) {
                 display.start();
             }
             engine.start();
             boolean streaming = false;
             long lastStatus = System.nanoTime();
             long reported = -1;
-            while (!stop.isDone() && !engine.ended()) {
+            while (!stop.isDone() && !engine.ended() && handoff.failure() == null) {
                 Thread.sleep(100);
-                if (!streaming && engine.failure() == null && (resuming || handoff.snapshotDone().getCount() == 0 || handoff.changesApplied() > 0)) {
+                if (!streaming && engine.failure() == null && (!copying || handoff.snapshotDone().getCount() == 0 || handoff.changesApplied() > 0)) {
                     streaming = true;
-                    if (!resuming) {
+                    if (copying) {
                         display.close();
                         out.println(display.summary());
                     }
@@ -107,6 +109,10 @@ public final class StreamingPipeline {
             if (failure != null) {
                 throw failure;
             }
+            RuntimeException sinkFailure = handoff.failure();
+            if (sinkFailure != null) {
+                throw new PipelineFailure(EmbeddedEngine.rootMessage(sinkFailure, null), sinkFailure);
+            }
             if (!streaming) {
                 display.close();
                 out.println("Stopped during the snapshot; the same command resumes it.");
@@ -116,6 +122,7 @@ public final class StreamingPipeline {
         } finally {
             display.close();
             engine.close();
+            handoff.close();
             sink.stop();
         }
     }

@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
 public class PostgresSourceTask extends SourceTask {
 
     private static final Logger LOG = LoggerFactory.getLogger(PostgresSourceTask.class);
-    private static final int MAX_BATCH = 4096;
+    /** Most records one poll hands out: a full batch means the source has more waiting. */
+    public static final int MAX_BATCH = 4096;
     private static final long POLL_WAIT_MILLIS = 500;
     /** How long a slot held by a process that is going away (a killed earlier run) is waited for. */
     private static final long SLOT_RELEASE_MILLIS = 15_000;

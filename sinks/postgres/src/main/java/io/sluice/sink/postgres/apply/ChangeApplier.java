@@ -254,6 +254,12 @@ public final class ChangeApplier implements AutoCloseable {
         if (connection == null) {
             Connection c = PgConnect.open(endpoint, "sluice apply");
             setUp.accept(c);
+            try (Statement s = c.createStatement()) {
+                // A batch's staged rows are sorted into source order; the default work_mem would spill them to disk.
+                s.execute("SET work_mem = '64MB'");
+            } catch (SQLException e) {
+                LOG.debug("Raising work_mem for the apply session", e);
+            }
             try {
                 positions.ensure(c);
             } catch (SQLException e) {

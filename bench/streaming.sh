@@ -1,0 +1,330 @@
+#!/usr/bin/env bash
+# Streaming benchmark: applying a source's changes to a target PostgreSQL, with `sluice run` and
+# with Debezium's PostgreSQL connector feeding Debezium's JDBC sink connector (upsert mode) through
+# a real Kafka broker and a Kafka Connect worker (all from Maven Central), side by side on the same
+# machine and the same changes.
+#
+#   bench/streaming.sh                      defaults: SCALE=10, ROUNDS=3, TXNS=10000, UPDATE_ROWS=1000000,
+#                                           RATE=5000 (rows/s for the latency runs), LATENCY_SECONDS=60
+#   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
+#
+# Throughput: both pipelines are paused (Debezium's connectors through Connect's REST API, sluice
+# stopped with SIGTERM), a backlog is written to the source, then one pipeline at a time is
+# resumed and timed until the target equals the source (row counts and sums of every table,
+# polled every 100 ms): the same backlog for both, the order alternating between rounds. Sluice's
+# time includes starting its JVM. Backlogs: a pgbench run of TXNS transactions per client (4
+# clients; 3 updates and an insert each), and one UPDATE of UPDATE_ROWS rows in one transaction.
+#
+# Latency: each pipeline alone (the other paused, caught up first) while pgbench writes RATE
+# rows/s for LATENCY_SECONDS; every transaction also inserts a probe row, and the target's copy of
+# the probe table stamps each row as it is written (a column default). The difference from the
+# transaction's commit timestamp on the source (track_commit_timestamp) is commit-to-visibility
+# latency, reported as p50/p99/max.
+#
+# Results: a TSV of every measurement and a markdown summary in bench/results/.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+scale="${SCALE:-10}"
+rounds="${ROUNDS:-3}"
+txns="${TXNS:-10000}"
+update_rows="${UPDATE_ROWS:-1000000}"
+rate="${RATE:-5000}"
+latency_seconds="${LATENCY_SECONDS:-60}"
+
+# shellcheck source=../scripts/lib/throwaway-postgres.sh
+. "$root/scripts/lib/throwaway-postgres.sh"
+tp_init bench-stream
+chmod 777 "$tp_work"
+source_port="$(tp_free_port 55420)"
+# Commits are not flushed one by one (this machine's disk cannot sustain that at the latency
+# runs' rate), but the WAL writer flushes every 10 ms, so a commit reaches the walsenders about as
+# soon as with synchronous_commit=on. Commit timestamps are kept: latency is measured from them.
+tp_start source "$source_port" max_wal_size=4GB checkpoint_timeout=30min max_connections=100 synchronous_commit=off \
+  wal_writer_delay=10ms track_commit_timestamp=on max_replication_slots=10 max_wal_senders=10
+target_port="$(tp_free_port $(( source_port + 1 )))"
+tp_start target "$target_port" max_wal_size=4GB checkpoint_timeout=30min max_connections=100
+psql=("$tp_bin/psql" -q -X -v ON_ERROR_STOP=1)
+src="postgres://sluice@127.0.0.1:$source_port/bench"
+results="$here/results/streaming-$(date -u +%Y%m%d-%H%M%S)"
+tsv="$results.tsv"
+mkdir -p "$here/results"
+printf 'round\tscenario\ttool\tchanges\tseconds\trows_per_s\n' >"$tsv"
+pids=()
+cleanup() {
+  local p
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  tp_cleanup
+}
+trap cleanup EXIT
+
+echo "Building sluice and fetching Kafka, Connect and Debezium from Maven Central..."
+(cd "$root" && ./mvnw -q -B -ntp -DskipTests -pl runtime -am package)
+libs="$tp_work/libs"
+for part in kafka connector-postgres connector-jdbc; do
+  (cd "$root" && ./mvnw -q -B -ntp -f "bench/debezium/$part.xml" dependency:copy-dependencies -DoutputDirectory="$libs/$part")
+done
+mkdir -p "$tp_work/plugins"
+ln -s "$libs/connector-postgres" "$tp_work/plugins/debezium-postgres"
+ln -s "$libs/connector-jdbc" "$tp_work/plugins/debezium-jdbc"
+
+echo "Loading the source (pgbench scale $scale, a ${update_rows}-row table, a probe table)..."
+"${psql[@]}" "postgres://sluice@127.0.0.1:$source_port/postgres" -c "CREATE DATABASE bench"
+"$tp_bin/pgbench" -q -i -s "$scale" "$src" 2>/dev/null
+"${psql[@]}" "$src" <<SQL
+-- Debezium's JDBC sink upserts by key: pgbench's history table gets one, for both pipelines.
+ALTER TABLE pgbench_history ADD COLUMN hid bigserial PRIMARY KEY;
+CREATE TABLE big (id int PRIMARY KEY, v int NOT NULL, filler text NOT NULL);
+INSERT INTO big SELECT g, 0, md5(g::text) FROM generate_series(1, $update_rows) g;
+CREATE TABLE probe (id bigserial PRIMARY KEY, sent timestamptz NOT NULL DEFAULT clock_timestamp());
+VACUUM ANALYZE;
+CHECKPOINT;
+SQL
+tables="public.pgbench_accounts,public.pgbench_branches,public.pgbench_tellers,public.pgbench_history,public.big,public.probe"
+state="SELECT (SELECT count(*) || ':' || sum(abalance) FROM pgbench_accounts) || '/' || (SELECT sum(bbalance) FROM pgbench_branches)
+  || '/' || (SELECT sum(tbalance) FROM pgbench_tellers) || '/' || (SELECT count(*) || ':' || coalesce(max(hid), 0) FROM pgbench_history)
+  || '/' || (SELECT sum(v) FROM big) || '/' || (SELECT count(*) FROM probe)"
+
+# Both targets start as copies of the source taken with nothing writing, so each pipeline streams
+# from the moment its slot is made. The target's probe table stamps every row it receives.
+for db in sluice_copy dbz_copy; do
+  "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "CREATE DATABASE $db"
+  "$tp_bin/pg_dump" "$src" | "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" >/dev/null
+  "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" \
+    -c "ALTER TABLE probe ADD COLUMN arrived timestamptz DEFAULT clock_timestamp()" -c "VACUUM ANALYZE"
+done
+
+# Kafka: one KRaft node (broker and controller).
+kafka_port="$(tp_free_port 59092)"
+controller_port="$(tp_free_port $(( kafka_port + 1 )))"
+connect_port="$(tp_free_port 58083)"
+java_kafka=(java -Xms1g -Xmx1g -Dlog4j2.configurationFile="$tp_work/log4j2.properties" -cp "$libs/kafka/*")
+cat >"$tp_work/log4j2.properties" <<EOF
+rootLogger.level = WARN
+rootLogger.appenderRef.file.ref = file
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = \${sys:log.file:-$tp_work/kafka-misc.log}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d %p %c - %m%n
+EOF
+cat >"$tp_work/server.properties" <<EOF
+process.roles=broker,controller
+node.id=1
+controller.quorum.bootstrap.servers=127.0.0.1:$controller_port
+listeners=PLAINTEXT://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$controller_port
+advertised.listeners=PLAINTEXT://127.0.0.1:$kafka_port
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs=$tp_work/kafka-data
+num.partitions=1
+offsets.topic.replication.factor=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+group.initial.rebalance.delay.ms=0
+EOF
+cluster="$("${java_kafka[@]}" kafka.tools.StorageTool random-uuid)"
+"${java_kafka[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$tp_work/server.properties" --standalone >/dev/null
+"${java_kafka[@]}" -Dlog.file="$tp_work/kafka.log" kafka.Kafka "$tp_work/server.properties" >"$tp_work/kafka.out" 2>&1 &
+pids+=($!)
+cat >"$tp_work/worker.properties" <<EOF
+bootstrap.servers=127.0.0.1:$kafka_port
+key.converter=org.apache.kafka.connect.json.JsonConverter
+value.converter=org.apache.kafka.connect.json.JsonConverter
+key.converter.schemas.enable=true
+value.converter.schemas.enable=true
+offset.storage.file.filename=$tp_work/connect.offsets
+offset.flush.interval.ms=1000
+plugin.path=$tp_work/plugins
+listeners=http://127.0.0.1:$connect_port
+connector.client.config.override.policy=All
+EOF
+"${java_kafka[@]}" -Dlog.file="$tp_work/connect.log" org.apache.kafka.connect.cli.ConnectStandalone "$tp_work/worker.properties" \
+  >"$tp_work/connect.out" 2>&1 &
+pids+=($!)
+rest="http://127.0.0.1:$connect_port"
+for _ in $(seq 1 120); do curl -sf "$rest/connector-plugins" >/dev/null 2>&1 && break; sleep 1; done
+curl -sf "$rest/connector-plugins" | grep -q JdbcSinkConnector || { echo "Connect did not start with the Debezium plugins; see $tp_work/connect.log" >&2; exit 1; }
+
+# Tuned as the Debezium docs suggest for throughput: big batches and queues, short poll waits,
+# the sink's reduction buffer (one write per key per batch), batches as big as a poll.
+connector() {
+  curl -sf -X PUT -H 'Content-Type: application/json' "$rest/connectors/$1/config" -d "$2" >/dev/null
+}
+connector dbz-source "{
+  \"connector.class\": \"io.debezium.connector.postgresql.PostgresConnector\", \"tasks.max\": \"1\",
+  \"database.hostname\": \"127.0.0.1\", \"database.port\": \"$source_port\", \"database.user\": \"sluice\",
+  \"database.password\": \"\", \"database.dbname\": \"bench\", \"topic.prefix\": \"dbz\", \"plugin.name\": \"pgoutput\",
+  \"slot.name\": \"dbz\", \"publication.name\": \"dbz\", \"publication.autocreate.mode\": \"filtered\",
+  \"table.include.list\": \"$tables\", \"snapshot.mode\": \"no_data\",
+  \"max.batch.size\": \"10240\", \"max.queue.size\": \"81920\", \"poll.interval.ms\": \"50\",
+  \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\"
+}"
+connector dbz-sink "{
+  \"connector.class\": \"io.debezium.connector.jdbc.JdbcSinkConnector\", \"tasks.max\": \"4\",
+  \"topics\": \"$(echo "$tables" | sed 's/public\./dbz.public./g')\",
+  \"connection.url\": \"jdbc:postgresql://127.0.0.1:$target_port/dbz_copy\", \"connection.username\": \"sluice\",
+  \"connection.password\": \"\", \"insert.mode\": \"upsert\", \"delete.enabled\": \"true\", \"primary.key.mode\": \"record_key\",
+  \"schema.evolution\": \"none\", \"collection.name.format\": \"\${source.table}\", \"use.reduction.buffer\": \"true\",
+  \"batch.size\": \"10000\", \"consumer.override.max.poll.records\": \"10000\", \"consumer.override.fetch.max.wait.ms\": \"50\",
+  \"consumer.override.max.partition.fetch.bytes\": \"10485760\"
+}"
+for _ in $(seq 1 120); do
+  "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'dbz'" | grep -q 1 && break; sleep 1
+done
+
+# sluice: streaming only, from a slot made now (the target already holds the rows).
+sluice_pid=""
+sluice_start() {
+  (cd "$tp_work" && exec "$root/sluice" run --source "$src?sslmode=disable" \
+    --target "postgres://sluice@127.0.0.1:$target_port/sluice_copy?sslmode=disable" --name bench \
+    --offsets "$tp_work/sluice.offsets" --set source.snapshot.mode=never --tables 'public.*') >>"$tp_work/sluice.out" 2>&1 &
+  sluice_pid=$!
+  pids+=("$sluice_pid")
+}
+sluice_stop() {
+  if [ -n "$sluice_pid" ]; then kill -TERM "$sluice_pid"; wait "$sluice_pid" || true; sluice_pid=""; fi
+}
+sluice_start
+for _ in $(seq 1 120); do
+  "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_bench' AND active" | grep -q 1 && break
+  sleep 1
+done
+
+dbz_pause() { curl -sf -X PUT "$rest/connectors/dbz-source/pause"; curl -sf -X PUT "$rest/connectors/dbz-sink/pause"; }
+dbz_resume() { curl -sf -X PUT "$rest/connectors/dbz-sink/resume"; curl -sf -X PUT "$rest/connectors/dbz-source/resume"; }
+pause() { if [ "$1" = sluice ]; then sluice_stop; else dbz_pause; fi; }
+resume() { if [ "$1" = sluice ]; then sluice_start; else dbz_resume; fi; }
+target_of() { if [ "$1" = sluice ]; then echo sluice_copy; else echo dbz_copy; fi; }
+
+now() { date +%s.%N; }
+# Waits until the tool's target equals the source; prints the seconds it took from $2.
+await_caught_up() {
+  local tool="$1" since="$2" want got
+  want="$("$tp_bin/psql" -X -At "$src" -c "$state")"
+  while :; do
+    got="$("$tp_bin/psql" -X -At "postgres://sluice@127.0.0.1:$target_port/$(target_of "$tool")" -c "$state")"
+    [ "$got" = "$want" ] && break
+    if (( $(echo "$(now) - $since > 1800" | bc) )); then echo "$tool did not catch up within 30 minutes" >&2; exit 1; fi
+    if [ "$tool" = dbz ] && curl -sf "$rest/connectors?expand=status" | grep -q '"state":"FAILED"'; then
+      echo "A Debezium connector failed:" >&2; curl -s "$rest/connectors?expand=status" >&2; exit 1
+    fi
+    if [ "$tool" = sluice ] && ! kill -0 "$sluice_pid" 2>/dev/null; then
+      echo "sluice stopped; see $tp_work/sluice.out" >&2; tail -20 "$tp_work/sluice.out" >&2; exit 1
+    fi
+    sleep 0.1
+  done
+  echo "$(now) - $since" | bc
+}
+changes_since() { "$tp_bin/psql" -X -At "$src" -c "SELECT $1"; }
+
+# One change in every table first, so Debezium's topics exist (and its sink subscribes to them)
+# before anything is timed.
+"${psql[@]}" "$src" <<'SQL'
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 1;
+UPDATE pgbench_branches SET bbalance = bbalance + 1 WHERE bid = 1;
+UPDATE pgbench_tellers SET tbalance = tbalance + 1 WHERE tid = 1;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 1, 1, now());
+UPDATE big SET v = v + 1 WHERE id = 1;
+INSERT INTO probe DEFAULT VALUES;
+SQL
+pause sluice
+pause dbz
+await_both() {
+  local tool
+  for tool in sluice dbz; do resume "$tool"; await_caught_up "$tool" "$(now)" >/dev/null; pause "$tool"; done
+}
+await_both
+echo "Kafka $kafka_port, Connect $connect_port, source $source_port, target $target_port (work: $tp_work)"
+
+# Throughput: one backlog, drained by each pipeline in turn.
+throughput() {
+  local round="$1" scenario="$2" changes="$3" order tool started seconds
+  if (( round % 2 == 1 )); then order=(sluice dbz); else order=(dbz sluice); fi
+  for tool in "${order[@]}"; do
+    started="$(now)"
+    resume "$tool"
+    seconds="$(await_caught_up "$tool" "$started")"
+    pause "$tool"
+    printf '%s\t%s\t%s\t%s\t%s\t%.0f\n' "$round" "$scenario" "$tool" "$changes" "$seconds" "$(echo "$changes / $seconds" | bc -l)" | tee -a "$tsv"
+  done
+}
+for round in $(seq 1 "$rounds"); do
+  echo "Round $round: pgbench backlog ($txns transactions x 4 clients)..."
+  "$tp_bin/pgbench" -n -c 4 -j 2 -t "$txns" "$src" >"$tp_work/pgbench-$round.out" 2>&1
+  throughput "$round" pgbench $(( txns * 4 * 4 ))
+  echo "Round $round: one UPDATE of $update_rows rows..."
+  "${psql[@]}" "$src" -c "UPDATE big SET v = v + 1"
+  throughput "$round" update_1m "$update_rows"
+done
+
+# Latency: each pipeline alone under a steady workload; the other catches up afterwards.
+cat >"$tp_work/latency.sql" <<'EOF'
+\set aid random(1, 100000 * :scale)
+\set bid random(1, 1 * :scale)
+\set tid random(1, 10 * :scale)
+\set delta random(-5000, 5000)
+BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
+UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
+INSERT INTO probe DEFAULT VALUES;
+END;
+EOF
+latency_report=""
+for tool in sluice dbz; do
+  echo "Latency: $tool alone, $rate rows/s for ${latency_seconds}s..."
+  resume "$tool"
+  # A first probe, waited for: the pipeline is streaming (sluice's JVM is up) before the clock runs.
+  "${psql[@]}" "$src" -c "INSERT INTO probe DEFAULT VALUES"
+  await_caught_up "$tool" "$(now)" >/dev/null
+  first="$("$tp_bin/psql" -X -At "$src" -c "SELECT coalesce(max(id), 0) FROM probe")"
+  "$tp_bin/pgbench" -n -c 4 -j 2 -R "$(( rate / 5 ))" -T "$latency_seconds" -f "$tp_work/latency.sql" "$src" \
+    >"$tp_work/latency-$tool.out" 2>&1
+  await_caught_up "$tool" "$(now)" >/dev/null
+  pause "$tool"
+  # Each probe's source commit time, next to the time its row arrived on the target.
+  copy="postgres://sluice@127.0.0.1:$target_port/$(target_of "$tool")"
+  "${psql[@]}" "$copy" -c "DROP TABLE IF EXISTS probe_commit" -c "CREATE TABLE probe_commit (id bigint PRIMARY KEY, committed timestamptz)"
+  "$tp_bin/psql" -X -At "$src" -c "COPY (SELECT id, pg_xact_commit_timestamp(xmin) FROM probe WHERE id > $first) TO STDOUT" \
+    | "${psql[@]}" "$copy" -c "COPY probe_commit FROM STDIN"
+  stats="$("$tp_bin/psql" -X -At -F $'\t' "$copy" -c "
+    SELECT count(*), round(1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
+           round(1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
+           round(1000 * max(extract(epoch FROM arrived - committed)))::int
+    FROM probe JOIN probe_commit USING (id)")"
+  achieved="$(grep -Eo 'tps = [0-9.]+' "$tp_work/latency-$tool.out" | head -1 | grep -Eo '[0-9.]+')"
+  printf 'latency\t%s\t%s\tprobes=%s p50_ms=%s p99_ms=%s max_ms=%s\t%s tps\n' "$tool" "$rate" $stats "$achieved" | tee -a "$tsv"
+  latency_report+="| $tool | $(echo "$achieved * 5" | bc | cut -d. -f1) | $(echo "$stats" | cut -f2) | $(echo "$stats" | cut -f3) | $(echo "$stats" | cut -f4) |"$'\n'
+  other=dbz; [ "$tool" = dbz ] && other=sluice
+  resume "$other"; await_caught_up "$other" "$(now)" >/dev/null; pause "$other"
+done
+
+# Summary: medians per scenario and tool.
+{
+  echo "# Streaming benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo
+  echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB;"
+  echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); Kafka 4.1.2; Debezium 3.3.1.Final; pgbench scale $scale; $rounds rounds."
+  echo
+  echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) |"
+  echo "|---|---|---|---|---|---|"
+  for scenario in pgbench update_1m; do
+    for tool in sluice dbz; do
+      awk -F'\t' -v s="$scenario" -v t="$tool" '$2 == s && $3 == t {print $5 "\t" $6 "\t" $4}' "$tsv" | sort -n >"$tp_work/runs"
+      n="$(wc -l <"$tp_work/runs")"
+      [ "$n" -gt 0 ] || continue
+      mid=$(( (n + 1) / 2 ))
+      median_s="$(sed -n "${mid}p" "$tp_work/runs" | cut -f1)"
+      median_rate="$(cut -f2 "$tp_work/runs" | sort -n | sed -n "${mid}p")"
+      echo "| $scenario | $tool | $(head -1 "$tp_work/runs" | cut -f3) | $(printf '%.1f' "$median_s") | $median_rate | $(cut -f2 "$tp_work/runs" | paste -sd, -) |"
+    done
+  done
+  echo
+  echo "| latency at $rate rows/s target | achieved rows/s | p50 ms | p99 ms | max ms |"
+  echo "|---|---|---|---|---|"
+  printf '%s' "$latency_report"
+} | tee "$results.md"

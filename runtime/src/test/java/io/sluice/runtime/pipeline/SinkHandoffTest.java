@@ -1,0 +1,214 @@
+package io.sluice.runtime.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.sluice.connector.postgres.PostgresSourceTask;
+import io.sluice.connector.postgres.replication.ChangeRecords;
+import io.sluice.runtime.progress.Progress;
+import io.sluice.schemas.envelope.Operation;
+import io.sluice.schemas.envelope.SourceInfo;
+import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.mapping.MappingOptions;
+import io.sluice.schemas.mapping.TypeMapper;
+import io.sluice.schemas.types.Oids;
+import io.sluice.schemas.types.PgColumn;
+import io.sluice.schemas.types.PgType;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The embedded runtime's hand-off from the engine to the sink thread: an offset is marked only
+ * once the sink says its record is durable, older durable batches are marked while newer ones
+ * are still being applied, the end of a burst is confirmed before the engine polls again, and a
+ * failing sink stops the engine. The sink here is a stand-in that says what is durable; the real
+ * sink and the whole pipeline are proven against PostgreSQL by SluiceRunIT and SluiceKillIT.
+ */
+class SinkHandoffTest {
+
+    private static final PgType INT4 = new PgType(Oids.INT4, "pg_catalog", "int4", PgType.Kind.BASE, "int4recv", ',', -1, null, null, null);
+    private static final TableSchema TABLE = TableSchema.of("app", "public", "items",
+            List.of(new TypeMapper(MappingOptions.DEFAULTS).map(new PgColumn("public.items", "id", INT4, -1, 0, false, "integer", false))),
+            List.of("id"));
+    private static final Map<String, String> PARTITION = Map.of("server", "app");
+
+    private final StandInSink sink = new StandInSink();
+    private final Committer committer = new Committer();
+    private long lsn;
+    private SinkHandoff handoff;
+
+    @AfterEach
+    void close() {
+        if (handoff != null) {
+            handoff.close();
+        }
+    }
+
+    @Test
+    void aBurstsLastBatchIsDurableAndMarkedBeforeTheEnginePollsAgain() throws Exception {
+        handoff = handoff();
+        List<RecordChangeEvent<SourceRecord>> batch = changes(10);
+        handoff.handleBatch(batch, committer);
+        assertThat(committer.marked).containsExactly(batch.get(9).record());
+        assertThat(committer.batchesFinished).isEqualTo(1);
+        assertThat(sink.put).hasSize(10);
+        assertThat(handoff.changesApplied()).isEqualTo(10);
+    }
+
+    @Test
+    void olderBatchesAreMarkedWhileANewerOneIsStillBeingApplied() throws Exception {
+        handoff = handoff();
+        List<RecordChangeEvent<SourceRecord>> first = changes(PostgresSourceTask.MAX_BATCH);
+        handoff.handleBatch(first, committer); // a full batch: the source has more, the engine goes on
+        assertThat(sink.flushed.await(10, TimeUnit.SECONDS)).isTrue();
+        sink.blockPuts();
+        List<RecordChangeEvent<SourceRecord>> second = changes(PostgresSourceTask.MAX_BATCH);
+        handoff.handleBatch(second, committer);
+        // The second batch is not durable yet, the first is: its last record is marked.
+        assertThat(committer.marked).containsExactly(first.get(first.size() - 1).record());
+
+        sink.unblockPuts();
+        List<RecordChangeEvent<SourceRecord>> last = changes(3);
+        handoff.handleBatch(last, committer);
+        assertThat(committer.marked).endsWith(last.get(2).record());
+        assertThat(sink.put).hasSize(2 * PostgresSourceTask.MAX_BATCH + 3);
+    }
+
+    @Test
+    void nothingIsMarkedThatTheSinkDoesNotCallDurable() throws Exception {
+        sink.durable = offsets -> Map.of(); // e.g. a load still open in one transaction
+        handoff = handoff();
+        handoff.handleBatch(changes(5), committer);
+        assertThat(committer.marked).isEmpty();
+        assertThat(committer.batchesFinished).isZero();
+    }
+
+    @Test
+    void aFailingSinkStopsTheEngineWithItsError() throws Exception {
+        sink.failure = new ConnectException("Applying 4096 changes to the target failed: disk full");
+        handoff = handoff();
+        handoff.handleBatch(changes(PostgresSourceTask.MAX_BATCH), committer); // not waited for: the failure comes later
+        assertThatThrownBy(() -> {
+            for (int i = 0; i < 100; i++) {
+                handoff.handleBatch(changes(PostgresSourceTask.MAX_BATCH), committer);
+            }
+        }).isSameAs(sink.failure);
+        assertThat(handoff.failure()).isSameAs(sink.failure);
+        assertThat(committer.marked).isEmpty();
+    }
+
+    private SinkHandoff handoff() {
+        return new SinkHandoff(sink, () -> 0L, new Progress(), 60_000);
+    }
+
+    /** Inserts of one source transaction each, in commit order. */
+    private List<RecordChangeEvent<SourceRecord>> changes(int count) {
+        List<RecordChangeEvent<SourceRecord>> events = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            lsn += 100;
+            Struct row = TABLE.row(List.of((int) lsn));
+            SourceInfo source = new SourceInfo("app", "db", "public", "items", 1_700_000_000_000_000L, SourceInfo.Snapshot.FALSE, lsn, lsn, null);
+            SourceRecord record = new SourceRecord(PARTITION, Map.of(ChangeRecords.COMMIT_LSN, lsn, ChangeRecords.EVENT, 0L), TABLE.topic(),
+                    TABLE.keySchema(), TABLE.key(row), TABLE.envelopeSchema(), TABLE.envelope(Operation.CREATE, null, row, source, 0L));
+            events.add(() -> record);
+        }
+        return events;
+    }
+
+    /** A sink that keeps what it is given and, unless told otherwise, calls everything put durable. */
+    private static final class StandInSink extends SinkTask {
+        final List<SinkRecord> put = new CopyOnWriteArrayList<>();
+        final CountDownLatch flushed = new CountDownLatch(1);
+        final Semaphore puts = new Semaphore(Integer.MAX_VALUE);
+        volatile UnaryOperator<Map<TopicPartition, OffsetAndMetadata>> durable = offsets -> offsets;
+        volatile RuntimeException failure;
+
+        void blockPuts() throws InterruptedException {
+            puts.acquire(Integer.MAX_VALUE);
+        }
+
+        void unblockPuts() {
+            puts.release(Integer.MAX_VALUE);
+        }
+
+        @Override
+        public void put(Collection<SinkRecord> records) {
+            if (failure != null) {
+                throw failure;
+            }
+            try {
+                puts.acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            put.addAll(records);
+            puts.release();
+        }
+
+        @Override
+        public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+            Map<TopicPartition, OffsetAndMetadata> result = durable.apply(currentOffsets);
+            flushed.countDown();
+            return result;
+        }
+
+        @Override
+        public String version() {
+            return "test";
+        }
+
+        @Override
+        public void start(Map<String, String> props) {
+        }
+
+        @Override
+        public void stop() {
+        }
+    }
+
+    /** What the engine was told: records whose offsets may be committed, and batch ends. */
+    private static final class Committer implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
+        final List<SourceRecord> marked = new ArrayList<>();
+        int batchesFinished;
+
+        @Override
+        public void markProcessed(RecordChangeEvent<SourceRecord> record) {
+            marked.add(record.record());
+        }
+
+        @Override
+        public void markBatchFinished() {
+            batchesFinished++;
+        }
+
+        @Override
+        public void markProcessed(RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets sourceOffsets) {
+            markProcessed(record);
+        }
+
+        @Override
+        public DebeziumEngine.Offsets buildOffsets() {
+            throw new UnsupportedOperationException();
+        }
+    }
+}
