@@ -19,7 +19,8 @@
 # rows/s for LATENCY_SECONDS; every transaction also inserts a probe row, and the target's copy of
 # the probe table stamps each row as it is written (a column default). The difference from the
 # transaction's commit timestamp on the source (track_commit_timestamp) is commit-to-visibility
-# latency, reported as p50/p99/max.
+# latency, reported as p50/p99/max. The first WARMUP_SECONDS (default 10) of the workload are not
+# counted: a JVM just started (sluice's, resumed) runs its new code paths interpreted at first.
 #
 # Results: a TSV of every measurement and a markdown summary in bench/results/.
 set -euo pipefail
@@ -31,6 +32,7 @@ txns="${TXNS:-10000}"
 update_rows="${UPDATE_ROWS:-1000000}"
 rate="${RATE:-5000}"
 latency_seconds="${LATENCY_SECONDS:-60}"
+warmup_seconds="${WARMUP_SECONDS:-10}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
 . "$root/scripts/lib/throwaway-postgres.sh"
@@ -282,7 +284,7 @@ for tool in sluice dbz; do
   "${psql[@]}" "$src" -c "INSERT INTO probe DEFAULT VALUES"
   await_caught_up "$tool" "$(now)" >/dev/null
   first="$("$tp_bin/psql" -X -At "$src" -c "SELECT coalesce(max(id), 0) FROM probe")"
-  "$tp_bin/pgbench" -n -c 4 -j 2 -R "$(( rate / 5 ))" -T "$latency_seconds" -f "$tp_work/latency.sql" "$src" \
+  "$tp_bin/pgbench" -n -c 4 -j 2 -R "$(( rate / 5 ))" -T "$(( warmup_seconds + latency_seconds ))" -f "$tp_work/latency.sql" "$src" \
     >"$tp_work/latency-$tool.out" 2>&1
   await_caught_up "$tool" "$(now)" >/dev/null
   pause "$tool"
@@ -295,7 +297,8 @@ for tool in sluice dbz; do
     SELECT count(*), round(1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
            round(1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
            round(1000 * max(extract(epoch FROM arrived - committed)))::int
-    FROM probe JOIN probe_commit USING (id)")"
+    FROM probe JOIN probe_commit USING (id)
+    WHERE committed >= (SELECT min(committed) FROM probe_commit) + interval '$warmup_seconds seconds'")"
   achieved="$(grep -Eo 'tps = [0-9.]+' "$tp_work/latency-$tool.out" | head -1 | grep -Eo '[0-9.]+')"
   printf 'latency\t%s\t%s\tprobes=%s p50_ms=%s p99_ms=%s max_ms=%s\t%s tps\n' "$tool" "$rate" $stats "$achieved" | tee -a "$tsv"
   latency_report+="| $tool | $(echo "$achieved * 5" | bc | cut -d. -f1) | $(echo "$stats" | cut -f2) | $(echo "$stats" | cut -f3) | $(echo "$stats" | cut -f4) |"$'\n'
