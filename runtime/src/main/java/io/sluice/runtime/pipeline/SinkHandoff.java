@@ -124,8 +124,8 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         // resume from it rather than apply it again. Streamed changes are made durable, and waited
         // for, as soon as the source has handed out all it had (a batch short of full), so latency
         // stays low when the load is light and the last changes of a burst are confirmed at once.
-        boolean caughtUp = streamed > 0 && events.size() < PostgresSourceTask.MAX_BATCH;
-        boolean flush = end || schemaChange || caughtUp || System.nanoTime() - lastFlush >= flushIntervalNanos;
+        boolean settle = end || schemaChange || (streamed > 0 && events.size() < PostgresSourceTask.MAX_BATCH);
+        boolean flush = settle || System.nanoTime() - lastFlush >= flushIntervalNanos;
         Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
         nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
         Work work = new Work(records, current, flush, streamed, newestCommitMillis);
@@ -136,7 +136,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             lastFlush = System.nanoTime();
         }
         // Snapshot rows are handed over one batch at a time, as the sink's COPY loads keep their own pace.
-        if (end || schemaChange || caughtUp || streamed < events.size()) {
+        if (settle || streamed < events.size()) {
             work.await(this);
         }
         markDurable(committer);
@@ -176,7 +176,6 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private void applyQueued() {
         long streamedSinceFlush = 0;
         long newestCommitMillis = 0;
-        Map<TopicPartition, OffsetAndMetadata> current = Map.of();
         try {
             while (!closed) {
                 Work work = queue.poll(100, TimeUnit.MILLISECONDS);
@@ -185,14 +184,13 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                 }
                 sink.put(work.records());
                 progress.bytesLoaded(bytesLoaded.getAsLong());
-                current = work.offsets();
                 streamedSinceFlush += work.streamed();
                 if (work.streamed() > 0) {
                     newestCommitMillis = work.newestCommitMillis();
                 }
                 if (work.flush() || (streamedSinceFlush > 0 && queue.isEmpty())) {
                     // The sink says up to where each topic is durable: a table loading in one transaction is not, until it commits.
-                    sink.preCommit(current).forEach((tp, offset) -> durable.put(tp, offset.offset()));
+                    sink.preCommit(work.offsets()).forEach((tp, offset) -> durable.put(tp, offset.offset()));
                     if (streamedSinceFlush > 0) {
                         changesApplied.addAndGet(streamedSinceFlush);
                         lastAppliedCommitMillis = newestCommitMillis;
