@@ -8,12 +8,19 @@
 #                                           RATE=5000 (rows/s for the latency runs), LATENCY_SECONDS=60
 #   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
 #
-# Throughput: both pipelines are paused (Debezium's connectors through Connect's REST API, sluice
-# stopped with SIGTERM), a backlog is written to the source, then one pipeline at a time is
-# resumed and timed until the target equals the source (row counts and sums of every table,
-# polled every 100 ms): the same backlog for both, the order alternating between rounds. Sluice's
-# time includes starting its JVM. Backlogs: a pgbench run of TXNS transactions per client (4
-# clients; 3 updates and an insert each), and one UPDATE of UPDATE_ROWS rows in one transaction.
+# Throughput: both pipelines are paused, a backlog is written to the source, then one pipeline at a
+# time is resumed and timed until the target equals the source (row counts and sums of every
+# table, polled every 100 ms): the same backlog for both, the order alternating between rounds.
+# Backlogs: a pgbench run of TXNS transactions per client (4 clients; 3 updates and an insert
+# each), and one UPDATE of UPDATE_ROWS rows in one transaction.
+#
+# Pausing: Debezium's connectors are paused through Connect's REST API, which keeps the worker's
+# JVM, its replication connection and the walsender behind it (the source task even keeps reading
+# into its queue, up to max.queue.size). Sluice is paused alike by default (PAUSE=signal): its
+# process is frozen with SIGSTOP and thawed with SIGCONT, keeping its JVM and connections. Neither
+# paused pipeline answers the walsender's keepalives, so the source runs with
+# wal_sender_timeout=0. PAUSE=restart stops sluice with SIGTERM and starts it again instead: its
+# time then includes starting a JVM and decoding the backlog from the slot anew.
 #
 # Latency: each pipeline alone (the other paused, caught up first) while pgbench writes RATE
 # rows/s for LATENCY_SECONDS; every transaction also inserts a probe row, and the target's copy of
@@ -31,6 +38,7 @@ rounds="${ROUNDS:-3}"
 txns="${TXNS:-10000}"
 update_rows="${UPDATE_ROWS:-1000000}"
 rate="${RATE:-5000}"
+pause_mode="${PAUSE:-signal}"
 latency_seconds="${LATENCY_SECONDS:-60}"
 warmup_seconds="${WARMUP_SECONDS:-10}"
 
@@ -43,7 +51,7 @@ source_port="$(tp_free_port 55420)"
 # runs' rate), but the WAL writer flushes every 10 ms, so a commit reaches the walsenders about as
 # soon as with synchronous_commit=on. Commit timestamps are kept: latency is measured from them.
 tp_start source "$source_port" max_wal_size=4GB checkpoint_timeout=30min max_connections=100 synchronous_commit=off \
-  wal_writer_delay=10ms track_commit_timestamp=on max_replication_slots=10 max_wal_senders=10
+  wal_writer_delay=10ms track_commit_timestamp=on max_replication_slots=10 max_wal_senders=10 wal_sender_timeout=0
 target_port="$(tp_free_port $(( source_port + 1 )))"
 tp_start target "$target_port" max_wal_size=4GB checkpoint_timeout=30min max_connections=100
 psql=("$tp_bin/psql" -q -X -v ON_ERROR_STOP=1)
@@ -55,7 +63,7 @@ printf 'round\tscenario\ttool\tchanges\tseconds\trows_per_s\n' >"$tsv"
 pids=()
 cleanup() {
   local p
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   tp_cleanup
 }
@@ -197,8 +205,10 @@ done
 
 dbz_pause() { curl -sf -X PUT "$rest/connectors/dbz-source/pause"; curl -sf -X PUT "$rest/connectors/dbz-sink/pause"; }
 dbz_resume() { curl -sf -X PUT "$rest/connectors/dbz-sink/resume"; curl -sf -X PUT "$rest/connectors/dbz-source/resume"; }
-pause() { if [ "$1" = sluice ]; then sluice_stop; else dbz_pause; fi; }
-resume() { if [ "$1" = sluice ]; then sluice_start; else dbz_resume; fi; }
+sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop; else kill -STOP "$sluice_pid"; fi; }
+sluice_resume() { if [ "$pause_mode" = restart ]; then sluice_start; else kill -CONT "$sluice_pid"; fi; }
+pause() { if [ "$1" = sluice ]; then sluice_pause; else dbz_pause; fi; }
+resume() { if [ "$1" = sluice ]; then sluice_resume; else dbz_resume; fi; }
 target_of() { if [ "$1" = sluice ]; then echo sluice_copy; else echo dbz_copy; fi; }
 
 now() { date +%s.%N; }
@@ -311,7 +321,8 @@ done
   echo "# Streaming benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB;"
-  echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); Kafka 4.1.2; Debezium 3.3.1.Final; pgbench scale $scale; $rounds rounds."
+  echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); Kafka 4.1.2; Debezium 3.3.1.Final; pgbench scale $scale; $rounds rounds;"
+  echo "sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), Debezium by Connect's pause/resume."
   echo
   echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) |"
   echo "|---|---|---|---|---|---|"

@@ -37,12 +37,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Hands the engine's records to the sink task in the same process, on a thread of the sink's
- * own: while the target applies one batch, the source decodes the next, and while the target
- * is the slower, batches pile up and go in larger target transactions (group commit). Offsets
- * are marked only for records the sink has made durable: the sink is asked, as Kafka Connect
- * asks it ({@code preCommit}), up to which record each topic is durable, and the newest such
- * record of each source partition is marked, which lets the source confirm progress — never
- * before the rows are safe.
+ * own, so the source decodes the next batch while the sink takes this one (and the sink itself
+ * writes to the target while it takes more). Offsets are marked only for records the sink has
+ * made durable: the sink is asked, as Kafka Connect asks it ({@code preCommit}), up to which
+ * record each topic is durable, and the newest such record of each source partition is marked,
+ * which lets the source confirm progress — never before the rows are safe. When the source has
+ * handed out all it had (a batch short of full), the batch settles: the sink flushes, and the
+ * engine waits, so the last changes of a burst are confirmed at once.
  */
 final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>, AutoCloseable {
 
@@ -128,7 +129,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         boolean flush = settle || System.nanoTime() - lastFlush >= flushIntervalNanos;
         Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
         nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
-        Work work = new Work(records, current, flush, streamed, newestCommitMillis);
+        Map<TopicPartition, Long> last = new HashMap<>();
+        lastOfBatch.values().forEach(p -> last.merge(p.topicPartition(), p.kafkaOffset(), Math::max));
+        Work work = new Work(records, current, settle, flush, streamed, newestCommitMillis, last);
         while (!queue.offer(work, 100, TimeUnit.MILLISECONDS)) {
             throwIfFailed();
         }
@@ -169,34 +172,41 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     }
 
     /**
-     * The sink thread: puts each batch, and asks the sink to make what it holds durable when told
-     * to or when no further batch is waiting (so a busy target gets what piled up meanwhile in one
-     * transaction).
+     * The sink thread: puts each batch, and asks the sink up to where each topic is durable:
+     * while changes stream, after every batch (the sink answers without waiting, from the target
+     * transactions it has finished), otherwise every flush interval. When the batch must settle,
+     * it waits until everything put is durable.
      */
     private void applyQueued() {
-        long streamedSinceFlush = 0;
-        long newestCommitMillis = 0;
+        // Only a summary of each batch is kept until it is durable: the records themselves may go.
+        ArrayDeque<Streamed> notYetCounted = new ArrayDeque<>();
+        Map<TopicPartition, OffsetAndMetadata> lastOffsets = Map.of();
         try {
             while (!closed) {
                 Work work = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (work == null) {
+                    if (!notYetCounted.isEmpty()) {
+                        // Idle with changes not yet durable (a burst ended on a full batch): the sink applies them now.
+                        sink.preCommit(lastOffsets)
+                                .forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
+                        countApplied(notYetCounted);
+                    }
                     continue;
                 }
                 sink.put(work.records());
                 progress.bytesLoaded(bytesLoaded.getAsLong());
-                streamedSinceFlush += work.streamed();
+                lastOffsets = work.offsets();
                 if (work.streamed() > 0) {
-                    newestCommitMillis = work.newestCommitMillis();
+                    notYetCounted.add(new Streamed(work.streamed(), work.newestCommitMillis(), work.last()));
                 }
-                if (work.flush() || (streamedSinceFlush > 0 && queue.isEmpty())) {
+                if (work.settle()) {
+                    sink.flush(work.offsets());
+                    work.offsets().forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
+                } else if (work.flush() || work.streamed() > 0) {
                     // The sink says up to where each topic is durable: a table loading in one transaction is not, until it commits.
-                    sink.preCommit(work.offsets()).forEach((tp, offset) -> durable.put(tp, offset.offset()));
-                    if (streamedSinceFlush > 0) {
-                        changesApplied.addAndGet(streamedSinceFlush);
-                        lastAppliedCommitMillis = newestCommitMillis;
-                        streamedSinceFlush = 0;
-                    }
+                    sink.preCommit(work.offsets()).forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
                 }
+                countApplied(notYetCounted);
                 work.done().countDown();
             }
         } catch (InterruptedException e) {
@@ -207,6 +217,27 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         } catch (Error e) {
             failure.compareAndSet(null, new IllegalStateException(e));
             throw e;
+        }
+    }
+
+    private void countApplied(ArrayDeque<Streamed> notYetCounted) {
+        while (!notYetCounted.isEmpty() && notYetCounted.peekFirst().isDurable(durable)) {
+            Streamed applied = notYetCounted.pollFirst();
+            changesApplied.addAndGet(applied.changes());
+            lastAppliedCommitMillis = applied.newestCommitMillis();
+        }
+    }
+
+    /** A batch's streamed changes: how many, the newest source commit time, and its last record's offset in each topic. */
+    private record Streamed(long changes, long newestCommitMillis, Map<TopicPartition, Long> last) {
+        boolean isDurable(Map<TopicPartition, Long> durable) {
+            for (Map.Entry<TopicPartition, Long> e : last.entrySet()) {
+                Long upTo = durable.get(e.getKey());
+                if (upTo == null || e.getValue() >= upTo) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
@@ -233,14 +264,19 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         }
     }
 
-    /** One batch for the sink thread, with each topic's next offset after it. */
-    private record Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean flush, long streamed,
-                        long newestCommitMillis, CountDownLatch done) {
-        Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean flush, long streamed, long newestCommitMillis) {
-            this(records, offsets, flush, streamed, newestCommitMillis, new CountDownLatch(1));
+    /**
+     * One batch for the sink thread, with each topic's next offset after it, whether it must be
+     * durable before the engine goes on ({@code settle}) or durable offsets are wanted
+     * ({@code flush}), and the offset of its last record in each topic.
+     */
+    private record Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean settle, boolean flush,
+                        long streamed, long newestCommitMillis, Map<TopicPartition, Long> last, CountDownLatch done) {
+        Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean settle, boolean flush, long streamed,
+             long newestCommitMillis, Map<TopicPartition, Long> last) {
+            this(records, offsets, settle, flush, streamed, newestCommitMillis, last, new CountDownLatch(1));
         }
 
-        /** Waits until the sink thread has put (and, if asked, flushed) this batch; rethrows the sink's failure. */
+        /** Waits until the sink thread has put (and, if asked to settle, made durable) this batch; rethrows the sink's failure. */
         void await(SinkHandoff handoff) throws InterruptedException {
             while (!done.await(100, TimeUnit.MILLISECONDS)) {
                 handoff.throwIfFailed();

@@ -39,8 +39,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The embedded runtime's hand-off from the engine to the sink thread: an offset is marked only
  * once the sink says its record is durable, older durable batches are marked while newer ones
- * are still being applied, the end of a burst is confirmed before the engine polls again, and a
- * failing sink stops the engine. The sink here is a stand-in that says what is durable; the real
+ * are still being applied, the end of a burst is flushed and confirmed before the engine polls
+ * again, and a failing sink stops the engine. The sink here is a stand-in that says what is durable; the real
  * sink and the whole pipeline are proven against PostgreSQL by SluiceRunIT and SluiceKillIT.
  */
 class SinkHandoffTest {
@@ -94,12 +94,28 @@ class SinkHandoffTest {
     }
 
     @Test
-    void nothingIsMarkedThatTheSinkDoesNotCallDurable() throws Exception {
-        sink.durable = offsets -> Map.of(); // e.g. a load still open in one transaction
+    void nothingIsMarkedOrCountedThatTheSinkDoesNotCallDurable() throws Exception {
+        sink.durable = offsets -> Map.of(); // e.g. its target transaction still running
         handoff = handoff();
-        handoff.handleBatch(changes(5), committer);
+        handoff.handleBatch(changes(PostgresSourceTask.MAX_BATCH), committer);
+        assertThat(sink.flushed.await(10, TimeUnit.SECONDS)).isTrue();
+        handoff.handleBatch(changes(PostgresSourceTask.MAX_BATCH), committer);
         assertThat(committer.marked).isEmpty();
         assertThat(committer.batchesFinished).isZero();
+        assertThat(handoff.changesApplied()).isZero();
+    }
+
+    @Test
+    void aSettlingBatchIsFlushedSoEverythingPutIsDurable() throws Exception {
+        sink.durable = offsets -> Map.of(); // what preCommit would say before the sink's transaction commits
+        handoff = handoff();
+        List<RecordChangeEvent<SourceRecord>> full = changes(PostgresSourceTask.MAX_BATCH);
+        handoff.handleBatch(full, committer);
+        List<RecordChangeEvent<SourceRecord>> last = changes(2);
+        handoff.handleBatch(last, committer);
+        assertThat(sink.flushes).isEqualTo(1);
+        assertThat(committer.marked).containsExactly(last.get(1).record());
+        assertThat(handoff.changesApplied()).isEqualTo(PostgresSourceTask.MAX_BATCH + 2);
     }
 
     @Test
@@ -141,6 +157,7 @@ class SinkHandoffTest {
         final Semaphore puts = new Semaphore(Integer.MAX_VALUE);
         volatile UnaryOperator<Map<TopicPartition, OffsetAndMetadata>> durable = offsets -> offsets;
         volatile RuntimeException failure;
+        volatile int flushes;
 
         void blockPuts() throws InterruptedException {
             puts.acquire(Integer.MAX_VALUE);
@@ -170,6 +187,11 @@ class SinkHandoffTest {
             Map<TopicPartition, OffsetAndMetadata> result = durable.apply(currentOffsets);
             flushed.countDown();
             return result;
+        }
+
+        @Override
+        public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+            flushes++;
         }
 
         @Override

@@ -85,6 +85,12 @@ public class PostgresSinkTask extends SinkTask {
     private boolean streaming;
     /** The transaction of the last change taken, to apply batches at transaction boundaries. */
     private Object lastTransaction;
+    /** Per topic partition, the offset after the last record put. */
+    private final Map<TopicPartition, Long> putOffsets = new HashMap<>();
+    /** Per topic partition, the offset up to which (exclusive) every record is on the target; written by the apply thread. */
+    private final Map<TopicPartition, Long> durableOffsets = new ConcurrentHashMap<>();
+    /** Whether snapshot rows were sent to COPY and not yet waited for. */
+    private boolean loadsOutstanding;
     private long skipped;
 
     @Override
@@ -122,10 +128,10 @@ public class PostgresSinkTask extends SinkTask {
                     }
                     reporter.report(record, e);
                 }
+                putOffsets.put(new TopicPartition(record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition()),
+                        record.kafkaOffset() + 1);
             }
-            if (changes.pendingMillis() >= config.applyMaxDelayMillis()) {
-                changes.apply();
-            }
+            applyIfDue();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while loading", e);
@@ -195,7 +201,7 @@ public class PostgresSinkTask extends SinkTask {
         long pending = changes.pendingBytes();
         // Apply at a source transaction's boundary when a batch is full; inside a huge transaction only at twice the size.
         if (pending >= 2 * config.batchBytes() || (pending >= config.batchBytes() && (txId == null || !txId.equals(lastTransaction)))) {
-            changes.apply();
+            changes.applyInBackground(durableOnCommit());
         }
         lastTransaction = txId;
         String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
@@ -275,6 +281,7 @@ public class PostgresSinkTask extends SinkTask {
         sendAll();
         loader.commitAllFrozen();
         loader.awaitAll();
+        loadsOutstanding = false;
         holds.clear();
         tables.invalidate();
     }
@@ -520,6 +527,7 @@ public class PostgresSinkTask extends SinkTask {
         }
         if (!batch.isEmpty()) {
             pendingBytes -= batch.bytes();
+            loadsOutstanding = true;
             loader.submit(batch.take());
         }
     }
@@ -543,6 +551,7 @@ public class PostgresSinkTask extends SinkTask {
         changes.apply();
         sendAndAwait(true);
         holds.clear();
+        markDurable(putOffsets);
     }
 
     /** Sends every open batch and waits for its COPY; with {@code commitFrozen}, open frozen loads are committed first. */
@@ -554,6 +563,7 @@ public class PostgresSinkTask extends SinkTask {
                 loader.commitAllFrozen();
             }
             loader.awaitAll();
+            loadsOutstanding = false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while flushing", e);
@@ -561,12 +571,31 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     /**
-     * Sends what is gathered and waits for it, then confirms offsets only up to the first record
-     * of each frozen load still open: its rows become durable all at once when the table's last
-     * rows are in. Open loads stay open, so their tables keep loading frozen.
+     * The offsets up to which every record is on the target. While only streamed changes are
+     * coming, it does not wait: it starts applying what has waited long enough and returns what
+     * earlier target transactions made durable. While snapshot rows are loading, it sends what
+     * is gathered and waits for it, then confirms offsets only up to the first record of each
+     * frozen load still open: its rows become durable all at once when the table's last rows are
+     * in. Open loads stay open, so their tables keep loading frozen.
      */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        if (streaming && loadsSettled()) {
+            schema.checkFailures();
+            if (!changes.hasPending()) {
+                changes.applyInBackground(durableOnCommit());
+            } else {
+                applyIfDue();
+            }
+            Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();
+            currentOffsets.forEach((tp, current) -> {
+                Long durable = durableOffsets.get(tp);
+                if (durable != null) {
+                    safe.put(tp, durable >= current.offset() ? current : new OffsetAndMetadata(durable, current.metadata()));
+                }
+            });
+            return safe;
+        }
         changes.apply();
         sendAndAwait(false);
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>(currentOffsets);
@@ -574,7 +603,51 @@ public class PostgresSinkTask extends SinkTask {
             held.forEach((tp, first) -> safe.computeIfPresent(tp, (k, current) -> current.offset() <= first ? current
                     : new OffsetAndMetadata(first, current.metadata())));
         }
+        Map<TopicPartition, Long> upTo = new HashMap<>();
+        safe.forEach((tp, offset) -> upTo.put(tp, offset.offset()));
+        markDurable(upTo);
         return safe;
+    }
+
+    /**
+     * Starts applying the pending changes once the oldest has waited the apply delay, unless the
+     * target is still writing the batch before: then they keep gathering (group commit), and go
+     * in one larger transaction when it is done, or when they reach the batch size.
+     */
+    private void applyIfDue() {
+        if (changes.pendingMillis() >= config.applyMaxDelayMillis() && !changes.applying()) {
+            changes.applyInBackground(durableOnCommit());
+        }
+    }
+
+    /** Whether no snapshot rows are gathered, loading or held in an open frozen load. */
+    private boolean loadsSettled() {
+        return !loadsOutstanding && holds.isEmpty() && batches.all().stream().allMatch(TableBatch::isEmpty);
+    }
+
+    /**
+     * What to do once the changes taken so far are committed: mark every record put so far as
+     * durable. Nothing, while snapshot rows are loading: those become durable by their own COPYs.
+     */
+    private Runnable durableOnCommit() {
+        if (!loadsSettled()) {
+            return () -> { };
+        }
+        Map<TopicPartition, Long> upTo = Map.copyOf(putOffsets);
+        return () -> markDurable(upTo);
+    }
+
+    private void markDurable(Map<TopicPartition, Long> upTo) {
+        upTo.forEach((tp, offset) -> durableOffsets.merge(tp, offset, Math::max));
+    }
+
+    /** Partitions taken away (a rebalance): what this task knew of them no longer holds. */
+    @Override
+    public void close(Collection<TopicPartition> partitions) {
+        for (TopicPartition tp : partitions) {
+            putOffsets.remove(tp);
+            durableOffsets.remove(tp);
+        }
     }
 
     /** Rows committed to the target so far. */

@@ -31,6 +31,12 @@ public final class StreamRun implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamRun.class);
     private static final long IDLE_SLEEP_MILLIS = 5;
+    /**
+     * How long a batch that has records waits for more when the socket is momentarily empty. The
+     * walsender sends a backlog in spurts; returning at every gap would hand out batches of a few
+     * changes, each applied and confirmed on its own. It bounds the latency a batch adds.
+     */
+    private static final long LINGER_MILLIS = 10;
 
     /** What a stream needs from the connector configuration. */
     public record Settings(String topicPrefix, String slot, String publication, TableSelector selector, TypeMapper mapper,
@@ -193,13 +199,22 @@ public final class StreamRun implements AutoCloseable {
     /** Change records in commit order, at most about {@code maxRecords}; empty when none came within the timeout. */
     public List<SourceRecord> poll(int maxRecords, long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
+        long lingerUntil = 0;
         try {
             synchronized (this) {
                 while (pending.size() < maxRecords) {
                     copyChunk(maxRecords - pending.size());
                     PgOutputMessage message = stream.read();
                     if (message == null) {
-                        if (!pending.isEmpty() || System.nanoTime() >= deadline) {
+                        if (!pending.isEmpty()) {
+                            lingerUntil = lingerUntil != 0 ? lingerUntil : System.nanoTime() + LINGER_MILLIS * 1_000_000L;
+                            if (System.nanoTime() >= lingerUntil) {
+                                break;
+                            }
+                            wait(1);
+                            continue;
+                        }
+                        if (System.nanoTime() >= deadline) {
                             break;
                         }
                         // Waiting on the monitor lets committed() run meanwhile.

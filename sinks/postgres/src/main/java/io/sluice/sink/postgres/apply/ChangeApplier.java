@@ -3,13 +3,21 @@ package io.sluice.sink.postgres.apply;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.StringJoiner;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.sluice.schemas.naming.Identifiers;
@@ -25,6 +33,11 @@ import org.slf4j.LoggerFactory;
  * source position of each source into the position table, and commit. So the position on the
  * target always says exactly which changes are in, and a change at or below it is skipped
  * ({@link #isApplied}) when it comes again after a restart.
+ *
+ * <p>Target transactions run on a thread of their own, one at a time and in order, while the
+ * next batch gathers: encoding changes and the target writing them overlap. At most one sealed
+ * batch is being written while one gathers, which bounds memory. Methods other than the
+ * constructor are called from one thread.
  */
 public final class ChangeApplier implements AutoCloseable {
 
@@ -37,13 +50,20 @@ public final class ChangeApplier implements AutoCloseable {
     private final Set<String> truncated = new LinkedHashSet<>();
     private final Map<String, SourcePosition> pendingPositions = new HashMap<>();
     private final Map<String, Long> pendingChanges = new HashMap<>();
-    private final Map<String, SourcePosition> appliedPositions = new HashMap<>();
-    private final Set<String> createdStages = new HashSet<>();
+    /** Per source, the newest position committed on the target; written by the apply thread. */
+    private final Map<String, SourcePosition> appliedPositions = new ConcurrentHashMap<>();
     private final long retryTimeoutMillis;
-    private Connection connection;
+    private ExecutorService applyThread;
+    /** The batch being written, if any. */
+    private Future<?> inFlight;
+    /** Why a batch could not be written: nothing after it may be, as it would leave a gap. Set by the apply thread. */
+    private volatile RuntimeException failed;
     private long pendingSince;
-    private long rowsApplied;
-    private long transactions;
+    private volatile long rowsApplied;
+
+    // Owned by the apply thread.
+    private final Set<String> createdStages = new HashSet<>();
+    private Connection connection;
 
     /**
      * @param setUp              session settings for the connection (replica role); must not throw for a setting merely refused
@@ -82,17 +102,25 @@ public final class ChangeApplier implements AutoCloseable {
 
     /** Whether the change at {@code position} of {@code source} is already on the target. */
     public boolean isApplied(String source, SourcePosition position) {
-        SourcePosition applied = appliedPositions.computeIfAbsent(source, this::readPosition);
+        SourcePosition applied = appliedPositions.get(source);
+        if (applied == null) {
+            SourcePosition read = onApplyThread(() -> readPosition(source));
+            applied = appliedPositions.merge(source, read, ChangeApplier::newer);
+        }
         return applied != NONE && position.compareTo(applied) <= 0;
     }
 
     /** Records that a change was taken, so the position written with it moves on. */
     public void taken(String source, SourcePosition position) {
         if (position != null) {
-            pendingPositions.merge(source, position, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+            pendingPositions.merge(source, position, ChangeApplier::newer);
             pendingChanges.merge(source, 1L, Long::sum);
         }
         touched();
+    }
+
+    private static SourcePosition newer(SourcePosition a, SourcePosition b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private void touched() {
@@ -101,7 +129,7 @@ public final class ChangeApplier implements AutoCloseable {
         }
     }
 
-    /** Whether anything is waiting to be applied. */
+    /** Whether anything is waiting to be applied (not counting a batch being written). */
     public boolean hasPending() {
         return pendingSince != 0;
     }
@@ -111,7 +139,7 @@ public final class ChangeApplier implements AutoCloseable {
         return pendingSince == 0 ? 0 : (System.nanoTime() - pendingSince) / 1_000_000;
     }
 
-    /** Approximate memory the pending changes hold. */
+    /** Approximate memory the pending changes hold (not counting a batch being written). */
     public long pendingBytes() {
         long bytes = 0;
         for (ChangeTable t : tables.values()) {
@@ -120,54 +148,131 @@ public final class ChangeApplier implements AutoCloseable {
         return bytes;
     }
 
-    /** Rows (coalesced changes) written so far. */
+    /** Whether a batch is being written now. */
+    public boolean applying() {
+        return inFlight != null && !inFlight.isDone();
+    }
+
+    /** Changes committed on the target so far, each counted once per change taken. */
     public long rowsApplied() {
         return rowsApplied;
     }
 
     /**
-     * Applies everything pending in one transaction; on failure nothing of it is applied and the
-     * changes stay pending. While the target cannot be reached it tries again, with backoff, for
-     * up to the retry timeout.
+     * Applies everything pending, and waits until it and any batch before it are committed. On
+     * failure nothing of the failed batch is applied, and nothing after it will be.
      */
     public void apply() {
+        applyInBackground(() -> { });
+        awaitApplied();
+    }
+
+    /**
+     * Seals what is pending into one target transaction, written on the apply thread while new
+     * changes gather; waits first for the batch before it, if that is still being written. While
+     * the target cannot be reached, the apply thread tries again, with backoff, for up to the
+     * retry timeout; a failure comes out of the next call of this, {@link #apply} or
+     * {@link #isApplied}.
+     *
+     * @param then run on the apply thread once everything taken so far is committed (also when
+     *             nothing is pending); not run if a batch failed
+     */
+    public void applyInBackground(Runnable then) {
+        throwIfFailed();
         if (!hasPending()) {
+            if (inFlight == null || inFlight.isDone()) {
+                awaitApplied();
+                then.run();
+            } else {
+                inFlight = applyThread().submit(() -> {
+                    if (failed == null) {
+                        then.run();
+                    }
+                });
+            }
             return;
         }
-        long started = System.nanoTime();
+        List<ChangeTable.Sealed> sealed = new ArrayList<>();
         long changes = 0;
         for (ChangeTable t : tables.values()) {
             changes += t.changes();
+            ChangeTable.Sealed s = t.seal();
+            if (s != null) {
+                sealed.add(s);
+            }
         }
-        retrying("Applying " + changes + " changes", c -> {
-            c.setAutoCommit(false);
-            if (!truncated.isEmpty()) {
-                StringJoiner list = new StringJoiner(", ");
-                truncated.forEach(list::add);
-                try (Statement s = c.createStatement()) {
-                    s.execute("TRUNCATE ONLY " + list);
-                }
-            }
-            for (ChangeTable t : tables.values()) {
-                t.apply(c, createdStages);
-            }
-            if (!pendingPositions.isEmpty()) {
-                positions.write(c, pendingPositions, pendingChanges);
-            }
-            c.commit();
-            c.setAutoCommit(true);
-        });
-        for (ChangeTable t : tables.values()) {
-            t.clear();
-        }
-        appliedPositions.putAll(pendingPositions);
+        ChangeBatch batch = new ChangeBatch(List.copyOf(truncated), sealed, Map.copyOf(pendingPositions), Map.copyOf(pendingChanges), changes);
+        truncated.clear();
         pendingPositions.clear();
         pendingChanges.clear();
-        truncated.clear();
-        rowsApplied += changes;
-        transactions++;
         pendingSince = 0;
-        LOG.debug("Applied {} changes in {} ms", changes, (System.nanoTime() - started) / 1_000_000);
+        // One batch written while the next gathers: memory stays bounded when the target is the slower.
+        awaitApplied();
+        inFlight = applyThread().submit(() -> {
+            write(batch);
+            if (failed == null) {
+                then.run();
+            }
+        });
+    }
+
+    /** Runs on the apply thread. */
+    private void write(ChangeBatch batch) {
+        if (failed != null) {
+            return; // a batch before this one failed: writing this one would leave a gap
+        }
+        long started = System.nanoTime();
+        try {
+            retrying("Applying " + batch.changes() + " changes", c -> {
+                c.setAutoCommit(false);
+                batch.write(c, positions, createdStages);
+                c.commit();
+                c.setAutoCommit(true);
+            });
+        } catch (RuntimeException e) {
+            failed = e;
+            throw e;
+        }
+        batch.positions().forEach((source, position) -> appliedPositions.merge(source, position, ChangeApplier::newer));
+        rowsApplied += batch.changes();
+        LOG.debug("Applied {} changes in {} ms", batch.changes(), (System.nanoTime() - started) / 1_000_000);
+    }
+
+    /** Waits until the work on the apply thread is done; rethrows why a batch could not be written. */
+    private void awaitApplied() {
+        if (inFlight != null) {
+            Future<?> waiting = inFlight;
+            inFlight = null;
+            outcome(waiting);
+        }
+        throwIfFailed();
+    }
+
+    private <T> T outcome(Future<T> future) {
+        try {
+            return future.get();
+        } catch (ExecutionException e) {
+            if (failed == null) {
+                failed = e.getCause() instanceof RuntimeException r ? r : new ConnectException(e.getCause());
+            }
+            throw failed;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while waiting for changes to be applied to " + endpoint.display(), e);
+        }
+    }
+
+    private void throwIfFailed() {
+        RuntimeException e = failed;
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    /** Runs {@code work} on the apply thread, after the batch being written, and waits for its result. */
+    private <T> T onApplyThread(Callable<T> work) {
+        awaitApplied();
+        return outcome(applyThread().submit(work));
     }
 
     /** Work on the target inside the transaction that also writes a source position. */
@@ -186,23 +291,37 @@ public final class ChangeApplier implements AutoCloseable {
      */
     public void applyAlone(String source, SourcePosition position, String what, TargetWork work) {
         apply();
-        retrying("Applying " + what, c -> {
-            c.setAutoCommit(false);
-            work.run(c);
-            if (position != null) {
-                positions.write(c, Map.of(source, position), Map.of(source, 1L));
-            }
-            c.commit();
-            c.setAutoCommit(true);
-            try (Statement s = c.createStatement()) {
-                s.execute("DISCARD TEMP");
-            }
+        onApplyThread(() -> {
+            retrying("Applying " + what, c -> {
+                c.setAutoCommit(false);
+                work.run(c);
+                if (position != null) {
+                    positions.write(c, Map.of(source, position), Map.of(source, 1L));
+                }
+                c.commit();
+                c.setAutoCommit(true);
+                try (Statement s = c.createStatement()) {
+                    s.execute("DISCARD TEMP");
+                }
+            });
+            createdStages.clear();
+            return null;
         });
-        createdStages.clear();
         tables.clear();
         if (position != null) {
-            appliedPositions.put(source, position);
+            appliedPositions.merge(source, position, ChangeApplier::newer);
         }
+    }
+
+    private ExecutorService applyThread() {
+        if (applyThread == null) {
+            applyThread = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "sluice-apply");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return applyThread;
     }
 
     /**
@@ -289,8 +408,23 @@ public final class ChangeApplier implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the apply thread after the batch it is writing (interrupting its retries if that
+     * takes long), and closes the connection. What was not committed the source sends again.
+     */
     @Override
     public void close() {
+        if (applyThread != null) {
+            applyThread.shutdown();
+            try {
+                if (!applyThread.awaitTermination(10, TimeUnit.SECONDS)) {
+                    applyThread.shutdownNow();
+                    applyThread.awaitTermination(10, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         discardConnection();
     }
 }

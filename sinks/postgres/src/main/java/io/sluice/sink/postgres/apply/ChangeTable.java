@@ -51,8 +51,8 @@ public final class ChangeTable {
     private static final short UPSERT = 1;
     private static final short DELETE = 2;
     private static final short MOVE = 3;
-    /** Bytes a pending change costs beyond its values, roughly: objects, arrays, map entry. */
-    private static final int OVERHEAD = 120;
+    /** Heap a pending change takes beyond its values, measured roughly: its object, array headers, its key and map entry. */
+    private static final int OVERHEAD = 200;
 
     private final String target;
     private final String table;
@@ -150,8 +150,8 @@ public final class ChangeTable {
         }
         Change change = encode(after, unchanged, false);
         change.op = UPSERT;
-        Key key = keyOf(change);
-        Key oldKey = before == null ? key : keyOf(encode(before, Set.of(), true));
+        RowKey key = keyOf(change);
+        RowKey oldKey = before == null ? key : keyOf(encode(before, Set.of(), true));
         if (!oldKey.equals(key)) {
             if (change.unchanged == null) {
                 put(oldKey, deletion(before));
@@ -216,7 +216,7 @@ public final class ChangeTable {
     /** Adds {@code n} copies of a row to a keyless table's pending count of it (negative: copies that went away). */
     private void count(Change row, long n) {
         changes++;
-        Key key = new Key(row.data);
+        RowKey key = new RowKey(row.data);
         Change pending = open.states.get(key);
         if (pending == null) {
             row.op = UPSERT;
@@ -230,7 +230,7 @@ public final class ChangeTable {
         }
     }
 
-    private void put(Key key, Change change) {
+    private void put(RowKey key, Change change) {
         change.seq = ++seq;
         changes++;
         Change prior = open.states.remove(key);
@@ -289,47 +289,65 @@ public final class ChangeTable {
         return keyColumn[column];
     }
 
-    private Key keyOf(Change change) {
+    private RowKey keyOf(Change change) {
         WireBuffer out = new WireBuffer(32);
         for (int k : keyIndexes) {
             out.writeBytes(change.data, change.start(k), change.ends[k] - change.start(k));
         }
-        return new Key(out.toByteArray());
+        return new RowKey(out.toByteArray());
     }
 
     /**
-     * Writes the pending changes into the table on the connection, inside the caller's
-     * transaction. They stay pending until {@link #clear()}: if the transaction fails, they can
-     * be written again.
-     *
-     * @param createdStages staging tables already created on this connection; updated
+     * Takes the pending changes out, to be written by {@link Sealed#apply} while this table
+     * gathers the next ones; null when none are pending.
      */
-    public void apply(Connection c, Set<String> createdStages) throws SQLException {
+    public Sealed seal() {
         closeSegment();
+        changes = 0;
         if (segments.isEmpty()) {
-            return;
+            return null;
         }
-        try (Statement s = c.createStatement()) {
-            if (createdStages.add(stage)) {
-                s.execute(stageSql());
-            }
-            for (int i = 0; i < segments.size(); i++) {
-                if (i > 0) {
-                    s.execute("TRUNCATE " + stage);
-                }
-                if (keys.isEmpty()) {
-                    applyCounts(c, s, segments.get(i));
-                } else {
-                    applySegment(c, s, segments.get(i));
-                }
-            }
-        }
+        Sealed sealed = new Sealed(List.copyOf(segments));
+        segments.clear();
+        bytes = 0;
+        return sealed;
     }
 
-    /** Forgets the pending changes. */
-    public void clear() {
-        truncate();
-        changes = 0;
+    /** Changes taken out of the table, to be written in one target transaction. */
+    public final class Sealed {
+        private final List<Segment> sealed;
+
+        private Sealed(List<Segment> sealed) {
+            this.sealed = sealed;
+        }
+
+        public String target() {
+            return target;
+        }
+
+        /**
+         * Writes the changes into the table on the connection, inside the caller's transaction.
+         * They can be written again if the transaction fails.
+         *
+         * @param createdStages staging tables already created on this connection; updated
+         */
+        public void apply(Connection c, Set<String> createdStages) throws SQLException {
+            try (Statement s = c.createStatement()) {
+                if (createdStages.add(stage)) {
+                    s.execute(stageSql());
+                }
+                for (int i = 0; i < sealed.size(); i++) {
+                    if (i > 0) {
+                        s.execute("TRUNCATE " + stage);
+                    }
+                    if (keys.isEmpty()) {
+                        applyCounts(c, s, sealed.get(i));
+                    } else {
+                        applySegment(c, s, sealed.get(i));
+                    }
+                }
+            }
+        }
     }
 
     private void applySegment(Connection c, Statement s, Segment segment) throws SQLException {
@@ -547,7 +565,7 @@ public final class ChangeTable {
         final BitSet unchanged;
         short op;
         long seq;
-        Key oldKey;
+        RowKey oldKey;
         /** For a keyless table: copies of the row added (negative: taken away) by the pending changes. */
         long count;
 
@@ -566,21 +584,8 @@ public final class ChangeTable {
         }
     }
 
-    /** A row's key as the bytes of its key values (of all its values, for a keyless table). */
-    private record Key(byte[] bytes) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Key k && Arrays.equals(bytes, k.bytes);
-        }
-
-        @Override
-        public int hashCode() {
-            return Arrays.hashCode(bytes);
-        }
-    }
-
     /** Changes applied together; within one, every key has at most one state. */
     private static final class Segment {
-        final LinkedHashMap<Key, Change> states = new LinkedHashMap<>();
+        final LinkedHashMap<RowKey, Change> states = new LinkedHashMap<>();
     }
 }

@@ -1,0 +1,37 @@
+package io.sluice.sink.postgres.apply;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Changes sealed for one target transaction: the tables to empty first, each table's coalesced
+ * changes, and the newest position of each source, written with them so the target always says
+ * exactly which changes it has.
+ *
+ * @param truncated quoted names of the tables emptied before the changes
+ * @param positions per source, the newest position among the changes
+ * @param counts    per source, how many changes were taken (for the position table's statistics)
+ * @param changes   changes taken, before coalescing
+ */
+record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<String, SourcePosition> positions,
+                   Map<String, Long> counts, long changes) {
+
+    /** Writes the batch inside the connection's open transaction; the caller commits. */
+    void write(Connection c, AppliedPositions positionTable, Set<String> createdStages) throws SQLException {
+        if (!truncated.isEmpty()) {
+            try (Statement s = c.createStatement()) {
+                s.execute("TRUNCATE ONLY " + String.join(", ", truncated));
+            }
+        }
+        for (ChangeTable.Sealed table : tables) {
+            table.apply(c, createdStages);
+        }
+        if (!positions.isEmpty()) {
+            positionTable.write(c, positions, counts);
+        }
+    }
+}
