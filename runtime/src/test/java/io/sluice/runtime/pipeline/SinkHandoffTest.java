@@ -79,7 +79,7 @@ class SinkHandoffTest {
         handoff = handoff();
         List<RecordChangeEvent<SourceRecord>> first = changes(PostgresSourceTask.MAX_BATCH);
         handoff.handleBatch(first, committer); // a full batch: the source has more, the engine goes on
-        assertThat(sink.flushed.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(sink.askedForDurable.await(10, TimeUnit.SECONDS)).isTrue();
         sink.blockPuts();
         List<RecordChangeEvent<SourceRecord>> second = changes(PostgresSourceTask.MAX_BATCH);
         handoff.handleBatch(second, committer);
@@ -98,7 +98,7 @@ class SinkHandoffTest {
         sink.durable = offsets -> Map.of(); // e.g. its target transaction still running
         handoff = handoff();
         handoff.handleBatch(changes(PostgresSourceTask.MAX_BATCH), committer);
-        assertThat(sink.flushed.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(sink.askedForDurable.await(10, TimeUnit.SECONDS)).isTrue();
         handoff.handleBatch(changes(PostgresSourceTask.MAX_BATCH), committer);
         assertThat(committer.marked).isEmpty();
         assertThat(committer.batchesFinished).isZero();
@@ -153,7 +153,7 @@ class SinkHandoffTest {
     /** A sink that keeps what it is given and, unless told otherwise, calls everything put durable. */
     private static final class StandInSink extends SinkTask {
         final List<SinkRecord> put = new CopyOnWriteArrayList<>();
-        final CountDownLatch flushed = new CountDownLatch(1);
+        final CountDownLatch askedForDurable = new CountDownLatch(1);
         final Semaphore puts = new Semaphore(Integer.MAX_VALUE);
         volatile UnaryOperator<Map<TopicPartition, OffsetAndMetadata>> durable = offsets -> offsets;
         volatile RuntimeException failure;
@@ -185,7 +185,7 @@ class SinkHandoffTest {
         @Override
         public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
             Map<TopicPartition, OffsetAndMetadata> result = durable.apply(currentOffsets);
-            flushed.countDown();
+            askedForDurable.countDown();
             return result;
         }
 

@@ -321,10 +321,6 @@ public final class ChangeTable {
             this.sealed = sealed;
         }
 
-        public String target() {
-            return target;
-        }
-
         /**
          * Writes the changes into the table on the connection, inside the caller's transaction.
          * They can be written again if the transaction fails.
