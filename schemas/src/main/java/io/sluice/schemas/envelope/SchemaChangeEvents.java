@@ -11,7 +11,7 @@ import org.apache.kafka.connect.data.Struct;
  * Debezium's schema-change topic: the statement as executed, and for each affected table its
  * definition after the change. Streamed events add what a sink needs to replay the change
  * without parsing SQL: a renamed table's or column's previous name, the columns and indexes
- * dropped, the indexes and their constraints, partitioning; and the transaction block, whose
+ * dropped, the indexes and their constraints, check and foreign-key constraints, partitioning; and the transaction block, whose
  * order places the event among the row changes of its transaction. Key: the database name, so
  * one partition keeps them in order.
  */
@@ -39,6 +39,13 @@ public final class SchemaChangeEvents {
             .field("previousName", Schema.OPTIONAL_STRING_SCHEMA)
             .build();
 
+    public static final Schema CONSTRAINT_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.schema.Constraint")
+            .field("name", Schema.STRING_SCHEMA)
+            .field("type", Schema.STRING_SCHEMA)
+            .field("definition", Schema.STRING_SCHEMA)
+            .field("referencedId", Schema.OPTIONAL_STRING_SCHEMA)
+            .build();
+
     public static final Schema TABLE_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.schema.Table").optional()
             .field("primaryKeyColumnNames", SchemaBuilder.array(Schema.STRING_SCHEMA).build())
             .field("columns", SchemaBuilder.array(COLUMN_SCHEMA).build())
@@ -49,6 +56,9 @@ public final class SchemaChangeEvents {
             .field("partitionOf", Schema.OPTIONAL_STRING_SCHEMA)
             .field("partitionBound", Schema.OPTIONAL_STRING_SCHEMA)
             .field("partitionKey", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("constraints", SchemaBuilder.array(CONSTRAINT_SCHEMA).optional().build())
+            .field("droppedConstraints", SchemaBuilder.array(Schema.STRING_SCHEMA).optional().build())
+            .field("rowsFollow", Schema.OPTIONAL_BOOLEAN_SCHEMA)
             .build();
 
     public static final Schema CHANGE_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.schema.Change")
@@ -124,6 +134,28 @@ public final class SchemaChangeEvents {
         }
     }
 
+    /** The kinds of constraint a {@link ConstraintDefinition} carries (those an index backs are in {@link IndexDefinition}). */
+    public enum ConstraintType { CHECK, FOREIGN_KEY }
+
+    /**
+     * A check or foreign-key constraint of a table after the change.
+     *
+     * @param definition   as {@code pg_get_constraintdef} writes it with only {@code pg_catalog} on the search path,
+     *                     e.g. {@code CHECK ((qty > 0))} or {@code FOREIGN KEY (item) REFERENCES public.items(id)}
+     * @param referencedId for a foreign key, the table it references as {@code "schema"."table"}; null for a check
+     */
+    public record ConstraintDefinition(String name, ConstraintType type, String definition, String referencedId) {
+        Struct toStruct() {
+            return new Struct(CONSTRAINT_SCHEMA).put("name", name).put("type", type.name()).put("definition", definition)
+                    .put("referencedId", referencedId);
+        }
+
+        static ConstraintDefinition of(Struct s) {
+            return new ConstraintDefinition(s.getString("name"), ConstraintType.valueOf(s.getString("type")), s.getString("definition"),
+                    s.getString("referencedId"));
+        }
+    }
+
     /**
      * What a change did to one table.
      *
@@ -137,13 +169,25 @@ public final class SchemaChangeEvents {
      * @param partitionOf    the partitioned table it is a partition of, as an id; null when none
      * @param partitionBound its partition bound ({@code FOR VALUES ...}) when a partition
      * @param partitionKey   its partition key ({@code RANGE (a)}) when it is partitioned
+     * @param constraints    its check and foreign-key constraints after the change; null when not known (snapshot events)
+     * @param droppedConstraints check and foreign-key constraints the change dropped (by their name before the change)
+     * @param rowsFollow     the change converted the table's rows in a way only the source can (a type change with a
+     *                       {@code USING} expression): its rows follow as a copy, so a sink empties the table before the change
      */
     public record TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment,
                               String previousId, List<IndexDefinition> indexes, List<String> droppedColumns, List<String> droppedIndexes,
-                              String partitionOf, String partitionBound, String partitionKey) {
+                              String partitionOf, String partitionBound, String partitionKey, List<ConstraintDefinition> constraints,
+                              List<String> droppedConstraints, boolean rowsFollow) {
 
         public TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment) {
             this(type, id, primaryKey, columns, comment, null, null, List.of(), List.of(), null, null, null);
+        }
+
+        public TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment,
+                           String previousId, List<IndexDefinition> indexes, List<String> droppedColumns, List<String> droppedIndexes,
+                           String partitionOf, String partitionBound, String partitionKey) {
+            this(type, id, primaryKey, columns, comment, previousId, indexes, droppedColumns, droppedIndexes, partitionOf, partitionBound,
+                    partitionKey, null, List.of(), false);
         }
 
         Struct toStruct() {
@@ -157,7 +201,10 @@ public final class SchemaChangeEvents {
                         .put("droppedIndexes", droppedIndexes.isEmpty() ? null : droppedIndexes)
                         .put("partitionOf", partitionOf)
                         .put("partitionBound", partitionBound)
-                        .put("partitionKey", partitionKey));
+                        .put("partitionKey", partitionKey)
+                        .put("constraints", constraints == null ? null : constraints.stream().map(ConstraintDefinition::toStruct).toList())
+                        .put("droppedConstraints", droppedConstraints.isEmpty() ? null : droppedConstraints)
+                        .put("rowsFollow", rowsFollow ? Boolean.TRUE : null));
             }
             return change;
         }
@@ -172,11 +219,15 @@ public final class SchemaChangeEvents {
                         null, null, null);
             }
             List<Struct> indexes = optionalArray(table, "indexes");
+            List<Struct> constraints = optionalArray(table, "constraints");
             return new TableChange(type, change.getString("id"), table.getArray("primaryKeyColumnNames"),
                     table.<Struct>getArray("columns").stream().map(ColumnDefinition::of).toList(), table.getString("comment"), previousId,
                     indexes == null ? null : indexes.stream().map(IndexDefinition::of).toList(),
                     orEmpty(optionalArray(table, "droppedColumns")), orEmpty(optionalArray(table, "droppedIndexes")),
-                    optionalString(table, "partitionOf"), optionalString(table, "partitionBound"), optionalString(table, "partitionKey"));
+                    optionalString(table, "partitionOf"), optionalString(table, "partitionBound"), optionalString(table, "partitionKey"),
+                    constraints == null ? null : constraints.stream().map(ConstraintDefinition::of).toList(),
+                    orEmpty(optionalArray(table, "droppedConstraints")),
+                    table.schema().field("rowsFollow") != null && Boolean.TRUE.equals(table.getBoolean("rowsFollow")));
         }
     }
 

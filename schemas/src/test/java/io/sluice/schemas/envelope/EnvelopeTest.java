@@ -143,4 +143,21 @@ class EnvelopeTest {
         event.validate();
         assertThat(SchemaChangeEvents.key("app").getString("databaseName")).isEqualTo("app");
     }
+
+    @Test
+    void streamedSchemaChangesReadBackWhole() {
+        SchemaChangeEvents.ColumnDefinition id = new SchemaChangeEvents.ColumnDefinition("id", "int4", "integer", 1, false, null, false, null,
+                null, "old_id");
+        SchemaChangeEvents.TableChange change = new SchemaChangeEvents.TableChange(SchemaChangeEvents.ChangeType.ALTER, "\"shop\".\"stock\"",
+                List.of("id"), List.of(id), null, "\"shop\".\"old_stock\"",
+                List.of(new SchemaChangeEvents.IndexDefinition("stock_pkey", true, "USING btree (id)", "stock_pkey", "PRIMARY KEY (id)", null)),
+                List.of("gone"), List.of("gone_idx"), "\"shop\".\"all_stock\"", "FOR VALUES IN (1)", null,
+                List.of(new SchemaChangeEvents.ConstraintDefinition("positive", SchemaChangeEvents.ConstraintType.CHECK, "CHECK ((id > 0))", null),
+                        new SchemaChangeEvents.ConstraintDefinition("shop", SchemaChangeEvents.ConstraintType.FOREIGN_KEY,
+                                "FOREIGN KEY (id) REFERENCES \"shop\".\"shops\"(id)", "\"shop\".\"shops\"")),
+                List.of("old_check"), true);
+        Struct event = SchemaChangeEvents.value(source(400), "shop", "ALTER TABLE ...", List.of(change), 1L);
+        event.validate();
+        assertThat(SchemaChangeEvents.tableChanges(event)).containsExactly(change);
+    }
 }

@@ -5,11 +5,15 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.schemas.ddl.ForeignKeys;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ColumnDefinition;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintDefinition;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.IndexDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
 import io.sluice.schemas.naming.Identifiers;
@@ -24,6 +28,7 @@ import io.sluice.schemas.naming.Identifiers;
 public record DdlMessage(String tag, String statement, List<Table> tables) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Pattern USING = Pattern.compile("(?i)\\bUSING\\b");
 
     /** Which tables are selected, by name and partition ancestors ({schema, name}, nearest first). */
     @FunctionalInterface
@@ -43,7 +48,8 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
 
     /** A table definition as {@code sluice.table_definition} writes it. */
     public record Definition(String schema, String name, List<Column> columns, List<String> primaryKey, List<Index> indexes,
-                             List<String[]> ancestors, String[] partitionOf, String partitionBound, String partitionKey) {
+                             List<String[]> ancestors, String[] partitionOf, String partitionBound, String partitionKey,
+                             List<Constraint> constraints) {
         String id() {
             return Identifiers.quote(schema, name);
         }
@@ -54,6 +60,15 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
     }
 
     public record Index(String name, boolean unique, String definition, String constraint, String constraintDefinition) {
+    }
+
+    /**
+     * A check ({@code type} 'c') or foreign-key ('f') constraint.
+     *
+     * @param definition as {@code pg_get_constraintdef} writes it; a foreign key's referenced table quoted as an id
+     * @param references the table a foreign key references, {schema, name}; null for a check
+     */
+    public record Constraint(String name, char type, String definition, String[] references) {
     }
 
     public static DdlMessage parse(byte[] content) {
@@ -89,10 +104,22 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
         for (JsonNode a : d.path("ancestors")) {
             ancestors.add(new String[] {a.path(0).asText(), a.path(1).asText()});
         }
+        // Definitions stored by an older version of the triggers have no constraints: none known.
+        List<Constraint> constraints = new ArrayList<>();
+        for (JsonNode k : d.path("constraints")) {
+            JsonNode references = k.path("references");
+            String definition = k.path("definition").asText();
+            String[] table = null;
+            if (references.isArray()) {
+                table = new String[] {references.path(0).asText(), references.path(1).asText()};
+                definition = ForeignKeys.withReferencedTable(definition, references.path(2).asText(), Identifiers.quote(table[0], table[1]));
+            }
+            constraints.add(new Constraint(k.path("name").asText(), k.path("type").asText("c").charAt(0), definition, table));
+        }
         JsonNode parent = d.path("partitionOf");
         return new Definition(d.path("schema").asText(), d.path("name").asText(), columns, strings(d.path("primaryKey")), indexes, ancestors,
                 parent.isArray() ? new String[] {parent.path(0).asText(), parent.path(1).asText()} : null, text(d.path("partitionBound")),
-                text(d.path("partitionKey")));
+                text(d.path("partitionKey")), constraints);
     }
 
     private static String text(JsonNode n) {
@@ -126,9 +153,42 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
             if (!selected(selection, t.now())) {
                 continue;
             }
-            out.add(wasSelected ? alteration(t.now(), t.previous()) : creation(t.now()));
+            out.add(wasSelected ? alteration(t.now(), t.previous(), selection, rewritesRows(t)) : creation(t.now(), selection));
         }
         return out;
+    }
+
+    /**
+     * The tables of the message, selected before and after, whose rows the command converted in
+     * a way the target cannot be trusted to repeat by a cast: a type change with a {@code USING}
+     * expression, or between types whose cast may depend on session settings or lose what a
+     * custom expression would keep. Their rows are copied into the stream again; the schema
+     * change tells the sink so ({@code rowsFollow}), and it empties the table first.
+     */
+    public List<Table> rewritten(Selection selection) {
+        List<Table> out = new ArrayList<>();
+        for (Table t : tables) {
+            if (t.now() != null && t.previous() != null && selected(selection, t.now()) && selected(selection, t.previous()) && rewritesRows(t)) {
+                out.add(t);
+            }
+        }
+        return out;
+    }
+
+    private boolean rewritesRows(Table t) {
+        if (t.now() == null || t.previous() == null) {
+            return false;
+        }
+        Map<Integer, Column> before = new HashMap<>();
+        t.previous().columns().forEach(c -> before.put(c.num(), c));
+        for (Column c : t.now().columns()) {
+            Column was = before.get(c.num());
+            if (was != null && !was.type().equals(c.type()) && c.generatedExpression() == null
+                    && (statement != null && USING.matcher(statement).find() || !TypeCasts.repeatable(was.typeName(), c.typeName()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The tables of the message that became selected under their new name and came with rows, which the stream did not carry. */
@@ -147,11 +207,11 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
         return selection.selects(d.schema(), d.name(), d.ancestors());
     }
 
-    private static TableChange creation(Definition now) {
-        return table(ChangeType.CREATE, now, null, Map.of(), List.of(), Map.of(), List.of());
+    private static TableChange creation(Definition now, Selection selection) {
+        return table(ChangeType.CREATE, now, null, Map.of(), List.of(), Map.of(), List.of(), selection, List.of(), false);
     }
 
-    private static TableChange alteration(Definition now, Definition previous) {
+    private static TableChange alteration(Definition now, Definition previous, Selection selection, boolean rowsFollow) {
         Map<Integer, String> oldNames = new HashMap<>();
         previous.columns().forEach(c -> oldNames.put(c.num(), c.name()));
         Map<String, String> renamedColumns = new HashMap<>();
@@ -185,12 +245,16 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
                 droppedIndexes.add(p.name());
             }
         }
+        List<String> droppedConstraints = previous.constraints().stream().map(Constraint::name)
+                .filter(name -> now.constraints().stream().noneMatch(k -> k.name().equals(name))).toList();
         boolean renamed = !now.schema().equals(previous.schema()) || !now.name().equals(previous.name());
-        return table(ChangeType.ALTER, now, renamed ? previous.id() : null, renamedColumns, droppedColumns, renamedIndexes, droppedIndexes);
+        return table(ChangeType.ALTER, now, renamed ? previous.id() : null, renamedColumns, droppedColumns, renamedIndexes, droppedIndexes,
+                selection, droppedConstraints, rowsFollow);
     }
 
     private static TableChange table(ChangeType type, Definition d, String previousId, Map<String, String> renamedColumns,
-                                     List<String> droppedColumns, Map<String, String> renamedIndexes, List<String> droppedIndexes) {
+                                     List<String> droppedColumns, Map<String, String> renamedIndexes, List<String> droppedIndexes,
+                                     Selection selection, List<String> droppedConstraints, boolean rowsFollow) {
         List<ColumnDefinition> columns = new ArrayList<>();
         int position = 1;
         for (Column c : d.columns()) {
@@ -200,8 +264,14 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
         }
         List<IndexDefinition> indexes = d.indexes().stream().map(i -> new IndexDefinition(i.name(), i.unique(), i.definition(), i.constraint(),
                 i.constraintDefinition(), renamedIndexes.get(i.name()))).toList();
+        // A foreign key to a table the pipeline does not carry could not be made on the target.
+        List<ConstraintDefinition> constraints = d.constraints().stream()
+                .filter(k -> k.references() == null || selection.selects(k.references()[0], k.references()[1], List.of()))
+                .map(k -> new ConstraintDefinition(k.name(), k.type() == 'f' ? ConstraintType.FOREIGN_KEY : ConstraintType.CHECK, k.definition(),
+                        k.references() == null ? null : Identifiers.quote(k.references()[0], k.references()[1])))
+                .toList();
         return new TableChange(type, d.id(), d.primaryKey() == null ? List.of() : d.primaryKey(), columns, null, previousId, indexes,
                 droppedColumns, droppedIndexes, d.partitionOf() == null ? null : Identifiers.quote(d.partitionOf()[0], d.partitionOf()[1]),
-                d.partitionBound(), d.partitionKey());
+                d.partitionBound(), d.partitionKey(), constraints, droppedConstraints, rowsFollow);
     }
 }

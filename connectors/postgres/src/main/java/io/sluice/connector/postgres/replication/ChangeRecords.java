@@ -165,15 +165,12 @@ public final class ChangeRecords {
     private void schemaChange(DdlMessage ddl) {
         // Also when the event itself was sent before a restart: the copy may not have finished.
         for (DdlMessage.Table t : ddl.arrivedWithRows(selection)) {
-            int oid = (int) t.oid();
-            if (!copying.containsKey(oid)) {
-                LOG.info("{}.{} joined the selected tables with rows in it ({}): it is copied into the stream", t.now().schema(),
-                        t.now().name(), ddl.tag());
-                copying.put(oid, null);
-                copyRequests.add(oid);
-                if (confirmCeiling == null) {
-                    confirmCeiling = lastCompleteEnd;
-                }
+            requestCopy(t, "joined the selected tables with rows in it (" + ddl.tag() + ")");
+        }
+        for (DdlMessage.Table t : ddl.rewritten(selection)) {
+            // A partitioned table holds no rows of its own: its partitions are in the message too.
+            if (t.now().partitionKey() == null) {
+                requestCopy(t, "had its rows converted by an expression the target cannot repeat (" + ddl.tag() + ")");
             }
         }
         List<SchemaChangeEvents.TableChange> changes = ddl.changes(selection);
@@ -194,6 +191,18 @@ public final class ChangeRecords {
         value.put(Envelope.TRANSACTION, Envelope.transaction(Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), event, 1));
         push(new SourceRecord(partition, offset(), TopicNames.forSchemaChanges(topicPrefix), null, SchemaChangeEvents.KEY_SCHEMA,
                 SchemaChangeEvents.key(database), SchemaChangeEvents.VALUE_SCHEMA, value));
+    }
+
+    private void requestCopy(DdlMessage.Table t, String why) {
+        int oid = (int) t.oid();
+        if (!copying.containsKey(oid)) {
+            LOG.info("{}.{} {}: it is copied into the stream", t.now().schema(), t.now().name(), why);
+            copying.put(oid, null);
+            copyRequests.add(oid);
+            if (confirmCeiling == null) {
+                confirmCeiling = lastCompleteEnd;
+            }
+        }
     }
 
     /**

@@ -75,7 +75,19 @@ SELECT jsonb_build_object(
                   FROM pg_index i
                   JOIN pg_class ic ON ic.oid = i.indexrelid
                   LEFT JOIN pg_constraint k ON k.conindid = i.indexrelid AND k.conrelid = c.oid AND k.contype IN ('p', 'u', 'x')
-                 WHERE i.indrelid = c.oid), '[]'))
+                 WHERE i.indrelid = c.oid), '[]'),
+    -- Check and foreign-key constraints declared on the table itself: a partition inherits its
+    -- parent's, and the target's partition gets them the same way.
+    'constraints', coalesce((SELECT jsonb_agg(jsonb_build_object(
+                    'name', k.conname,
+                    'type', k.contype,
+                    'definition', pg_get_constraintdef(k.oid),
+                    -- {schema, name, the name as the definition writes it}
+                    'references', (SELECT jsonb_build_array(fn.nspname, f.relname, quote_ident(fn.nspname) || '.' || quote_ident(f.relname))
+                                     FROM pg_class f JOIN pg_namespace fn ON fn.oid = f.relnamespace WHERE f.oid = k.confrelid))
+                    ORDER BY k.conname)
+                  FROM pg_constraint k
+                 WHERE k.conrelid = c.oid AND k.contype IN ('c', 'f') AND k.conislocal AND k.conparentid = 0), '[]'))
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
  WHERE c.oid = r AND c.relkind IN ('r', 'p') AND c.relpersistence = 'p'
    AND n.nspname NOT IN ('sluice_capture', 'pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%'
@@ -118,14 +130,37 @@ DECLARE
     has_rows boolean;
     tables jsonb := '[]';
 BEGIN
+    -- Partitioned tables before their partitions: a sink changes a partition's inherited columns
+    -- through its parent.
     FOR r IN
-        SELECT DISTINCT CASE
+      SELECT u.relid FROM (
+        SELECT CASE
                    WHEN c.classid = 'pg_class'::regclass AND k.relkind IN ('r', 'p') THEN c.objid
                    WHEN c.classid = 'pg_class'::regclass AND k.relkind IN ('i', 'I') THEN (SELECT indrelid FROM pg_index WHERE indexrelid = c.objid)
                    WHEN c.classid = 'pg_constraint'::regclass THEN (SELECT conrelid FROM pg_constraint WHERE oid = c.objid)
                END
           FROM pg_event_trigger_ddl_commands() c
           LEFT JOIN pg_class k ON c.classid = 'pg_class'::regclass AND k.oid = c.objid
+        UNION
+        -- A partitioned table's command may change its partitions (a type change recurses to them;
+        -- ATTACH and DETACH PARTITION name only the parent): they are read again, the detached
+        -- ones found by the parent their last definition names.
+        SELECT x.relid
+          FROM pg_event_trigger_ddl_commands() c
+          JOIN pg_class k ON c.classid = 'pg_class'::regclass AND k.oid = c.objid AND k.relkind = 'p'
+          JOIN pg_namespace kn ON kn.oid = k.relnamespace
+          CROSS JOIN LATERAL (SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = k.oid
+                              UNION
+                              SELECT d.relid FROM sluice_capture.tables d
+                               WHERE d.definition->'partitionOf' = jsonb_build_array(kn.nspname, k.relname)) AS x(relid)
+        UNION
+        -- A changed type (an enum's new or renamed label) changes the tables whose columns use it.
+        SELECT a.attrelid
+          FROM pg_event_trigger_ddl_commands() c
+          JOIN pg_attribute a ON a.atttypid = c.objid AND a.attnum > 0 AND NOT a.attisdropped
+         WHERE c.classid = 'pg_type'::regclass) AS u(relid)
+       WHERE u.relid IS NOT NULL AND u.relid <> 0
+       ORDER BY (SELECT count(*) FROM pg_partition_ancestors(u.relid)), u.relid
     LOOP
         CONTINUE WHEN r IS NULL OR r = 0;
         def := sluice_capture.table_definition(r);

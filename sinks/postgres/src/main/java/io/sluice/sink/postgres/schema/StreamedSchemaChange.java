@@ -6,6 +6,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -22,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Applies a streamed schema-change event to the target inside the caller's transaction: per
- * table, a rename, a drop, or creation (with enum types it needs), then column changes, then
- * (after reading the table again) index and key changes.
+ * table, a rename, a drop, or creation (with enum types it needs, or the labels an enum type
+ * gained), partition attachment, column changes, then (after reading the table again) index and
+ * key changes, then check and foreign-key constraints.
  */
 public final class StreamedSchemaChange {
 
@@ -58,42 +60,89 @@ public final class StreamedSchemaChange {
                     current = TargetDefinition.read(c, table);
                 }
             }
+            execute(c, enumTypeChanges(c, change));
+            String parent = null;
+            if (change.partitionOf() != null) {
+                String[] p = targetOf.apply(Identifiers.unquoteQualified(change.partitionOf()));
+                parent = Identifiers.quote(p[0], p[1]);
+            }
             if (!current.exists()) {
-                execute(c, missingEnumTypes(c, change));
-                String parent = null;
-                if (change.partitionOf() != null) {
-                    String[] p = targetOf.apply(Identifiers.unquoteQualified(change.partitionOf()));
-                    parent = Identifiers.quote(p[0], p[1]);
-                }
                 execute(c, List.of(TableDdl.create(change, table, parent)));
                 current = TargetDefinition.read(c, table);
+            } else {
+                if (change.rowsFollow()) {
+                    // The source converted the rows with an expression only it has; they follow as a copy.
+                    execute(c, List.of("TRUNCATE " + table));
+                }
+                execute(c, TableDdl.partitionChanges(change, table, current, parent));
             }
             execute(c, TableDdl.columnChanges(change, table, current));
             execute(c, TableDdl.indexChanges(change, table, target[0], TargetDefinition.read(c, table)));
+            execute(c, TableDdl.constraintChanges(change, table, TargetDefinition.read(c, table), id -> existingTarget(c, id, targetOf)));
         }
         return touched;
     }
 
-    /** Enum types a new table's columns use that the target lacks (created on the source during streaming). */
-    private static List<String> missingEnumTypes(Connection c, TableChange change) throws SQLException {
+    /** The target id of a source table, or null when the target has no such table. */
+    private static String existingTarget(Connection c, String sourceId, Function<String[], String[]> targetOf) {
+        String[] t = targetOf.apply(Identifiers.unquoteQualified(sourceId));
+        String id = Identifiers.quote(t[0], t[1]);
+        try (PreparedStatement s = c.prepareStatement("SELECT pg_catalog.to_regclass(?) IS NOT NULL")) {
+            s.setString(1, id);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                if (rs.getBoolean(1)) {
+                    return id;
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot look up " + id + " on the target: " + e.getMessage(), e);
+        }
+        LOG.warn("A foreign key references {}, which the target does not have ({}): it is left out", sourceId, id);
+        return null;
+    }
+
+    /**
+     * Enum types the table's columns use: created when the target lacks them (made on the
+     * source during streaming), given the labels the source added or renamed otherwise.
+     */
+    private static List<String> enumTypeChanges(Connection c, TableChange change) throws SQLException {
         Set<String> out = new LinkedHashSet<>();
+        Set<String> seen = new HashSet<>();
         for (ColumnDefinition column : change.columns()) {
-            if (column.enumValues() == null || column.enumValues().isEmpty()) {
+            if (column.enumValues() == null || column.enumValues().isEmpty() || !seen.add(column.typeExpression())) {
                 continue;
             }
-            try (PreparedStatement s = c.prepareStatement("SELECT pg_catalog.to_regtype(?) IS NULL")) {
-                s.setString(1, column.typeExpression());
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    if (rs.getBoolean(1)) {
-                        StringJoiner labels = new StringJoiner(", ", "(", ")");
-                        column.enumValues().forEach(l -> labels.add("'" + l.replace("'", "''") + "'"));
-                        out.add("CREATE TYPE " + column.typeExpression() + " AS ENUM " + labels);
-                    }
-                }
+            List<String> labels = targetLabels(c, column.typeExpression());
+            if (labels == null) {
+                StringJoiner values = new StringJoiner(", ", "(", ")");
+                column.enumValues().forEach(l -> values.add("'" + l.replace("'", "''") + "'"));
+                out.add("CREATE TYPE " + column.typeExpression() + " AS ENUM " + values);
+            } else {
+                out.addAll(EnumLabels.changes(column.typeExpression(), labels, column.enumValues()));
             }
         }
         return List.copyOf(out);
+    }
+
+    /** The labels of an enum type of the target in sort order; null when the target has no such type. */
+    private static List<String> targetLabels(Connection c, String type) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT t.oid IS NULL, e.enumlabel FROM (SELECT pg_catalog.to_regtype(?) AS oid) t "
+                + "LEFT JOIN pg_catalog.pg_enum e ON e.enumtypid = t.oid ORDER BY e.enumsortorder")) {
+            s.setString(1, type);
+            try (ResultSet rs = s.executeQuery()) {
+                List<String> labels = new ArrayList<>();
+                while (rs.next()) {
+                    if (rs.getBoolean(1)) {
+                        return null;
+                    }
+                    if (rs.getString(2) != null) {
+                        labels.add(rs.getString(2));
+                    }
+                }
+                return labels;
+            }
+        }
     }
 
     private static void execute(Connection c, List<String> statements) throws SQLException {

@@ -1,13 +1,19 @@
 package io.sluice.sink.postgres.schema;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.StringJoiner;
+import java.util.function.Function;
 
+import io.sluice.schemas.ddl.ForeignKeys;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ColumnDefinition;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.IndexDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
 import io.sluice.schemas.naming.Identifiers;
@@ -21,6 +27,8 @@ import io.sluice.schemas.naming.Identifiers;
  * from the source anyway).
  */
 public final class TableDdl {
+
+    private static final String NOT_VALID = " NOT VALID";
 
     private TableDdl() {
     }
@@ -151,6 +159,86 @@ public final class TableDdl {
                 out.add("CREATE " + (index.unique() ? "UNIQUE " : "") + "INDEX IF NOT EXISTS " + Identifiers.quote(index.name()) + " ON "
                         + table + " " + index.definition());
             }
+        }
+        return out;
+    }
+
+    /**
+     * Check and foreign-key constraint changes: those the source dropped (or renamed: one
+     * whose definition reappears under a new name), redefined or validated, and those the
+     * target lacks. Run after {@link #indexChanges}: a foreign key needs the key it references.
+     *
+     * @param targetIdOf the target id of a referenced source table, or null when the target lacks that table (the foreign
+     *                   key is then left out)
+     */
+    public static List<String> constraintChanges(TableChange change, String table, TargetDefinition current,
+                                                 Function<String, String> targetIdOf) {
+        List<String> out = new ArrayList<>();
+        if (change.constraints() == null) {
+            return out;
+        }
+        Map<String, String> wanted = new LinkedHashMap<>();
+        for (ConstraintDefinition k : change.constraints()) {
+            if (k.referencedId() == null) {
+                wanted.put(k.name(), k.definition());
+                continue;
+            }
+            String referenced = targetIdOf.apply(k.referencedId());
+            if (referenced != null) {
+                wanted.put(k.name(), ForeignKeys.withReferencedTable(k.definition(), k.referencedId(), referenced));
+            }
+        }
+        Map<String, String> have = new HashMap<>(current.constraints());
+        for (String dropped : change.droppedConstraints()) {
+            String definition = have.get(dropped);
+            if (definition == null || wanted.containsKey(dropped)) {
+                continue;
+            }
+            have.remove(dropped);
+            String renamed = wanted.entrySet().stream().filter(e -> e.getValue().equals(definition) && !have.containsKey(e.getKey()))
+                    .map(Map.Entry::getKey).findFirst().orElse(null);
+            if (renamed != null) {
+                out.add("ALTER TABLE " + table + " RENAME CONSTRAINT " + Identifiers.quote(dropped) + " TO " + Identifiers.quote(renamed));
+                have.put(renamed, definition);
+            } else {
+                out.add("ALTER TABLE " + table + " DROP CONSTRAINT IF EXISTS " + Identifiers.quote(dropped));
+            }
+        }
+        for (Map.Entry<String, String> k : wanted.entrySet()) {
+            String name = Identifiers.quote(k.getKey());
+            String existing = have.get(k.getKey());
+            if (k.getValue().equals(existing)) {
+                continue;
+            }
+            if ((k.getValue() + NOT_VALID).equals(existing)) {
+                out.add("ALTER TABLE " + table + " VALIDATE CONSTRAINT " + name);
+                continue;
+            }
+            if (existing != null) {
+                out.add("ALTER TABLE " + table + " DROP CONSTRAINT IF EXISTS " + name);
+            }
+            out.add("ALTER TABLE " + table + " ADD CONSTRAINT " + name + " " + k.getValue());
+        }
+        return out;
+    }
+
+    /**
+     * Detaches the table from the partitioned table it no longer belongs to and attaches it to
+     * the one it now does. Run before {@link #columnChanges}: a detached table's columns are its
+     * own again, an attached one's come from its parent.
+     *
+     * @param parent the target id of the partitioned table the change names, or null when none
+     */
+    public static List<String> partitionChanges(TableChange change, String table, TargetDefinition current, String parent) {
+        List<String> out = new ArrayList<>();
+        if (Objects.equals(current.partitionOf(), parent)) {
+            return out;
+        }
+        if (current.partitionOf() != null) {
+            out.add("ALTER TABLE " + current.partitionOf() + " DETACH PARTITION " + table);
+        }
+        if (parent != null && change.partitionBound() != null) {
+            out.add("ALTER TABLE " + parent + " ATTACH PARTITION " + table + " " + change.partitionBound());
         }
         return out;
     }

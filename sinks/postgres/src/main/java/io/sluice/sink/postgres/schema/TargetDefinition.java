@@ -7,14 +7,20 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.sluice.schemas.ddl.ForeignKeys;
+import io.sluice.schemas.naming.Identifiers;
+
 /**
  * A target table as its catalog describes it now: columns with their type and default as
  * {@code format_type} and {@code pg_get_expr} write them with only {@code pg_catalog} on the
  * search path (as the source's capture triggers write them, so the two compare as text), and
- * indexes with what follows the table's name in their definition. Read inside the transaction
+ * indexes with what follows the table's name in their definition; check and foreign-key
+ * constraints by name with their definition (a foreign key's table quoted as an id); the partitioned table it is attached to (quoted),
+ * or null. Read inside the transaction
  * that changes the table.
  */
-public record TargetDefinition(boolean exists, Map<String, Column> columns, Map<String, Index> indexes) {
+public record TargetDefinition(boolean exists, Map<String, Column> columns, Map<String, Index> indexes, Map<String, String> constraints,
+                               String partitionOf) {
 
     public record Column(String name, String type, boolean notNull, String defaultExpression, boolean generated) {
     }
@@ -30,6 +36,23 @@ public record TargetDefinition(boolean exists, Map<String, Column> columns, Map<
               LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
              WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped
              ORDER BY a.attnum""";
+
+    /** Check and foreign-key constraints declared on the table itself, as the capture triggers list them. */
+    private static final String CONSTRAINTS = """
+            SELECT k.conname, pg_catalog.pg_get_constraintdef(k.oid), fn.nspname, f.relname,
+                   pg_catalog.quote_ident(fn.nspname) || '.' || pg_catalog.quote_ident(f.relname)
+              FROM pg_catalog.pg_constraint k
+              LEFT JOIN pg_catalog.pg_class f ON f.oid = k.confrelid
+              LEFT JOIN pg_catalog.pg_namespace fn ON fn.oid = f.relnamespace
+             WHERE k.conrelid = ?::regclass AND k.contype IN ('c', 'f') AND k.conislocal AND k.conparentid = 0""";
+
+    private static final String PARENT = """
+            SELECT pn.nspname, p.relname
+              FROM pg_catalog.pg_inherits i
+              JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid AND c.relispartition
+              JOIN pg_catalog.pg_class p ON p.oid = i.inhparent
+              JOIN pg_catalog.pg_namespace pn ON pn.oid = p.relnamespace
+             WHERE i.inhrelid = ?::regclass""";
 
     private static final String INDEXES = """
             SELECT ic.relname,
@@ -54,7 +77,7 @@ public record TargetDefinition(boolean exists, Map<String, Column> columns, Map<
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 if (!rs.getBoolean(1)) {
-                    return new TargetDefinition(false, Map.of(), Map.of());
+                    return new TargetDefinition(false, Map.of(), Map.of(), Map.of(), null);
                 }
             }
         }
@@ -76,6 +99,28 @@ public record TargetDefinition(boolean exists, Map<String, Column> columns, Map<
                 }
             }
         }
-        return new TargetDefinition(true, columns, indexes);
+        Map<String, String> constraints = new LinkedHashMap<>();
+        try (PreparedStatement s = c.prepareStatement(CONSTRAINTS)) {
+            s.setString(1, quoted);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    String definition = rs.getString(2);
+                    if (rs.getString(3) != null) {
+                        definition = ForeignKeys.withReferencedTable(definition, rs.getString(5), Identifiers.quote(rs.getString(3), rs.getString(4)));
+                    }
+                    constraints.put(rs.getString(1), definition);
+                }
+            }
+        }
+        String parent = null;
+        try (PreparedStatement s = c.prepareStatement(PARENT)) {
+            s.setString(1, quoted);
+            try (ResultSet rs = s.executeQuery()) {
+                if (rs.next()) {
+                    parent = Identifiers.quote(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return new TargetDefinition(true, columns, indexes, constraints, parent);
     }
 }

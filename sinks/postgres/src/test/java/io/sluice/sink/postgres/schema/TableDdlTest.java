@@ -8,6 +8,8 @@ import java.util.Map;
 
 import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ColumnDefinition;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintDefinition;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.IndexDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
 import org.junit.jupiter.api.Test;
@@ -27,7 +29,7 @@ class TableDdlTest {
     }
 
     private static TargetDefinition target(Map<String, TargetDefinition.Column> columns, Map<String, TargetDefinition.Index> indexes) {
-        return new TargetDefinition(true, columns, indexes);
+        return new TargetDefinition(true, columns, indexes, Map.of(), null);
     }
 
     private static Map<String, TargetDefinition.Column> columns(TargetDefinition.Column... columns) {
@@ -103,5 +105,59 @@ class TableDdlTest {
                 List.of(), "\"public\".\"m\"", "FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')", null);
         assertThat(TableDdl.create(change, "\"public\".\"m_2024\"", "\"public\".\"m\"")).isEqualTo(
                 "CREATE TABLE IF NOT EXISTS \"public\".\"m_2024\" PARTITION OF \"public\".\"m\" FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')");
+    }
+
+    private static TableChange withConstraints(List<ConstraintDefinition> constraints, List<String> dropped) {
+        return new TableChange(ChangeType.ALTER, T, List.of("id"), List.of(), null, null, List.of(), List.of(), List.of(), null, null, null,
+                constraints, dropped, false);
+    }
+
+    private static TargetDefinition withConstraints(Map<String, String> constraints, String parent) {
+        return new TargetDefinition(true, Map.of(), Map.of(), constraints, parent);
+    }
+
+    @Test
+    void checksAndForeignKeysAreAddedDroppedRedefinedAndValidated() {
+        TableChange change = withConstraints(List.of(
+                new ConstraintDefinition("qty_positive", ConstraintType.CHECK, "CHECK ((qty > 0))", null),
+                new ConstraintDefinition("items_shop", ConstraintType.FOREIGN_KEY, "FOREIGN KEY (shop) REFERENCES \"public\".\"shops\"(id)",
+                        "\"public\".\"shops\""),
+                new ConstraintDefinition("name_short", ConstraintType.CHECK, "CHECK ((length(name) < 20))", null),
+                new ConstraintDefinition("later", ConstraintType.CHECK, "CHECK ((qty < 100))", null)), List.of("gone"));
+        TargetDefinition now = withConstraints(Map.of("gone", "CHECK ((qty < 5))", "name_short", "CHECK ((length(name) < 10))",
+                "later", "CHECK ((qty < 100)) NOT VALID", "mine", "CHECK (true)"), null);
+        // The target's copy of "shops" is named by table.name.format.
+        assertThat(TableDdl.constraintChanges(change, T, now, id -> "\"copy\".\"shops\"")).containsExactly(
+                "ALTER TABLE " + T + " DROP CONSTRAINT IF EXISTS \"gone\"",
+                "ALTER TABLE " + T + " ADD CONSTRAINT \"qty_positive\" CHECK ((qty > 0))",
+                "ALTER TABLE " + T + " ADD CONSTRAINT \"items_shop\" FOREIGN KEY (shop) REFERENCES \"copy\".\"shops\"(id)",
+                "ALTER TABLE " + T + " DROP CONSTRAINT IF EXISTS \"name_short\"",
+                "ALTER TABLE " + T + " ADD CONSTRAINT \"name_short\" CHECK ((length(name) < 20))",
+                "ALTER TABLE " + T + " VALIDATE CONSTRAINT \"later\"");
+    }
+
+    @Test
+    void aRenamedConstraintIsRenamedAndAForeignKeyToAMissingTableLeftOut() {
+        TableChange change = withConstraints(List.of(new ConstraintDefinition("positive", ConstraintType.CHECK, "CHECK ((qty > 0))", null),
+                new ConstraintDefinition("fk", ConstraintType.FOREIGN_KEY, "FOREIGN KEY (a) REFERENCES \"public\".\"x\"(id)",
+                        "\"public\".\"x\"")), List.of("qty_check"));
+        TargetDefinition now = withConstraints(Map.of("qty_check", "CHECK ((qty > 0))"), null);
+        assertThat(TableDdl.constraintChanges(change, T, now, id -> null))
+                .containsExactly("ALTER TABLE " + T + " RENAME CONSTRAINT \"qty_check\" TO \"positive\"");
+        assertThat(TableDdl.constraintChanges(change, T, withConstraints(Map.of("positive", "CHECK ((qty > 0))"), null), id -> null)).isEmpty();
+    }
+
+    @Test
+    void partitionsAreDetachedAndAttached() {
+        String parent = "\"public\".\"m\"";
+        TableChange detached = new TableChange(ChangeType.ALTER, T, List.of(), List.of(), null, null, List.of(), List.of(), List.of(), null,
+                null, null);
+        TableChange attached = new TableChange(ChangeType.ALTER, T, List.of(), List.of(), null, null, List.of(), List.of(), List.of(), parent,
+                "FOR VALUES FROM (1) TO (5)", null);
+        assertThat(TableDdl.partitionChanges(detached, T, withConstraints(Map.of(), parent), null))
+                .containsExactly("ALTER TABLE " + parent + " DETACH PARTITION " + T);
+        assertThat(TableDdl.partitionChanges(attached, T, withConstraints(Map.of(), null), parent))
+                .containsExactly("ALTER TABLE " + parent + " ATTACH PARTITION " + T + " FOR VALUES FROM (1) TO (5)");
+        assertThat(TableDdl.partitionChanges(attached, T, withConstraints(Map.of(), parent), parent)).isEmpty();
     }
 }

@@ -1,0 +1,73 @@
+package io.sluice.connector.postgres.ddl;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintDefinition;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintType;
+import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
+import org.junit.jupiter.api.Test;
+
+class DdlMessageTest {
+
+    /** Everything in "public" but the table "hidden". */
+    private static final DdlMessage.Selection SELECTION = (schema, name, ancestors) -> schema.equals("public") && !name.equals("hidden");
+
+    private static String table(String columnType, String typeName, String constraints) {
+        return """
+                {"oid": 7, "schema": "public", "name": "stock", "columns": [{"num": 1, "name": "id", "type": "integer", "typeName": "int4",
+                 "notNull": true}, {"num": 2, "name": "v", "type": "%s", "typeName": "%s", "notNull": false}],
+                 "primaryKey": ["id"], "indexes": [], "ancestors": [], "constraints": %s}""".formatted(columnType, typeName, constraints);
+    }
+
+    private static DdlMessage message(String statement, String before, String after) {
+        String json = "{\"tag\": \"ALTER TABLE\", \"statement\": \"" + statement + "\", \"tables\": ["
+                + after.substring(0, after.lastIndexOf('}')) + ", \"previous\": " + before + "}]}";
+        return DdlMessage.parse(json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void constraintsNameTheirTableAsAnIdAndLeaveOutForeignKeysToTablesNotCarried() {
+        String constraints = """
+                [{"name": "positive", "type": "c", "definition": "CHECK ((v > 0))"},
+                 {"name": "to_shops", "type": "f", "definition": "FOREIGN KEY (v) REFERENCES public.\\"Shops\\"(id)",
+                  "references": ["public", "Shops", "public.\\"Shops\\""]},
+                 {"name": "to_hidden", "type": "f", "definition": "FOREIGN KEY (v) REFERENCES public.hidden(id)",
+                  "references": ["public", "hidden", "public.hidden"]}]""";
+        DdlMessage ddl = message("ALTER TABLE stock ADD ...", table("integer", "int4", "[{\"name\": \"old\", \"type\": \"c\", "
+                + "\"definition\": \"CHECK (true)\"}]"), table("integer", "int4", constraints));
+        TableChange change = ddl.changes(SELECTION).get(0);
+        assertThat(change.constraints()).containsExactly(
+                new ConstraintDefinition("positive", ConstraintType.CHECK, "CHECK ((v > 0))", null),
+                new ConstraintDefinition("to_shops", ConstraintType.FOREIGN_KEY, "FOREIGN KEY (v) REFERENCES \"public\".\"Shops\"(id)",
+                        "\"public\".\"Shops\""));
+        assertThat(change.droppedConstraints()).containsExactly("old");
+        assertThat(change.rowsFollow()).isFalse();
+    }
+
+    @Test
+    void rowsAreCopiedAgainAfterAConversionTheTargetCannotRepeat() {
+        assertThat(rewrites("ALTER TABLE stock ALTER v TYPE bigint", "integer", "int4", "bigint", "int8")).isFalse();
+        assertThat(rewrites("ALTER TABLE stock ALTER v TYPE varchar(20)", "character varying(10)", "varchar", "character varying(20)",
+                "varchar")).isFalse();
+        assertThat(rewrites("ALTER TABLE stock ALTER v TYPE text", "integer", "int4", "text", "text")).isFalse();
+        assertThat(rewrites("ALTER TABLE stock ALTER v TYPE bigint USING v * 2", "integer", "int4", "bigint", "int8")).isTrue();
+        assertThat(rewrites("alter table stock alter v type int using length(v)", "text", "text", "integer", "int4")).isTrue();
+        // Depends on the session's time zone, which may differ between source and sink.
+        assertThat(rewrites("ALTER TABLE stock ALTER v TYPE timestamptz", "timestamp without time zone", "timestamp",
+                "timestamp with time zone", "timestamptz")).isTrue();
+        assertThat(rewrites("ALTER TABLE stock ALTER v TYPE text", "double precision", "float8", "text", "text")).isTrue();
+        // A USING elsewhere in the statement copies as well: safe, if not needed.
+        assertThat(rewrites("ALTER TABLE stock ADD EXCLUDE USING gist (v WITH =)", "integer", "int4", "integer", "int4")).isFalse();
+    }
+
+    private static boolean rewrites(String statement, String from, String fromName, String to, String toName) {
+        DdlMessage ddl = message(statement, table(from, fromName, "[]"), table(to, toName, "[]"));
+        boolean rewritten = !ddl.rewritten(SELECTION).isEmpty();
+        List<TableChange> changes = ddl.changes(SELECTION);
+        assertThat(changes.get(0).rowsFollow()).isEqualTo(rewritten);
+        return rewritten;
+    }
+}
