@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  * record each topic is durable, and the newest such record of each source partition is marked,
  * which lets the source confirm progress — never before the rows are safe. When the source has
  * handed out all it had (a batch short of full), the batch settles: the sink flushes, and the
- * engine waits, so the last changes of a burst are confirmed at once.
+ * engine waits, so the last changes of a burst are confirmed at once. A burst that ends on a
+ * full batch is made durable while the sink is idle, and marked then.
  */
 final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>, AutoCloseable {
 
@@ -61,6 +62,8 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
      * first: under a steady backlog the newest record is seldom durable, an older batch's often is.
      */
     private final Map<Map<String, ?>, ArrayDeque<Pending>> notYetDurable = new HashMap<>();
+    /** The committer of the last batch, for records that become durable while the engine has nothing new to hand over. */
+    private DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> lastCommitter;
     /** Next offset of each topic, as if the records had come through Kafka. */
     private final Map<TopicPartition, long[]> nextOffsets = new HashMap<>();
     private final Map<String, TopicPartition> partitions = new HashMap<>();
@@ -117,7 +120,10 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                 newestCommitMillis = ((Struct) r.value()).getStruct(Envelope.SOURCE).getInt64("ts_ms");
             }
         }
-        lastOfBatch.forEach((partition, last) -> notYetDurable.computeIfAbsent(partition, p -> new ArrayDeque<>()).add(last));
+        synchronized (this) {
+            lastOfBatch.forEach((partition, last) -> notYetDurable.computeIfAbsent(partition, p -> new ArrayDeque<>()).add(last));
+            lastCommitter = committer;
+        }
         if (end) {
             progress.phase("building indexes, constraints and triggers");
         }
@@ -142,14 +148,20 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         if (settle || streamed < events.size()) {
             work.await(this);
         }
-        markDurable(committer);
+        if (markDurable(committer)) {
+            committer.markBatchFinished();
+        }
         if (end) {
             snapshotDone.countDown();
         }
     }
 
-    /** Marks every record the sink has said is durable, so the engine commits its offsets. */
-    private void markDurable(DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer) throws InterruptedException {
+    /**
+     * Marks the newest record of each source partition the sink has said is durable, so the
+     * engine commits its offset at the end of a batch; returns whether it marked any.
+     */
+    private synchronized boolean markDurable(DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+            throws InterruptedException {
         boolean marked = false;
         for (ArrayDeque<Pending> batches : notYetDurable.values()) {
             Pending newest = null;
@@ -161,9 +173,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                 marked = true;
             }
         }
-        if (marked) {
-            committer.markBatchFinished();
-        }
+        return marked;
     }
 
     private boolean isDurable(Pending p) {
@@ -190,6 +200,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                         sink.preCommit(lastOffsets)
                                 .forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
                         countApplied(notYetCounted);
+                        markDurableWhileIdle();
                     }
                     continue;
                 }
@@ -217,6 +228,22 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         } catch (Error e) {
             failure.compareAndSet(null, new IllegalStateException(e));
             throw e;
+        }
+    }
+
+    /**
+     * Marks what became durable after the engine's last batch: with nothing new to hand over it
+     * calls no handler, so a burst that ended on a full batch would otherwise wait for the next
+     * change to be confirmed. The engine's own idle round (an empty poll ends a batch, and every
+     * batch end commits offsets) then commits them and tells the source, which confirms the slot.
+     */
+    private void markDurableWhileIdle() throws InterruptedException {
+        DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer;
+        synchronized (this) {
+            committer = lastCommitter;
+        }
+        if (committer != null) {
+            markDurable(committer);
         }
     }
 

@@ -106,6 +106,25 @@ class SinkHandoffTest {
     }
 
     @Test
+    void aBurstEndingOnAFullBatchIsMarkedOnceTheIdleSinkHasAppliedIt() throws Exception {
+        sink.durable = offsets -> Map.of(); // its target transaction still running when the batch is handed over
+        handoff = handoff();
+        List<RecordChangeEvent<SourceRecord>> full = changes(PostgresSourceTask.MAX_BATCH);
+        handoff.handleBatch(full, committer); // the source has nothing more: the engine calls no handler again
+        assertThat(sink.askedForDurable.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(committer.marked).isEmpty();
+        sink.durable = offsets -> offsets; // the transaction committed
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (committer.marked.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        // Marked for the engine's idle round to commit; ending a batch is the engine's own business then.
+        assertThat(committer.marked).containsExactly(full.get(full.size() - 1).record());
+        assertThat(committer.batchesFinished).isZero();
+        assertThat(handoff.changesApplied()).isEqualTo(PostgresSourceTask.MAX_BATCH);
+    }
+
+    @Test
     void aSettlingBatchIsFlushedSoEverythingPutIsDurable() throws Exception {
         sink.durable = offsets -> Map.of(); // what preCommit would say before the sink's transaction commits
         handoff = handoff();
@@ -210,8 +229,8 @@ class SinkHandoffTest {
 
     /** What the engine was told: records whose offsets may be committed, and batch ends. */
     private static final class Committer implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
-        final List<SourceRecord> marked = new ArrayList<>();
-        int batchesFinished;
+        final List<SourceRecord> marked = new CopyOnWriteArrayList<>();
+        volatile int batchesFinished;
 
         @Override
         public void markProcessed(RecordChangeEvent<SourceRecord> record) {
