@@ -12,7 +12,9 @@
 # time is resumed and timed until the target equals the source (row counts and sums of every
 # table, polled every 100 ms): the same backlog for both, the order alternating between rounds.
 # Backlogs: a pgbench run of TXNS transactions per client (4 clients; 3 updates and an insert
-# each), and one UPDATE of UPDATE_ROWS rows in one transaction.
+# each), and one UPDATE of UPDATE_ROWS rows in one transaction. Before the first round each
+# pipeline drains an uncounted warm-up backlog (WARMUP_TXNS=2000 transactions per client and an
+# UPDATE of WARMUP_ROWS=100000 rows), so both are timed with their code compiled.
 #
 # Pausing: Debezium's connectors are paused through Connect's REST API, which keeps the worker's
 # JVM, its replication connection and the walsender behind it (the source task even keeps reading
@@ -41,6 +43,9 @@ rate="${RATE:-5000}"
 pause_mode="${PAUSE:-signal}"
 latency_seconds="${LATENCY_SECONDS:-60}"
 warmup_seconds="${WARMUP_SECONDS:-10}"
+warmup_txns="${WARMUP_TXNS:-2000}"
+dbz_partitions="${DBZ_PARTITIONS:-4}"
+warmup_rows="${WARMUP_ROWS:-100000}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
 . "$root/scripts/lib/throwaway-postgres.sh"
@@ -129,7 +134,7 @@ controller.listener.names=CONTROLLER
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
 inter.broker.listener.name=PLAINTEXT
 log.dirs=$tp_work/kafka-data
-num.partitions=1
+num.partitions=$dbz_partitions
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
@@ -159,7 +164,11 @@ for _ in $(seq 1 120); do curl -sf "$rest/connector-plugins" >/dev/null 2>&1 && 
 curl -sf "$rest/connector-plugins" | grep -q JdbcSinkConnector || { echo "Connect did not start with the Debezium plugins; see $tp_work/connect.log" >&2; exit 1; }
 
 # Tuned as the Debezium docs suggest for throughput: big batches and queues, short poll waits,
-# the sink's reduction buffer (one write per key per batch), batches as big as a poll.
+# the sink's reduction buffer (one write per key per batch), batches as big as a poll; topics of
+# DBZ_PARTITIONS partitions (default 4, the broker's num.partitions: the sink's consumers
+# subscribe before the source writes, so the broker creates the topics; records are keyed by
+# primary key, so each key keeps its order), so that all sink tasks work on one table's changes, and pgjdbc's reWriteBatchedInserts
+# (a batch of inserts goes as multi-row statements).
 connector() {
   curl -sf -X PUT -H 'Content-Type: application/json' "$rest/connectors/$1/config" -d "$2" >/dev/null
 }
@@ -175,7 +184,7 @@ connector dbz-source "{
 connector dbz-sink "{
   \"connector.class\": \"io.debezium.connector.jdbc.JdbcSinkConnector\", \"tasks.max\": \"4\",
   \"topics\": \"$(echo "$tables" | sed 's/public\./dbz.public./g')\",
-  \"connection.url\": \"jdbc:postgresql://127.0.0.1:$target_port/dbz_copy\", \"connection.username\": \"sluice\",
+  \"connection.url\": \"jdbc:postgresql://127.0.0.1:$target_port/dbz_copy?reWriteBatchedInserts=true\", \"connection.username\": \"sluice\",
   \"connection.password\": \"\", \"insert.mode\": \"upsert\", \"delete.enabled\": \"true\", \"primary.key.mode\": \"record_key\",
   \"schema.evolution\": \"none\", \"collection.name.format\": \"\${source.table}\", \"use.reduction.buffer\": \"true\",
   \"batch.size\": \"10000\", \"consumer.override.max.poll.records\": \"10000\", \"consumer.override.fetch.max.wait.ms\": \"50\",
@@ -263,6 +272,14 @@ throughput() {
     printf '%s\t%s\t%s\t%s\t%s\t%.0f\n' "$round" "$scenario" "$tool" "$changes" "$seconds" "$(echo "$changes / $seconds" | bc -l)" | tee -a "$tsv"
   done
 }
+# Warm-up, not counted: each pipeline drains a small backlog of both kinds first, so neither is
+# timed while its JVM still interprets the paths it has not run yet (the worker's JVM has run
+# nothing but start-up either).
+echo "Warm-up: pgbench backlog ($warmup_txns transactions x 4 clients) and an UPDATE of $warmup_rows rows..."
+"$tp_bin/pgbench" -n -c 4 -j 2 -t "$warmup_txns" "$src" >"$tp_work/pgbench-warmup.out" 2>&1
+"${psql[@]}" "$src" -c "UPDATE big SET v = v + 1 WHERE id <= $warmup_rows"
+await_both
+
 for round in $(seq 1 "$rounds"); do
   echo "Round $round: pgbench backlog ($txns transactions x 4 clients)..."
   "$tp_bin/pgbench" -n -c 4 -j 2 -t "$txns" "$src" >"$tp_work/pgbench-$round.out" 2>&1
@@ -322,7 +339,9 @@ done
   echo
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB;"
   echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); Kafka 4.1.2; Debezium 3.3.1.Final; pgbench scale $scale; $rounds rounds;"
-  echo "sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), Debezium by Connect's pause/resume."
+  echo "sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), Debezium by Connect's pause/resume;"
+  echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
+  echo "Debezium's topics have $dbz_partitions partitions (4 JDBC sink tasks), its sink connects with reWriteBatchedInserts=true."
   echo
   echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) |"
   echo "|---|---|---|---|---|---|"
