@@ -45,6 +45,7 @@ latency_seconds="${LATENCY_SECONDS:-60}"
 warmup_seconds="${WARMUP_SECONDS:-10}"
 warmup_txns="${WARMUP_TXNS:-2000}"
 dbz_partitions="${DBZ_PARTITIONS:-4}"
+dbz_tasks="${DBZ_TASKS:-$dbz_partitions}"
 warmup_rows="${WARMUP_ROWS:-100000}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
@@ -164,11 +165,12 @@ for _ in $(seq 1 120); do curl -sf "$rest/connector-plugins" >/dev/null 2>&1 && 
 curl -sf "$rest/connector-plugins" | grep -q JdbcSinkConnector || { echo "Connect did not start with the Debezium plugins; see $tp_work/connect.log" >&2; exit 1; }
 
 # Tuned as the Debezium docs suggest for throughput: big batches and queues, short poll waits,
-# the sink's reduction buffer (one write per key per batch), batches as big as a poll; topics of
-# DBZ_PARTITIONS partitions (default 4, the broker's num.partitions: the sink's consumers
-# subscribe before the source writes, so the broker creates the topics; records are keyed by
-# primary key, so each key keeps its order), so that all sink tasks work on one table's changes, and pgjdbc's reWriteBatchedInserts
-# (a batch of inserts goes as multi-row statements).
+# the sink's reduction buffer (one write per key per batch), batches as big as a poll, and
+# pgjdbc's reWriteBatchedInserts (a batch of inserts goes as multi-row statements). Topics have
+# DBZ_PARTITIONS partitions (default 4; the broker's num.partitions, as the sink's consumers
+# subscribe before the source writes, so the broker creates the topics) and the sink as many
+# tasks (DBZ_TASKS), so that all of them work on one table's changes; records are keyed by
+# primary key, so each key keeps its order.
 connector() {
   curl -sf -X PUT -H 'Content-Type: application/json' "$rest/connectors/$1/config" -d "$2" >/dev/null
 }
@@ -182,7 +184,7 @@ connector dbz-source "{
   \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\"
 }"
 connector dbz-sink "{
-  \"connector.class\": \"io.debezium.connector.jdbc.JdbcSinkConnector\", \"tasks.max\": \"4\",
+  \"connector.class\": \"io.debezium.connector.jdbc.JdbcSinkConnector\", \"tasks.max\": \"$dbz_tasks\",
   \"topics\": \"$(echo "$tables" | sed 's/public\./dbz.public./g')\",
   \"connection.url\": \"jdbc:postgresql://127.0.0.1:$target_port/dbz_copy?reWriteBatchedInserts=true\", \"connection.username\": \"sluice\",
   \"connection.password\": \"\", \"insert.mode\": \"upsert\", \"delete.enabled\": \"true\", \"primary.key.mode\": \"record_key\",
@@ -341,7 +343,7 @@ done
   echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); Kafka 4.1.2; Debezium 3.3.1.Final; pgbench scale $scale; $rounds rounds;"
   echo "sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), Debezium by Connect's pause/resume;"
   echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
-  echo "Debezium's topics have $dbz_partitions partitions (4 JDBC sink tasks), its sink connects with reWriteBatchedInserts=true."
+  echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true."
   echo
   echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) |"
   echo "|---|---|---|---|---|---|"
