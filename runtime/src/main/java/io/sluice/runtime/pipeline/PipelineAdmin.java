@@ -18,6 +18,7 @@ import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.connector.postgres.replication.Publication;
+import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.TableSelector;
@@ -70,6 +71,7 @@ public final class PipelineAdmin {
             String done = Publication.ensure(c, source.publicationName(), source.publicationMode(), tables);
             out.println(done.isEmpty() ? "Publication " + source.publicationName() + " covers the " + tables.size() + " selected tables."
                     : capitalized(done) + ".");
+            ReplicaIdentities.problems(c, tables).forEach(problem -> out.println("Warning: " + problem));
             if (source.ddlCapture() && !captureDdl(c)) {
                 return 1;
             }

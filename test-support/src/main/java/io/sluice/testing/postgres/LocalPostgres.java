@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * {@code target/test-services/postgres/jvm-<pid>}. Durability is switched off: the data
  * lives only as long as the test JVM.
  */
-final class LocalPostgres implements PostgresServer {
+final class LocalPostgres implements PostgresServer.Launched {
 
     private static final Logger LOG = LoggerFactory.getLogger(LocalPostgres.class);
     private static final String USER = "sluice";
@@ -31,16 +31,27 @@ final class LocalPostgres implements PostgresServer {
 
     private final int port;
     private final Path home;
+    private final List<String> stop;
+    private boolean stopped;
 
-    private LocalPostgres(int port, Path home) {
+    private LocalPostgres(int port, Path home, List<String> stop) {
         this.port = port;
         this.home = home;
+        this.stop = stop;
     }
 
     static LocalPostgres start() {
+        return start("postgres", List.of());
+    }
+
+    /**
+     * @param service  the directory under {@code target/test-services} it lives in
+     * @param settings {@code postgresql.conf} lines after the test defaults (a later line wins)
+     */
+    static LocalPostgres start(String service, List<String> settings) {
         PostgresBinaries binaries = PostgresBinaries.locate();
         ServiceUser user = ServiceUser.current();
-        Path root = Workdir.of("postgres");
+        Path root = Workdir.of(service);
         StaleRuns.clean(root, dir -> stopCommand(binaries, user, dir.resolve("data")));
 
         Path home = user.ownedDirectory(root.resolve("jvm-" + ProcessHandle.current().pid()));
@@ -70,14 +81,23 @@ final class LocalPostgres implements PostgresServer {
                 "full_page_writes = off",
                 "log_min_messages = warning",
                 "log_min_error_statement = panic",
+                String.join("\n", settings),
                 ""), true);
 
         Path log = home.resolve("postgres.log");
         Commands.run(user.command(List.of(binaries.program("pg_ctl").toString(), "--pgdata=" + data, "--log=" + log,
                 "--wait", "--timeout=120", "start")));
-        ExitGuard.register("postgres", () -> Commands.run(stopCommand(binaries, user, data)), stopCommand(binaries, user, data));
+        ExitGuard.register("postgres", () -> Commands.succeeds(stopCommand(binaries, user, data)), stopCommand(binaries, user, data));
         LOG.info("PostgreSQL from {} started on 127.0.0.1:{}, log {}", binaries.directory(), port, log);
-        return new LocalPostgres(port, home);
+        return new LocalPostgres(port, home, stopCommand(binaries, user, data));
+    }
+
+    @Override
+    public synchronized void close() {
+        if (!stopped) {
+            stopped = true;
+            Commands.succeeds(stop);
+        }
     }
 
     private static List<String> stopCommand(PostgresBinaries binaries, ServiceUser user, Path data) {

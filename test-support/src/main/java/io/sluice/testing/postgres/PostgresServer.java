@@ -40,6 +40,23 @@ public interface PostgresServer {
         return DriverManager.getConnection(jdbcUrl(database), props);
     }
 
+    /** A server a test launched for itself; {@link #close} stops it (else the JVM's exit does). */
+    interface Launched extends PostgresServer, AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Launches a server of its own from the machine's binaries, for a test that needs settings
+     * the shared server cannot have (such as {@code wal_level = replica}).
+     *
+     * @param name     names its directory, {@code target/test-services/postgres-<name>}
+     * @param settings {@code postgresql.conf} lines that replace the test defaults
+     */
+    static Launched launch(String name, String... settings) {
+        return LocalPostgres.start("postgres-" + name, java.util.List.of(settings));
+    }
+
     /** The server for this JVM, started on first use. */
     static PostgresServer shared() {
         return Holder.SERVER;

@@ -11,6 +11,7 @@ import io.sluice.connector.postgres.PostgresSourceConfig.SnapshotMode;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.replication.Publication;
+import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamRun;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
@@ -135,11 +136,12 @@ public class PostgresSourceTask extends SourceTask {
     private Optional<ReplicationSlot.State> prepareStreaming() throws SQLException {
         try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
             StreamingPrerequisites.check(c, endpoint);
-            String done = Publication.ensure(c, config.publicationName(), config.publicationMode(),
-                    selector().select(c, c.getCatalog()));
+            List<SelectedTable> tables = selector().select(c, c.getCatalog());
+            String done = Publication.ensure(c, config.publicationName(), config.publicationMode(), tables);
             if (!done.isEmpty()) {
                 LOG.info("{} on {}", done, endpoint.display());
             }
+            ReplicaIdentities.problems(c, tables).forEach(problem -> LOG.warn("{}", problem));
             if (config.ddlCapture()) {
                 captureDdl(c);
             }
