@@ -23,10 +23,18 @@ tp_init() {
   trap tp_cleanup EXIT
 }
 
+# A port is taken when something listens on it, and also when any socket still holds it (a
+# client's ephemeral port, or one in TIME-WAIT): PostgreSQL's bind fails on those too.
+tp_port_taken() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+  command -v ss >/dev/null 2>&1 && [ -n "$(ss -Htan "( sport = :$1 )" 2>/dev/null)" ] && return 0
+  return 1
+}
+
 tp_free_port() {
   local p
   for p in $(seq "$1" $(( $1 + 200 ))); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+    if ! tp_port_taken "$p"; then echo "$p"; return; fi
   done
   echo "No free port near $1" >&2; exit 1
 }
