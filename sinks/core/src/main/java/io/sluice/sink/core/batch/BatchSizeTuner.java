@@ -1,0 +1,271 @@
+package io.sluice.sink.core.batch;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Finds the batch size with the highest measured throughput (bytes/s) by a directional binary
+ * search over {@link TunerSettings#candidates} sizes: it measures the middle of the range and
+ * its upper neighbour, keeps the half the better of the two points to, and stops when the range
+ * is one size. A measurement counts once a size has {@code minSamples} batches and its last
+ * three vary by less than {@code maxCov}; sizes are compared by their mean. A size that never
+ * settles within {@code maxSamples} batches ends tuning on the default, as does a batch closed
+ * by its timeout before it filled (the source, not the writes, sets the pace: nothing to gain).
+ * The default is measured first, and the result is kept only when it beats it. Once tuned, a
+ * sustained drop in throughput (the network changed) starts the search again.
+ *
+ * <p>Not thread-safe: the one writer asks {@link #batchBytes} for the next batch's size and
+ * reports each batch with {@link #record}.
+ */
+public final class BatchSizeTuner {
+
+    /** Where the tuner is. */
+    public enum State {
+        /** Measuring the default size, to beat. */
+        BASELINE,
+        /** Searching the range. */
+        SEARCHING,
+        /** Done: uses the best size found, watching for a drop. */
+        TUNED,
+        /** Gave up: a size never measured steadily; uses the default. */
+        UNSTABLE,
+        /** Gave up: batches closed by the timeout before they filled; uses the default. */
+        SOURCE_BOUND
+    }
+
+    /** One finished measurement or decision of the search, for logs and the benchmark's convergence path. */
+    public record Step(State state, long bytes, double meanBytesPerSecond, int samples, long lowBytes, long highBytes) {
+    }
+
+    private final TunerSettings settings;
+    private final List<Step> path = new ArrayList<>();
+    private final Map<Integer, Measurement> measured = new HashMap<>();
+    private State state = State.BASELINE;
+    private Measurement current;
+    private int low;
+    private int high;
+    /** The size measured first, to beat: the default, or after a drop the size that was in use. */
+    private long baselineBytes;
+    private double baselineMean;
+    private long chosenBytes;
+    private double tunedMean;
+    private final ArrayDeque<Double> recent = new ArrayDeque<>();
+    private double lastBytesPerSecond;
+    private int searches;
+
+    public BatchSizeTuner(TunerSettings settings) {
+        this.settings = settings;
+        this.chosenBytes = settings.defaultBytes();
+        this.baselineBytes = settings.defaultBytes();
+        this.current = new Measurement(settings.defaultBytes());
+    }
+
+    /** The size to fill the next batch to. */
+    public long batchBytes() {
+        return switch (state) {
+            case BASELINE, SEARCHING -> current.bytes;
+            case TUNED -> chosenBytes;
+            case UNSTABLE, SOURCE_BOUND -> settings.defaultBytes();
+        };
+    }
+
+    /**
+     * A batch was written.
+     *
+     * @param bytes           its size
+     * @param nanos           how long writing it took
+     * @param closedByTimeout whether it was sent because its time was up before it filled
+     */
+    public void record(long bytes, long nanos, boolean closedByTimeout) {
+        if (state == State.UNSTABLE || state == State.SOURCE_BOUND || bytes <= 0 || nanos <= 0) {
+            return;
+        }
+        double bytesPerSecond = bytes * 1e9 / nanos;
+        if (closedByTimeout) {
+            if (state != State.TUNED) {
+                stop(State.SOURCE_BOUND);
+            }
+            return; // a tuned size is not judged by batches the source did not fill
+        }
+        lastBytesPerSecond = bytesPerSecond;
+        if (state == State.TUNED) {
+            watch(bytesPerSecond);
+            return;
+        }
+        current.add(bytesPerSecond);
+        if (current.done()) {
+            measured();
+        } else if (current.samples.size() >= settings.maxSamples() && !current.settled) {
+            stop(State.UNSTABLE);
+        }
+    }
+
+    private void measured() {
+        double mean = current.mean();
+        path.add(new Step(state, current.bytes, mean, current.samples.size(), settings.size(low), settings.size(high)));
+        if (state == State.BASELINE) {
+            baselineMean = mean;
+            state = State.SEARCHING;
+            searches++;
+            low = 0;
+            high = settings.candidates() - 1;
+            measured.clear();
+        }
+        next();
+    }
+
+    /** Picks the next size to measure, or narrows the range on two measured neighbours, or ends. */
+    private void next() {
+        while (low < high) {
+            int mid = (low + high) / 2;
+            Measurement here = measured.get(mid);
+            Measurement above = measured.get(mid + 1);
+            if (here == null || !here.done()) {
+                measure(mid);
+                return;
+            }
+            if (above == null || !above.done()) {
+                measure(mid + 1);
+                return;
+            }
+            // Neighbours closer than their noise: more batches of each before one way is chosen.
+            if (!here.clearlyDifferent(above)) {
+                Measurement fewer = here.samples.size() <= above.samples.size() ? here : above;
+                if (fewer.samples.size() + settings.minSamples() <= settings.maxSamples()) {
+                    fewer.extend();
+                    current = fewer;
+                    return;
+                }
+            }
+            if (above.mean() > here.mean()) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        Measurement last = measured.get(low);
+        if (last == null || !last.done()) {
+            measure(low);
+            return;
+        }
+        double best = last.mean();
+        if (best > baselineMean) {
+            chosenBytes = settings.size(low);
+            tunedMean = best;
+        } else {
+            chosenBytes = baselineBytes; // nothing beat the size in use
+            tunedMean = baselineMean;
+        }
+        state = State.TUNED;
+        recent.clear();
+        path.add(new Step(State.TUNED, chosenBytes, tunedMean, 0, settings.size(low), settings.size(high)));
+    }
+
+    private void measure(int candidate) {
+        current = measured.computeIfAbsent(candidate, i -> new Measurement(settings.size(i)));
+    }
+
+    private void watch(double bytesPerSecond) {
+        recent.addLast(bytesPerSecond);
+        if (recent.size() > settings.dropWindow()) {
+            recent.removeFirst();
+        }
+        if (recent.size() < settings.dropWindow()) {
+            return;
+        }
+        double mean = recent.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+        if (mean < (1 - settings.dropFraction()) * tunedMean) {
+            // The link changed: what was best may not be now. Measure the size in use again as the one to beat, then search.
+            path.add(new Step(State.TUNED, chosenBytes, mean, recent.size(), settings.size(low), settings.size(high)));
+            state = State.BASELINE;
+            baselineBytes = chosenBytes;
+            current = new Measurement(chosenBytes);
+            recent.clear();
+        }
+    }
+
+    private void stop(State why) {
+        state = why;
+        path.add(new Step(why, settings.defaultBytes(), current.samples.isEmpty() ? 0 : current.mean(), current.samples.size(),
+                settings.size(low), settings.size(high)));
+    }
+
+    public State state() {
+        return state;
+    }
+
+    /** The throughput of the last batch that counted, in bytes per second; 0 before the first. */
+    public double lastBytesPerSecond() {
+        return lastBytesPerSecond;
+    }
+
+    /** Searches started so far (the first, and one per drop after tuning). */
+    public int searches() {
+        return searches;
+    }
+
+    /** Every measurement and decision so far, in order. */
+    public List<Step> path() {
+        return List.copyOf(path);
+    }
+
+    /** The batches of one size and the throughput each had. */
+    private final class Measurement {
+        final long bytes;
+        final List<Double> samples = new ArrayList<>();
+        /** Batches it needs before it counts; raised when a comparison needs more. */
+        int wanted = settings.minSamples();
+        /** Whether three batches in a row have agreed at some point. */
+        boolean settled;
+
+        Measurement(long bytes) {
+            this.bytes = bytes;
+        }
+
+        /** Enough batches, ending steady; or, once it has settled, as many as a size may have. */
+        boolean done() {
+            return samples.size() >= wanted && (stable() || settled && samples.size() >= settings.maxSamples());
+        }
+
+        void extend() {
+            wanted = samples.size() + settings.minSamples();
+        }
+
+        /** Whether the two means differ by more than twice the standard error of their difference. */
+        boolean clearlyDifferent(Measurement other) {
+            double error = Math.sqrt(variance() / samples.size() + other.variance() / other.samples.size());
+            return Math.abs(mean() - other.mean()) > 2 * error;
+        }
+
+        double variance() {
+            double mean = mean();
+            return samples.stream().mapToDouble(x -> (x - mean) * (x - mean)).sum() / Math.max(1, samples.size() - 1);
+        }
+
+        void add(double bytesPerSecond) {
+            samples.add(bytesPerSecond);
+            settled |= stable();
+        }
+
+        double mean() {
+            return samples.stream().mapToDouble(Double::doubleValue).average().orElse(0);
+        }
+
+        /** Enough batches, and the last three agree. */
+        boolean stable() {
+            int n = samples.size();
+            if (n < settings.minSamples()) {
+                return false;
+            }
+            double mean = (samples.get(n - 1) + samples.get(n - 2) + samples.get(n - 3)) / 3;
+            double variance = 0;
+            for (int i = n - 3; i < n; i++) {
+                variance += (samples.get(i) - mean) * (samples.get(i) - mean);
+            }
+            return Math.sqrt(variance / 3) / mean <= settings.maxCov();
+        }
+    }
+}

@@ -1,0 +1,166 @@
+package io.sluice.sink.core.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Random;
+import java.util.function.DoubleUnaryOperator;
+import java.util.stream.IntStream;
+
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * The tuner against simulated links, each a throughput curve (bytes/s by batch size) with
+ * multiplicative noise. Invariants: it ends within a bounded number of batches; on single-peak
+ * and flat curves it ends within 10% of the best candidate's throughput and never below the
+ * default's; the search range narrows at every step; unsteady measurements are sampled again,
+ * and a size that never settles ends tuning on the default; a batch closed by its timeout ends
+ * tuning; after a lasting drop it searches again and finds the new best.
+ */
+class BatchSizeTunerProperties {
+
+    private static final long MIB = 1L << 20;
+    private static final TunerSettings SETTINGS = new TunerSettings(MIB, 256 * MIB, 80 * MIB, 33, 3, 0.1, 12, 0.2, 5);
+    /** Each search step measures at most two sizes, plus the default. */
+    private static final int MAX_MEASURED = 2 * (int) Math.ceil(Math.log(SETTINGS.candidates()) / Math.log(2)) + 2;
+
+    @Property
+    void endsNearTheBestOnSinglePeakCurves(@ForAll @DoubleRange(min = 0, max = 1) double peakAt,
+                                           @ForAll @DoubleRange(min = 0.5, max = 3) double width,
+                                           @ForAll @DoubleRange(min = 0, max = 0.02) double noise, @ForAll long seed) {
+        long peak = SETTINGS.size((int) Math.round(peakAt * (SETTINGS.candidates() - 1)));
+        tunesNearTheBest(bytes -> 100e6 * Math.exp(-Math.pow(Math.log(bytes / peak), 2) / (2 * width * width)), noise, seed);
+    }
+
+    @Property
+    void endsNearTheBestOnFlatMonotoneAndPlateauCurves(@ForAll @IntRange(min = 0, max = 3) int shape,
+                                                       @ForAll @DoubleRange(min = 0, max = 0.02) double noise, @ForAll long seed) {
+        DoubleUnaryOperator curve = switch (shape) {
+            case 0 -> bytes -> 50e6; // flat: size does not matter
+            case 1 -> bytes -> 1e6 * Math.log(bytes); // larger is always better
+            case 2 -> bytes -> 1e15 / bytes; // smaller is always better
+            default -> bytes -> 80e6 * Math.min(1, bytes / (16.0 * MIB)); // rises, then a plateau
+        };
+        tunesNearTheBest(curve, noise, seed);
+    }
+
+    private static void tunesNearTheBest(DoubleUnaryOperator curve, double noise, long seed) {
+        BatchSizeTuner tuner = run(curve, noise, seed, MAX_MEASURED * SETTINGS.maxSamples());
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.TUNED);
+        assertNearBest(tuner, curve);
+    }
+
+    @Property
+    void theSearchRangeNarrowsAtEveryStep(@ForAll @DoubleRange(min = 0, max = 1) double peakAt,
+                                          @ForAll @DoubleRange(min = 0, max = 0.05) double noise, @ForAll long seed) {
+        long peak = SETTINGS.size((int) Math.round(peakAt * (SETTINGS.candidates() - 1)));
+        BatchSizeTuner tuner = run(bytes -> 1e8 / (1 + Math.abs(Math.log(bytes / peak))), noise, seed, 10_000);
+        List<BatchSizeTuner.Step> searching = tuner.path().stream().filter(s -> s.state() == BatchSizeTuner.State.SEARCHING).toList();
+        for (int i = 1; i < searching.size(); i++) {
+            BatchSizeTuner.Step before = searching.get(i - 1);
+            BatchSizeTuner.Step after = searching.get(i);
+            assertThat(after.lowBytes()).isGreaterThanOrEqualTo(before.lowBytes());
+            assertThat(after.highBytes()).isLessThanOrEqualTo(before.highBytes());
+        }
+        // Each comparison of two neighbours halves the range, so the sizes measured are few.
+        assertThat(searching.stream().map(BatchSizeTuner.Step::bytes).distinct().count()).isLessThanOrEqualTo(MAX_MEASURED);
+    }
+
+    @Property
+    void unsteadyMeasurementsAreSampledAgain(@ForAll @DoubleRange(min = 0, max = 1) double peakAt, @ForAll long seed,
+                                             @ForAll @IntRange(min = 4, max = 9) int outlierEvery) {
+        long peak = SETTINGS.size((int) Math.round(peakAt * (SETTINGS.candidates() - 1)));
+        DoubleUnaryOperator curve = bytes -> 1e8 * Math.exp(-Math.pow(Math.log(bytes / peak), 2) / 2);
+        BatchSizeTuner tuner = new BatchSizeTuner(SETTINGS);
+        Random random = new Random(seed);
+        for (int batch = 0; batch < 2_000 && tuner.state() != BatchSizeTuner.State.TUNED; batch++) {
+            long bytes = tuner.batchBytes();
+            // Now and then a batch hits a hiccup (a checkpoint, a retransmission) and takes three times as long.
+            double throughput = curve.applyAsDouble(bytes) * (1 + 0.01 * random.nextGaussian()) / (batch % outlierEvery == 0 ? 3 : 1);
+            tuner.record(bytes, (long) (bytes / throughput * 1e9), false);
+        }
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.TUNED);
+        assertThat(tuner.path()).anyMatch(s -> s.samples() > SETTINGS.minSamples());
+    }
+
+    @Property
+    void aSizeThatNeverSettlesEndsTuningOnTheDefault(@ForAll @DoubleRange(min = 0.3, max = 0.9) double swing, @ForAll long seed) {
+        BatchSizeTuner tuner = new BatchSizeTuner(SETTINGS);
+        Random random = new Random(seed);
+        // Every other batch fast, then slow: no three in a row agree.
+        for (int batch = 0; batch < SETTINGS.maxSamples() && tuner.state() == BatchSizeTuner.State.BASELINE; batch++) {
+            long bytes = tuner.batchBytes();
+            double throughput = 50e6 * (1 + (batch % 2 == 0 ? 1 : -1) * swing * (1 + 0.1 * random.nextDouble()));
+            tuner.record(bytes, (long) (bytes / throughput * 1e9), false);
+        }
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.UNSTABLE);
+        assertThat(tuner.batchBytes()).isEqualTo(SETTINGS.defaultBytes());
+    }
+
+    @Property
+    void aBatchClosedByItsTimeoutEndsTuning(@ForAll @IntRange(min = 0, max = 60) int at, @ForAll long seed) {
+        BatchSizeTuner tuner = new BatchSizeTuner(SETTINGS);
+        Random random = new Random(seed);
+        for (int batch = 0; batch <= at && tuner.state() != BatchSizeTuner.State.TUNED; batch++) {
+            long bytes = tuner.batchBytes();
+            tuner.record(bytes, (long) (bytes / (5e7 * (1 + 0.01 * random.nextGaussian())) * 1e9), batch == at);
+        }
+        if (tuner.state() != BatchSizeTuner.State.TUNED) {
+            assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.SOURCE_BOUND);
+            assertThat(tuner.batchBytes()).isEqualTo(SETTINGS.defaultBytes());
+        }
+    }
+
+    @Property
+    void aLastingDropStartsANewSearchThatFindsTheNewBest(@ForAll @IntRange(min = 0, max = 32) int first,
+                                                          @ForAll @IntRange(min = 0, max = 32) int second, @ForAll long seed) {
+        long peakBefore = SETTINGS.size(first);
+        long peakAfter = SETTINGS.size(second);
+        DoubleUnaryOperator before = bytes -> 1e8 * Math.exp(-Math.pow(Math.log(bytes / peakBefore), 2) / 2);
+        // The link got slower everywhere (at least the drop that counts), and its best size moved.
+        DoubleUnaryOperator after = bytes -> 0.5e8 * Math.exp(-Math.pow(Math.log(bytes / peakAfter), 2) / 2);
+        BatchSizeTuner tuner = run(before, 0.01, seed, MAX_MEASURED * SETTINGS.maxSamples());
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.TUNED);
+        feed(tuner, after, 0.01, new Random(seed + 1), SETTINGS.dropWindow() + MAX_MEASURED * SETTINGS.maxSamples());
+        assertThat(tuner.searches()).isEqualTo(2);
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.TUNED);
+        assertNearBest(tuner, after);
+    }
+
+    private static BatchSizeTuner run(DoubleUnaryOperator curve, double noise, long seed, int batches) {
+        BatchSizeTuner tuner = new BatchSizeTuner(SETTINGS);
+        feed(tuner, curve, noise, new Random(seed), batches);
+        return tuner;
+    }
+
+    /** Writes batches until tuning ends or the count runs out; while tuned, only a few, to see it holds. */
+    private static void feed(BatchSizeTuner tuner, DoubleUnaryOperator curve, double noise, Random random, int batches) {
+        boolean wasTuned = tuner.state() == BatchSizeTuner.State.TUNED;
+        int tunedBatches = 0;
+        for (int batch = 0; batch < batches; batch++) {
+            long bytes = tuner.batchBytes();
+            double throughput = curve.applyAsDouble(bytes) * Math.max(0.05, 1 + noise * random.nextGaussian());
+            tuner.record(bytes, Math.max(1, (long) (bytes / throughput * 1e9)), false);
+            if (tuner.state() == BatchSizeTuner.State.TUNED && !wasTuned && ++tunedBatches > SETTINGS.dropWindow()) {
+                return;
+            }
+            if (tuner.state() == BatchSizeTuner.State.UNSTABLE || tuner.state() == BatchSizeTuner.State.SOURCE_BOUND) {
+                return;
+            }
+            if (tuner.state() != BatchSizeTuner.State.TUNED) {
+                wasTuned = false;
+            }
+        }
+    }
+
+    /** Within 10% of the best candidate's throughput, and not below the default's (allowing the noise). */
+    private static void assertNearBest(BatchSizeTuner tuner, DoubleUnaryOperator curve) {
+        double best = IntStream.range(0, SETTINGS.candidates()).mapToDouble(i -> curve.applyAsDouble(SETTINGS.size(i))).max().orElseThrow();
+        double chosen = curve.applyAsDouble(tuner.batchBytes());
+        assertThat(chosen).as("throughput at %d bytes, best %f", tuner.batchBytes(), best).isGreaterThanOrEqualTo(0.9 * best);
+        assertThat(chosen).isGreaterThanOrEqualTo(0.95 * curve.applyAsDouble(SETTINGS.defaultBytes()));
+    }
+}
