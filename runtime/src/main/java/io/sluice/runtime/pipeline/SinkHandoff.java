@@ -237,13 +237,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
      * change to be confirmed. The engine's own idle round (an empty poll ends a batch, and every
      * batch end commits offsets) then commits them and tells the source, which confirms the slot.
      */
-    private void markDurableWhileIdle() throws InterruptedException {
-        DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer;
-        synchronized (this) {
-            committer = lastCommitter;
-        }
-        if (committer != null) {
-            markDurable(committer);
+    private synchronized void markDurableWhileIdle() throws InterruptedException {
+        if (lastCommitter != null) {
+            markDurable(lastCommitter);
         }
     }
 

@@ -87,9 +87,10 @@ final class LocalPostgres implements PostgresServer.Launched {
         Path log = home.resolve("postgres.log");
         Commands.run(user.command(List.of(binaries.program("pg_ctl").toString(), "--pgdata=" + data, "--log=" + log,
                 "--wait", "--timeout=120", "start")));
-        ExitGuard.register("postgres", () -> Commands.succeeds(stopCommand(binaries, user, data)), stopCommand(binaries, user, data));
+        List<String> stop = stopCommand(binaries, user, data);
+        ExitGuard.register("postgres", () -> Commands.succeeds(stop), stop);
         LOG.info("PostgreSQL from {} started on 127.0.0.1:{}, log {}", binaries.directory(), port, log);
-        return new LocalPostgres(port, home, stopCommand(binaries, user, data));
+        return new LocalPostgres(port, home, stop);
     }
 
     @Override

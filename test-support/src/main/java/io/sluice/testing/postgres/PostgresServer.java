@@ -3,6 +3,7 @@ package io.sluice.testing.postgres;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Properties;
 
 import io.sluice.testing.ServiceOrigin;
@@ -54,7 +55,7 @@ public interface PostgresServer {
      * @param settings {@code postgresql.conf} lines that replace the test defaults
      */
     static Launched launch(String name, String... settings) {
-        return LocalPostgres.start("postgres-" + name, java.util.List.of(settings));
+        return LocalPostgres.start("postgres-" + name, List.of(settings));
     }
 
     /** The server for this JVM, started on first use. */

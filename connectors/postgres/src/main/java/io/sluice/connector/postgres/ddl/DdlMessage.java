@@ -175,10 +175,8 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
         return out;
     }
 
+    /** For a table with a definition before and after. */
     private boolean rewritesRows(Table t) {
-        if (t.now() == null || t.previous() == null) {
-            return false;
-        }
         Map<Integer, Column> before = new HashMap<>();
         t.previous().columns().forEach(c -> before.put(c.num(), c));
         for (Column c : t.now().columns()) {

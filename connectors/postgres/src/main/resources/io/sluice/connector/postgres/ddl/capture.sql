@@ -162,7 +162,6 @@ BEGIN
        WHERE u.relid IS NOT NULL AND u.relid <> 0
        ORDER BY (SELECT count(*) FROM pg_partition_ancestors(u.relid)), u.relid
     LOOP
-        CONTINUE WHEN r IS NULL OR r = 0;
         def := sluice_capture.table_definition(r);
         CONTINUE WHEN def IS NULL;
         SELECT d.definition INTO previous FROM sluice_capture.tables d WHERE d.relid = r;

@@ -77,8 +77,10 @@ public final class StreamedSchemaChange {
                 execute(c, TableDdl.partitionChanges(change, table, current, parent));
             }
             execute(c, TableDdl.columnChanges(change, table, current));
-            execute(c, TableDdl.indexChanges(change, table, target[0], TargetDefinition.read(c, table)));
-            execute(c, TableDdl.constraintChanges(change, table, TargetDefinition.read(c, table), id -> existingTarget(c, id, targetOf)));
+            // Read again after the column changes; index changes leave check and foreign-key constraints as they are.
+            TargetDefinition columnsChanged = TargetDefinition.read(c, table);
+            execute(c, TableDdl.indexChanges(change, table, target[0], columnsChanged));
+            execute(c, TableDdl.constraintChanges(change, table, columnsChanged, id -> existingTarget(c, id, targetOf)));
         }
         return touched;
     }
