@@ -66,6 +66,7 @@ public final class SnapshotPipeline {
         estimate(spec, progress);
         PostgresSinkTask sink = new PostgresSinkTask();
         sink.start(spec.target());
+        progress.batching(sink::batchStatus);
         SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
         // The snapshot command copies and stops; streaming is the run command's job.
         EmbeddedEngine engine = new EmbeddedEngine(spec, Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial_only"), handoff,

@@ -71,6 +71,7 @@ public final class StreamingPipeline {
         }
         PostgresSinkTask sink = new PostgresSinkTask();
         sink.start(spec.target());
+        progress.batching(sink::batchStatus);
         SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
         Map<String, String> overrides = spec.source().containsKey(PostgresSourceConfig.SNAPSHOT_MODE)
                 ? Map.of() : Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial");
@@ -98,7 +99,7 @@ public final class StreamingPipeline {
                 if (streaming && System.nanoTime() - lastStatus >= STATUS_INTERVAL_MILLIS * 1_000_000L) {
                     long applied = handoff.changesApplied();
                     if (applied != reported) {
-                        out.println(status(handoff, applied, reported, (System.nanoTime() - lastStatus) / 1e9));
+                        out.println(status(handoff, applied, reported, (System.nanoTime() - lastStatus) / 1e9) + "; " + sink.batchStatus());
                         reported = applied;
                     }
                     lastStatus = System.nanoTime();

@@ -3,6 +3,7 @@ package io.sluice.runtime.progress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Counts what a pipeline has moved, per table and in total, against the source's estimates,
@@ -46,6 +47,7 @@ public final class Progress {
     private final AtomicLong bytes = new AtomicLong();
     private volatile String phase;
     private volatile long phaseStartNanos;
+    private volatile Supplier<String> batching = () -> null;
 
     public void expect(String table, long estimatedRows, long estimatedBytes) {
         tables.put(table, new Table(table, Math.max(0, estimatedRows), Math.max(0, estimatedBytes)));
@@ -72,6 +74,16 @@ public final class Progress {
 
     public double phaseSeconds() {
         return (System.nanoTime() - phaseStartNanos) / 1e9;
+    }
+
+    /** Where the sink's batch size stands (size, tuning state, throughput), read at each redraw. */
+    public void batching(Supplier<String> status) {
+        batching = status;
+    }
+
+    /** The sink's batch size and tuning; null when not known. */
+    public String batching() {
+        return batching.get();
     }
 
     public void bytesLoaded(long total) {

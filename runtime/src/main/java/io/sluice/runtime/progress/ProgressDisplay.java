@@ -47,7 +47,10 @@ public final class ProgressDisplay implements AutoCloseable {
         if (live) {
             timer.scheduleAtFixedRate(this::draw, 500, 500, TimeUnit.MILLISECONDS);
         } else {
-            timer.scheduleAtFixedRate(() -> LOG.info(totalLine()), 10, 10, TimeUnit.SECONDS);
+            timer.scheduleAtFixedRate(() -> {
+                String batching = progress.batching();
+                LOG.info(batching == null ? totalLine() : totalLine() + "; " + batching);
+            }, 10, 10, TimeUnit.SECONDS);
         }
     }
 
@@ -58,6 +61,10 @@ public final class ProgressDisplay implements AutoCloseable {
         }
         List<String> lines = new java.util.ArrayList<>();
         lines.add(totalLine());
+        String batching = progress.batching();
+        if (batching != null && progress.phase() == null) {
+            lines.add("  " + batching);
+        }
         progress.tables().values().stream()
                 .filter(t -> t.rows() > 0 && t.rows() < Math.max(1, t.estimatedRows()))
                 .sorted(Comparator.comparingLong(Progress.Table::rows).reversed())

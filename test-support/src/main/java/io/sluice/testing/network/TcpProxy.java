@@ -11,9 +11,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A loopback TCP proxy in front of a server, for tests of an unreachable server without
+ * A loopback TCP proxy in front of a server. For tests of an unreachable server without
  * stopping it: {@link #cut()} drops every open connection and refuses new ones, as a server
- * that went down would; {@link #restore()} lets them through again.
+ * that went down would; {@link #restore()} lets them through again. For tests and benchmarks on
+ * a slow link: {@link #shape} gives connections a delay with jitter, a bandwidth cap and a
+ * window (these machines have no {@code tc netem}); a new shape applies at once to connections
+ * that were opened shaped.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -23,11 +26,19 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final Thread acceptor;
     private volatile boolean cut;
+    private volatile LinkShape shape = LinkShape.NONE;
+    private final ShapedPipe.Bandwidth upstream = new ShapedPipe.Bandwidth();
+    private final ShapedPipe.Bandwidth downstream = new ShapedPipe.Bandwidth();
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
+        this(targetHost, targetPort, 0);
+    }
+
+    /** @param port to listen on; 0 for any free one */
+    public TcpProxy(String targetHost, int targetPort, int port) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
-        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.listener = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
         this.acceptor = new Thread(this::accept, "tcp-proxy-" + listener.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -52,6 +63,15 @@ public final class TcpProxy implements AutoCloseable {
         cut = false;
     }
 
+    /** Shapes connections opened from now on, and changes the shape of those opened shaped. */
+    public void shape(LinkShape shape) {
+        this.shape = shape;
+    }
+
+    public LinkShape shape() {
+        return shape;
+    }
+
     private void accept() {
         while (!listener.isClosed()) {
             try {
@@ -70,8 +90,22 @@ public final class TcpProxy implements AutoCloseable {
                 }
                 open.add(client);
                 open.add(server);
-                pipe(client, server);
-                pipe(server, client);
+                if (shape.shapes()) {
+                    client.setTcpNoDelay(true);
+                    server.setTcpNoDelay(true);
+                    Runnable closeBoth = () -> {
+                        closeQuietly(client);
+                        closeQuietly(server);
+                        open.remove(client);
+                        open.remove(server);
+                    };
+                    String name = "tcp-proxy-" + client.getPort();
+                    new ShapedPipe(client.getInputStream(), server.getOutputStream(), () -> shape, upstream, closeBoth).start(name + "-up");
+                    new ShapedPipe(server.getInputStream(), client.getOutputStream(), () -> shape, downstream, closeBoth).start(name + "-down");
+                } else {
+                    pipe(client, server);
+                    pipe(server, client);
+                }
             } catch (IOException e) {
                 if (listener.isClosed()) {
                     return;

@@ -1,8 +1,11 @@
 package io.sluice.sink.postgres;
 
 import java.util.Map;
+import java.util.Optional;
 
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.batch.BatchTuningConfig;
+import io.sluice.sink.core.batch.TunerSettings;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -23,6 +26,7 @@ public final class PostgresSinkConfig extends AbstractConfig {
     public static final String TABLE_NAME_FORMAT = "table.name.format";
     public static final String BATCH_BYTES = "batch.max.bytes";
     public static final String COPY_PARALLELISM = "copy.parallelism";
+    public static final String LOAD_BUFFER = "load.buffer.bytes";
     public static final String REPLICA_ROLE = "load.replica.role";
     public static final String FREEZE = "load.freeze";
     public static final String SCHEMA_APPLY = "schema.apply";
@@ -37,8 +41,9 @@ public final class PostgresSinkConfig extends AbstractConfig {
     private static final String LOAD = "Load";
     private static final String SCHEMA = "Schema";
     private static final String CHANGES = "Changes";
+    private static final String TUNING = "Batch tuning";
 
-    public static final ConfigDef CONFIG_DEF = new ConfigDef()
+    public static final ConfigDef CONFIG_DEF = BatchTuningConfig.define(new ConfigDef()
             .define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
                     "The target database: postgres://host:port/database (user and password may be in the URL) or "
                             + "jdbc:postgresql://host:port/database.", CONNECTION, 1, Width.LONG, "Target URL")
@@ -54,21 +59,27 @@ public final class PostgresSinkConfig extends AbstractConfig {
                             + "source names, so when renaming, set schema.apply=false and create the target tables beforehand.",
                     LOAD, 1, Width.MEDIUM, "Table name format")
             .define(BATCH_BYTES, Type.LONG, 16L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
-                    "Bytes of encoded rows gathered for one table before they are sent in one binary COPY. The sink holds "
-                            + "at most about (copy.parallelism + 2) times this in memory.",
+                    "Bytes of encoded rows gathered for one table before they are sent in one binary COPY, and of streamed "
+                            + "changes applied in one target transaction. With batch.tuning.enabled (the default) this is where "
+                            + "tuning starts, and what is kept when tuning finds nothing faster or gives up.",
                     LOAD, 2, Width.SHORT, "Batch bytes")
             .define(COPY_PARALLELISM, Type.INT, 4, ConfigDef.Range.between(1, 64), Importance.MEDIUM,
                     "Connections loading at once, each running one COPY of one table's batch.", LOAD, 3, Width.SHORT, "COPY streams")
+            .define(LOAD_BUFFER, Type.LONG, 128L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
+                    "Bytes of batches being sent at once, across all COPY streams; a batch waits while it does not fit (one "
+                            + "always goes). With it, the batch size decides how many streams are busy: 32 MB batches keep four "
+                            + "busy, 128 MB ones one. The sink holds about this plus two batches in memory.",
+                    LOAD, 4, Width.SHORT, "Load buffer")
             .define(REPLICA_ROLE, Type.BOOLEAN, true, Importance.LOW,
                     "Load with session_replication_role = replica, so triggers and foreign-key checks do not fire for "
                             + "copied rows (they were checked on the source). Needs superuser or a GRANT SET on the parameter; "
-                            + "without it Sluice loads with them active and says so once.", LOAD, 4, Width.SHORT, "Replica role")
+                            + "without it Sluice loads with them active and says so once.", LOAD, 5, Width.SHORT, "Replica role")
             .define(FREEZE, Type.BOOLEAN, true, Importance.LOW,
                     "Load each table the snapshot created in one transaction that writes its rows frozen (COPY FREEZE): "
                             + "nothing has to visit them again to set hint bits, the visibility map or to freeze them later, so "
                             + "index builds and foreign-key checks run faster and the target needs no vacuum after the load. A "
                             + "table's rows are confirmed when its last rows are in; an interrupted table is copied again.",
-                    LOAD, 5, Width.SHORT, "Freeze rows")
+                    LOAD, 6, Width.SHORT, "Freeze rows")
             .define(SCHEMA_APPLY, Type.BOOLEAN, true, Importance.MEDIUM,
                     "Apply the schema events of a snapshot: pre-data (types, tables...) before its rows, post-data (indexes, "
                             + "constraints, triggers, sequence values) after them. Off when the target is prepared by other means.",
@@ -105,7 +116,8 @@ public final class PostgresSinkConfig extends AbstractConfig {
                     "How long streamed changes are tried again while the target cannot be reached (connection lost, server "
                             + "restarting or refusing connections), with pauses from 100 ms doubling up to 10 s. Nothing is lost "
                             + "meanwhile: the changes stay pending and the source keeps them. After this long the pipeline stops "
-                            + "with the reason; 0 stops at the first failure.", CHANGES, 3, Width.SHORT, "Retry timeout");
+                            + "with the reason; 0 stops at the first failure.", CHANGES, 3, Width.SHORT, "Retry timeout"),
+            TUNING, BATCH_BYTES);
 
     public PostgresSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -125,6 +137,15 @@ public final class PostgresSinkConfig extends AbstractConfig {
 
     public long batchBytes() {
         return getLong(BATCH_BYTES);
+    }
+
+    public long loadBufferBytes() {
+        return getLong(LOAD_BUFFER);
+    }
+
+    /** How to tune batch sizes, starting from batch.max.bytes; empty when tuning is off. */
+    public Optional<TunerSettings> batchTuning() {
+        return BatchTuningConfig.settings(this, batchBytes());
     }
 
     public int copyParallelism() {

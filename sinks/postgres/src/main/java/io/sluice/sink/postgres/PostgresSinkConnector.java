@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.sink.core.batch.BatchTuningConfig;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
@@ -60,6 +61,9 @@ public class PostgresSinkConnector extends SinkConnector {
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
         Config result = super.validate(connectorConfigs);
+        Map<String, ConfigValue> byName = new java.util.HashMap<>();
+        result.configValues().forEach(v -> byName.put(v.name(), v));
+        BatchTuningConfig.validate(byName);
         if (result.configValues().stream().anyMatch(v -> !v.errorMessages().isEmpty())) {
             return result;
         }

@@ -11,7 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.envelope.Envelope;
@@ -34,6 +36,9 @@ import io.sluice.sink.postgres.schema.ExistingTables;
 import io.sluice.sink.postgres.schema.SnapshotClaims;
 import io.sluice.sink.postgres.schema.SchemaApplier;
 import io.sluice.sink.postgres.schema.StreamedSchemaChange;
+import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.batch.TunedBatchSize.Closing;
+import io.sluice.sink.core.metrics.SinkMetrics;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
@@ -82,7 +87,7 @@ public class PostgresSinkTask extends SinkTask {
     /** Streamed changes waiting to be applied. */
     private ChangeApplier changes;
     /** Whether streamed changes have begun: the snapshot's rows are all in. */
-    private boolean streaming;
+    private volatile boolean streaming;
     /** The transaction of the last change taken, to apply batches at transaction boundaries. */
     private Object lastTransaction;
     /** Per topic partition, the offset after the last record put. */
@@ -92,6 +97,21 @@ public class PostgresSinkTask extends SinkTask {
     /** Whether snapshot rows were sent to COPY and not yet waited for. */
     private boolean loadsOutstanding;
     private long skipped;
+    /** The size snapshot COPY batches are filled to. */
+    private TunedBatchSize copyBatches;
+    /** The size streamed changes are applied in. */
+    private TunedBatchSize applyBatches;
+    private SinkMetrics metrics;
+    /**
+     * Snapshot rows are confirmed by epoch rather than by waiting for every COPY: each
+     * {@link #preCommit} ends an epoch, remembering where each partition's records stood then; an
+     * epoch is durable once no open batch or unfinished COPY holds rows from it or before it.
+     */
+    private long epoch;
+    /** Per ended epoch, the offsets after its records, until it is durable. */
+    private final TreeMap<Long, Map<TopicPartition, Long>> epochOffsets = new TreeMap<>();
+    /** A partial batch older than this is sent, so that its epoch can be confirmed. */
+    private static final long STALE_BATCH_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     @Override
     public String version() {
@@ -102,17 +122,32 @@ public class PostgresSinkTask extends SinkTask {
     public void start(Map<String, String> props) {
         config = new PostgresSinkConfig(props);
         tables = new TargetTables(config.endpoint(), config.tableNameFormat());
-        loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole());
+        copyBatches = new TunedBatchSize("snapshot COPY", config.batchTuning(), config.batchBytes());
+        applyBatches = new TunedBatchSize("stream apply", config.batchTuning(), config.batchBytes());
+        loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole(), config.loadBufferBytes(), copyBatches);
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         AppliedPositions positions = new AppliedPositions(config.positionTable());
         claims = new SnapshotClaims(positions.schema());
         changes = new ChangeApplier(config.endpoint(), positions,
-                new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis());
+                new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis(), applyBatches);
         try {
             reporter = context == null ? null : context.errantRecordReporter();
         } catch (NoSuchMethodError | NoClassDefFoundError e) {
             reporter = null; // a worker older than Kafka 2.6
         }
+        metrics = SinkMetrics.of(context);
+        copyBatches.register(metrics.plugin(), "snapshot-copy");
+        applyBatches.register(metrics.plugin(), "stream-apply");
+    }
+
+    /** The batch size in use and its tuning, for a progress display: snapshot COPYs, then streamed changes. */
+    public String batchStatus() {
+        return streaming ? applyBatches.status() : copyBatches.status();
+    }
+
+    /** The snapshot COPY batch size and its tuning (for tests and the benchmark's convergence path). */
+    public TunedBatchSize copyBatchSize() {
+        return copyBatches;
     }
 
     @Override
@@ -175,14 +210,10 @@ public class PostgresSinkTask extends SinkTask {
         hold(target, record);
         TableBatch batch = batchFor(target, after, mayExist(record) ? upsertKeys(target, eventKey(record)) : null);
         long before = batch.bytes();
+        batch.opened(epoch);
         batch.add(after);
         pendingBytes += batch.bytes() - before;
-        if (batch.bytes() >= config.batchBytes()) {
-            send(batch);
-        }
-        if (pendingBytes >= 2 * config.batchBytes()) {
-            sendLargest();
-        }
+        sendIfFull(batch);
     }
 
     /**
@@ -199,9 +230,10 @@ public class PostgresSinkTask extends SinkTask {
         Struct transaction = value.schema().field(Envelope.TRANSACTION) == null ? null : value.getStruct(Envelope.TRANSACTION);
         Object txId = transaction == null ? null : transaction.getString("id");
         long pending = changes.pendingBytes();
+        long size = applyBatches.bytes();
         // Apply at a source transaction's boundary when a batch is full; inside a huge transaction only at twice the size.
-        if (pending >= 2 * config.batchBytes() || (pending >= config.batchBytes() && (txId == null || !txId.equals(lastTransaction)))) {
-            changes.applyInBackground(durableOnCommit());
+        if (pending >= 2 * size || (pending >= size && (txId == null || !txId.equals(lastTransaction)))) {
+            changes.applyInBackground(durableOnCommit(), Closing.FULL);
         }
         lastTransaction = txId;
         String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
@@ -365,14 +397,10 @@ public class PostgresSinkTask extends SinkTask {
             batches.put(target, kind, batch);
         }
         byte[] tuples = value.getBytes("tuples");
+        batch.opened(epoch);
         batch.addRaw(tuples, value.getInt32("rows"));
         pendingBytes += tuples.length;
-        if (batch.bytes() >= config.batchBytes()) {
-            send(batch);
-        }
-        if (pendingBytes >= 2 * config.batchBytes()) {
-            sendLargest();
-        }
+        sendIfFull(batch);
     }
 
     private void checkRawTarget(String[] target, List<String> columns, List<String> types) {
@@ -516,7 +544,22 @@ public class PostgresSinkTask extends SinkTask {
         return loaded;
     }
 
+    /** Sends the batch once it reaches the batch size; sends the largest when all together hold two batches' worth. */
+    private void sendIfFull(TableBatch batch) throws InterruptedException {
+        long size = copyBatches.bytes();
+        if (batch.bytes() >= size) {
+            send(batch, Closing.FULL);
+        }
+        if (pendingBytes >= 2 * size) {
+            sendLargest();
+        }
+    }
+
     private void send(TableBatch batch) throws InterruptedException {
+        send(batch, Closing.EARLY);
+    }
+
+    private void send(TableBatch batch, Closing closing) throws InterruptedException {
         if (!batch.isEmpty() && loadDecided.add(batch.target())) {
             // A table's first rows decide: straight rows into a table created for this load go in frozen.
             if (freezeLoads && !batch.staged()) {
@@ -528,7 +571,7 @@ public class PostgresSinkTask extends SinkTask {
         if (!batch.isEmpty()) {
             pendingBytes -= batch.bytes();
             loadsOutstanding = true;
-            loader.submit(batch.take());
+            loader.submit(batch.take(), copyBatches.bytes(), closing);
         }
     }
 
@@ -571,12 +614,13 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     /**
-     * The offsets up to which every record is on the target. While only streamed changes are
-     * coming, it does not wait: it starts applying what has waited long enough and returns what
-     * earlier target transactions made durable. While snapshot rows are loading, it sends what
-     * is gathered and waits for it, then confirms offsets only up to the first record of each
-     * frozen load still open: its rows become durable all at once when the table's last rows are
-     * in. Open loads stay open, so their tables keep loading frozen.
+     * The offsets up to which every record is on the target. It never waits for the target:
+     * while only streamed changes are coming, it starts applying what has waited long enough and
+     * returns what earlier target transactions made durable. While snapshot rows are loading, it
+     * returns the offsets of the newest epoch whose batches are all committed (see
+     * {@link #durableSnapshotOffsets}), and no further than the first record of each frozen load
+     * still open: its rows become durable all at once when the table's last rows are in. Open
+     * loads stay open, so their tables keep loading frozen.
      */
     @Override
     public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
@@ -597,8 +641,7 @@ public class PostgresSinkTask extends SinkTask {
             return safe;
         }
         changes.apply();
-        sendAndAwait(false);
-        Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>(currentOffsets);
+        Map<TopicPartition, OffsetAndMetadata> safe = durableSnapshotOffsets(currentOffsets);
         for (Map<TopicPartition, Long> held : holds.values()) {
             held.forEach((tp, first) -> safe.computeIfPresent(tp, (k, current) -> current.offset() <= first ? current
                     : new OffsetAndMetadata(first, current.metadata())));
@@ -610,13 +653,55 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     /**
+     * Ends an offset epoch and returns the offsets of the newest durable one, without waiting:
+     * batches keep filling and COPYs keep running, so the pace of offset commits does not cut
+     * batches short or drain the connections. A partial batch that has waited a long time is
+     * sent, so that every epoch is confirmed in the end.
+     */
+    private Map<TopicPartition, OffsetAndMetadata> durableSnapshotOffsets(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        schema.checkFailures();
+        long oldest;
+        try {
+            for (TableBatch batch : batches.all()) {
+                if (!batch.isEmpty() && batch.ageNanos() > STALE_BATCH_NANOS) {
+                    send(batch);
+                }
+            }
+            epochOffsets.put(epoch, Map.copyOf(putOffsets));
+            epoch++;
+            oldest = loader.oldestUnfinishedEpoch(epoch);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while confirming loaded rows", e);
+        }
+        for (TableBatch batch : batches.all()) {
+            if (!batch.isEmpty()) {
+                oldest = Math.min(oldest, batch.epoch());
+            }
+        }
+        Map.Entry<Long, Map<TopicPartition, Long>> durable = epochOffsets.floorEntry(oldest - 1);
+        epochOffsets.headMap(oldest - 1).clear();
+        Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();
+        if (durable == null) {
+            return safe;
+        }
+        currentOffsets.forEach((tp, current) -> {
+            Long upTo = durable.getValue().get(tp);
+            if (upTo != null) {
+                safe.put(tp, upTo >= current.offset() ? current : new OffsetAndMetadata(upTo, current.metadata()));
+            }
+        });
+        return safe;
+    }
+
+    /**
      * Starts applying the pending changes once the oldest has waited the apply delay, unless the
      * target is still writing the batch before: then they keep gathering (group commit), and go
      * in one larger transaction when it is done, or when they reach the batch size.
      */
     private void applyIfDue() {
         if (changes.pendingMillis() >= config.applyMaxDelayMillis() && !changes.applying()) {
-            changes.applyInBackground(durableOnCommit());
+            changes.applyInBackground(durableOnCommit(), Closing.TIMEOUT);
         }
     }
 
@@ -672,6 +757,9 @@ public class PostgresSinkTask extends SinkTask {
 
     @Override
     public void stop() {
+        if (metrics != null) {
+            metrics.close();
+        }
         if (changes != null) {
             changes.close();
         }

@@ -59,7 +59,7 @@ class ConfirmedOffsetsIT {
             sourceTask.initialize(SourceTaskContexts.withOffsets(Map.of()));
             PostgresSinkTask sink = new PostgresSinkTask();
             sink.start(Map.of("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable",
-                    "connection.username", target.user(), "connection.password", target.password(), "batch.max.bytes", "65536"));
+                    "connection.username", target.user(), "connection.password", target.password(), "batch.max.bytes", "65536", "batch.tuning.enabled", "false"));
             Map<TopicPartition, List<long[]>> rowsByOffset = new HashMap<>();
             Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
             boolean sawHeldRows = false;
@@ -88,7 +88,8 @@ class ConfirmedOffsetsIT {
                         if (table == null) {
                             continue;
                         }
-                        long upTo = confirmed.get(entry.getKey()).offset();
+                        OffsetAndMetadata confirmedOffset = confirmed.get(entry.getKey());
+                        long upTo = confirmedOffset == null ? 0 : confirmedOffset.offset(); // absent: nothing confirmed yet
                         long confirmedRows = entry.getValue().stream().filter(o -> o[0] < upTo).mapToLong(o -> o[1]).sum();
                         long putRows = entry.getValue().stream().mapToLong(o -> o[1]).sum();
                         sawHeldRows |= confirmedRows < putRows;

@@ -160,7 +160,7 @@ class SnapshotIntoPostgresIT {
 
     private static Map<String, String> sinkConfig(TestDatabase db) {
         return Map.of("connection.url", "postgres://" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable",
-                "connection.username", db.user(), "connection.password", db.password(), "batch.max.bytes", "200000");
+                "connection.username", db.user(), "connection.password", db.password(), "batch.max.bytes", "200000", "batch.tuning.enabled", "false");
     }
 
     /** Runs a whole snapshot from source to target through the two connectors' tasks. */

@@ -215,7 +215,7 @@ class StreamApplyIT {
     }
 
     private static Map<String, String> sinkProps(TestDatabase target, long applyDelay) {
-        return InProcessPipe.sinkProps(target, "apply.max.delay.ms", Long.toString(applyDelay), "batch.max.bytes", "65536");
+        return InProcessPipe.sinkProps(target, "apply.max.delay.ms", Long.toString(applyDelay), "batch.max.bytes", "65536", "batch.tuning.enabled", "false");
     }
 
     private static Map<String, String> sourceProps(TestDatabase db, String prefix) {

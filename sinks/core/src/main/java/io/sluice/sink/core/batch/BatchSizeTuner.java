@@ -113,6 +113,11 @@ public final class BatchSizeTuner {
             low = 0;
             high = settings.candidates() - 1;
             measured.clear();
+            // The size just measured, when it is one of the candidates, needs no second measurement.
+            int at = settings.nearest(current.bytes);
+            if (settings.size(at) == current.bytes) {
+                measured.put(at, current);
+            }
         }
         next();
     }

@@ -23,6 +23,7 @@ import java.util.function.Consumer;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.batch.TunedBatchSize;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +54,7 @@ public final class ChangeApplier implements AutoCloseable {
     /** Per source, the newest position committed on the target; written by the apply thread. */
     private final Map<String, SourcePosition> appliedPositions = new ConcurrentHashMap<>();
     private final long retryTimeoutMillis;
+    private final TunedBatchSize batchSize;
     private ExecutorService applyThread;
     /** The batch being written, if any. */
     private Future<?> inFlight;
@@ -68,9 +70,12 @@ public final class ChangeApplier implements AutoCloseable {
     /**
      * @param setUp              session settings for the connection (replica role); must not throw for a setting merely refused
      * @param retryTimeoutMillis how long to keep trying while the target cannot be reached
+     * @param batchSize          the size batches are sealed at, told how long each took
      */
-    public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, Consumer<Connection> setUp, long retryTimeoutMillis) {
+    public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, Consumer<Connection> setUp, long retryTimeoutMillis,
+                         TunedBatchSize batchSize) {
         this.endpoint = endpoint;
+        this.batchSize = batchSize;
         this.positions = positions;
         this.setUp = setUp;
         this.retryTimeoutMillis = retryTimeoutMillis;
@@ -178,6 +183,14 @@ public final class ChangeApplier implements AutoCloseable {
      *             nothing is pending); not run if a batch failed
      */
     public void applyInBackground(Runnable then) {
+        applyInBackground(then, TunedBatchSize.Closing.EARLY);
+    }
+
+    /**
+     * As {@link #applyInBackground(Runnable)}, saying why: a batch sent because it reached the
+     * batch size, or because its time was up, tells the batch size tuner how long it took.
+     */
+    public void applyInBackground(Runnable then, TunedBatchSize.Closing closing) {
         throwIfFailed();
         if (!hasPending()) {
             if (inFlight == null || inFlight.isDone()) {
@@ -192,6 +205,8 @@ public final class ChangeApplier implements AutoCloseable {
             }
             return;
         }
+        long bytes = pendingBytes();
+        long plannedBytes = batchSize.bytes();
         List<ChangeTable.Sealed> sealed = new ArrayList<>();
         long changes = 0;
         for (ChangeTable t : tables.values()) {
@@ -209,15 +224,15 @@ public final class ChangeApplier implements AutoCloseable {
         // One batch written while the next gathers: memory stays bounded when the target is the slower.
         awaitApplied();
         inFlight = applyThread().submit(() -> {
-            write(batch);
+            write(batch, bytes, plannedBytes, closing);
             if (failed == null) {
                 then.run();
             }
         });
     }
 
-    /** Runs on the apply thread. */
-    private void write(ChangeBatch batch) {
+    /** Runs on the apply thread; tells the batch size how long the batch took. */
+    private void write(ChangeBatch batch, long bytes, long plannedBytes, TunedBatchSize.Closing closing) {
         if (failed != null) {
             return; // a batch before this one failed: writing this one would leave a gap
         }
@@ -235,7 +250,9 @@ public final class ChangeApplier implements AutoCloseable {
         }
         batch.positions().forEach((source, position) -> appliedPositions.merge(source, position, ChangeApplier::newer));
         rowsApplied += batch.changes();
-        LOG.debug("Applied {} changes in {} ms", batch.changes(), (System.nanoTime() - started) / 1_000_000);
+        long nanos = System.nanoTime() - started;
+        batchSize.record(plannedBytes, bytes, nanos, closing);
+        LOG.debug("Applied {} changes in {} ms", batch.changes(), nanos / 1_000_000);
     }
 
     /** Waits until the work on the apply thread is done; rethrows why a batch could not be written. */

@@ -18,6 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.sluice.schemas.copy.CopyFraming;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.batch.ByteBudget;
+import io.sluice.sink.core.batch.ThroughputMeter;
+import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.postgres.connections.ConnectionPool;
 import io.sluice.sink.postgres.connections.ReplicaRole;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -27,7 +30,9 @@ import org.postgresql.copy.CopyIn;
 /**
  * Runs binary COPYs into the target on a few connections at once. Each chunk is one COPY in
  * its own transaction, durable when it returns. At most {@code parallelism} chunks are in
- * flight; submitting more waits, which keeps memory bounded.
+ * flight, holding at most {@code bufferBytes} between them (one chunk always goes); submitting
+ * more waits, which keeps memory bounded. Each chunk written whole is reported to the batch
+ * size it was filled to, with what all connections sent meanwhile.
  *
  * <p>A table may instead be loaded <em>frozen</em> ({@link #freeze}): all its chunks go, one
  * after another, into a single transaction that first empties the table, so PostgreSQL writes
@@ -39,18 +44,29 @@ public final class CopyLoader implements AutoCloseable {
 
     private static final byte[] HEADER = CopyFraming.header();
     private static final byte[] TRAILER = CopyFraming.trailer();
+    /** Bytes handed to the driver at once, so the meter moves while a large chunk is on its way. */
+    private static final int SLICE = 1 << 20;
 
     private final PgEndpoint endpoint;
     private final ExecutorService executor;
     private final Semaphore slots;
+    private final ByteBudget budget;
+    private final ThroughputMeter meter = new ThroughputMeter();
+    private final TunedBatchSize batchSize;
     private final ConnectionPool connections;
     private final List<InFlight> inFlight = new ArrayList<>();
     private final Map<String, FrozenLoad> frozen = new HashMap<>();
     private final AtomicLong rowsLoaded = new AtomicLong();
     private final AtomicLong bytesLoaded = new AtomicLong();
 
-    public CopyLoader(PgEndpoint endpoint, int parallelism, boolean replicaRole) {
+    /**
+     * @param bufferBytes bytes of chunks in flight at most, across all connections
+     * @param batchSize   told of each chunk written whole
+     */
+    public CopyLoader(PgEndpoint endpoint, int parallelism, boolean replicaRole, long bufferBytes, TunedBatchSize batchSize) {
         this.endpoint = endpoint;
+        this.budget = new ByteBudget(bufferBytes);
+        this.batchSize = batchSize;
         this.executor = Executors.newFixedThreadPool(parallelism, r -> {
             Thread t = new Thread(r, "sluice-copy");
             t.setDaemon(true);
@@ -60,7 +76,8 @@ public final class CopyLoader implements AutoCloseable {
         this.connections = new ConnectionPool(endpoint, "sluice load", new ReplicaRole(endpoint, replicaRole));
     }
 
-    private record InFlight(String target, CompletableFuture<Void> copy) {
+    /** A COPY under way; {@code epoch} is the oldest offset epoch of its rows (Long.MAX_VALUE when it has none). */
+    private record InFlight(String target, long epoch, CompletableFuture<Void> copy) {
     }
 
     /** A table loaded in one transaction on one connection; {@code tail} completes when its last submitted step has. */
@@ -89,22 +106,38 @@ public final class CopyLoader implements AutoCloseable {
         return frozen.containsKey(target);
     }
 
-    /** Starts a COPY of the chunk; waits first while all connections are busy. */
-    public synchronized void submit(TableBatch.Chunk chunk) throws InterruptedException {
+    /**
+     * Starts a COPY of the chunk; waits first while all connections are busy or the buffer is full.
+     *
+     * @param plannedBytes the batch size the chunk was filled towards
+     * @param closing      why it was sent: only a full chunk measures its size
+     */
+    public synchronized void submit(TableBatch.Chunk chunk, long plannedBytes, TunedBatchSize.Closing closing) throws InterruptedException {
         FrozenLoad load = frozen.get(chunk.target());
         if (load != null && chunk.upsert() != null) {
             commitFrozen(chunk.target()); // staged rows cannot go in frozen; what is in so far is committed first
             load = null;
         }
-        slots.acquire();
+        long bytes = chunk.bytes();
+        budget.acquire(bytes);
+        try {
+            slots.acquire();
+        } catch (InterruptedException e) {
+            budget.release(bytes);
+            throw e;
+        }
+        Runnable release = () -> {
+            slots.release();
+            budget.release(bytes);
+        };
         try {
             inFlight.removeIf(f -> f.copy().isDone() && !f.copy().isCompletedExceptionally());
             if (load == null) {
-                inFlight.add(new InFlight(chunk.target(), CompletableFuture.runAsync(() -> {
+                inFlight.add(new InFlight(chunk.target(), chunk.epoch(), CompletableFuture.runAsync(() -> {
                     try {
-                        copy(chunk);
+                        measured(chunk, plannedBytes, closing, () -> copy(chunk));
                     } finally {
-                        slots.release();
+                        release.run();
                     }
                 }, executor)));
             } else {
@@ -112,18 +145,38 @@ public final class CopyLoader implements AutoCloseable {
                 load.tail = load.tail.handleAsync((done, failed) -> {
                     try {
                         rethrow(failed);
-                        copyFrozen(frozenLoad, chunk);
+                        measured(chunk, plannedBytes, closing, () -> copyFrozen(frozenLoad, chunk));
                         return null;
                     } finally {
-                        slots.release();
+                        release.run();
                     }
                 }, executor);
-                inFlight.add(new InFlight(chunk.target(), load.tail));
+                inFlight.add(new InFlight(chunk.target(), chunk.epoch(), load.tail));
             }
         } catch (RuntimeException e) {
-            slots.release();
+            release.run();
             throw e;
         }
+    }
+
+    /** Runs a chunk's COPY and reports it with what all connections sent while it ran. */
+    private void measured(TableBatch.Chunk chunk, long plannedBytes, TunedBatchSize.Closing closing, Runnable copy) {
+        ThroughputMeter.Mark mark = meter.mark();
+        copy.run();
+        ThroughputMeter.Sample sample = meter.since(mark);
+        batchSize.record(plannedBytes, sample.bytes(), sample.nanos(), closing);
+    }
+
+    /**
+     * The oldest offset epoch among the rows of COPYs not yet finished, or {@code none} when all
+     * are; a failed COPY is thrown.
+     */
+    public synchronized long oldestUnfinishedEpoch(long none) throws InterruptedException {
+        if (inFlight.stream().anyMatch(f -> f.copy().isCompletedExceptionally())) {
+            awaitAll();
+        }
+        inFlight.removeIf(f -> f.copy().isDone());
+        return inFlight.stream().mapToLong(InFlight::epoch).min().orElse(none);
     }
 
     /**
@@ -140,7 +193,7 @@ public final class CopyLoader implements AutoCloseable {
             rethrow(failed);
             return null;
         }, executor);
-        inFlight.add(new InFlight(target, load.tail));
+        inFlight.add(new InFlight(target, Long.MAX_VALUE, load.tail));
         return load.tail;
     }
 
@@ -269,9 +322,9 @@ public final class CopyLoader implements AutoCloseable {
         try {
             copy.writeToCopy(HEADER, 0, HEADER.length);
             for (byte[] part : chunk.raw()) {
-                copy.writeToCopy(part, 0, part.length);
+                send(copy, part, part.length);
             }
-            copy.writeToCopy(chunk.tuples().array(), 0, chunk.tuples().size());
+            send(copy, chunk.tuples().array(), chunk.tuples().size());
             copy.writeToCopy(TRAILER, 0, TRAILER.length);
             copy.endCopy();
         } finally {
@@ -281,6 +334,14 @@ public final class CopyLoader implements AutoCloseable {
         }
         rowsLoaded.addAndGet(chunk.rows());
         bytesLoaded.addAndGet(chunk.bytes());
+    }
+
+    private void send(CopyIn copy, byte[] bytes, int length) throws SQLException {
+        for (int at = 0; at < length; at += SLICE) {
+            int n = Math.min(SLICE, length - at);
+            copy.writeToCopy(bytes, at, n);
+            meter.sent(n);
+        }
     }
 
     public long rowsLoaded() {

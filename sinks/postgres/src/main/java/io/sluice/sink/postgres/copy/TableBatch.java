@@ -32,6 +32,9 @@ public final class TableBatch {
     private List<byte[]> rawParts = new ArrayList<>();
     private long rawBytes;
     private long rows;
+    /** The sink's offset epoch its first row came in (see {@link #opened}); -1 while empty. */
+    private long epoch = -1;
+    private long openedNanos;
 
     /**
      * Rows that go through a temporary staging table: COPY into it, then one INSERT ... SELECT
@@ -131,6 +134,28 @@ public final class TableBatch {
                         + stage + conflict};
     }
 
+    /**
+     * Notes the sink's current offset epoch before rows are added: the first call after the
+     * batch was empty fixes the oldest epoch it holds rows of, which stays unconfirmed until the
+     * batch is committed.
+     */
+    public void opened(long currentEpoch) {
+        if (epoch < 0) {
+            epoch = currentEpoch;
+            openedNanos = System.nanoTime();
+        }
+    }
+
+    /** The oldest offset epoch this batch holds rows of; -1 while empty. */
+    public long epoch() {
+        return epoch;
+    }
+
+    /** Nanoseconds since its first row; 0 while empty. */
+    public long ageNanos() {
+        return epoch < 0 ? 0 : System.nanoTime() - openedNanos;
+    }
+
     /** Appends raw COPY tuples as they came from the source. */
     public void addRaw(byte[] rawTuples, int rowCount) {
         rawParts.add(rawTuples);
@@ -187,7 +212,8 @@ public final class TableBatch {
 
     /** Hands over the encoded rows and starts an empty batch. */
     public Chunk take() {
-        Chunk chunk = new Chunk(target, table, copySql, upsert, rawParts, tuples, rows);
+        Chunk chunk = new Chunk(target, table, copySql, upsert, rawParts, tuples, rows, epoch);
+        epoch = -1;
         tuples = new WireBuffer(rawParts.isEmpty() ? Math.min(Math.max(1 << 16, chunk.tuples().size()), 1 << 24) : 1 << 8);
         rawParts = new ArrayList<>();
         rawBytes = 0;
@@ -197,9 +223,11 @@ public final class TableBatch {
 
     /**
      * Rows ready for one COPY, raw tuples first, then encoded ones; with {@code upsert}, into a
-     * staging table merged in the same transaction.
+     * staging table merged in the same transaction. {@code epoch} is the oldest offset epoch of
+     * its rows.
      */
-    public record Chunk(String target, String table, String copyStatement, Upsert upsert, List<byte[]> raw, WireBuffer tuples, long rows) {
+    public record Chunk(String target, String table, String copyStatement, Upsert upsert, List<byte[]> raw, WireBuffer tuples, long rows,
+                        long epoch) {
 
         /**
          * The COPY; {@code freeze} writes the rows frozen, which needs the table emptied or

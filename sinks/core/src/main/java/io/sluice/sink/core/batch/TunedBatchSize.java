@@ -1,0 +1,206 @@
+package io.sluice.sink.core.batch;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.metrics.Gauge;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The batch size of one kind of a sink's batches, tuned by a {@link BatchSizeTuner} or fixed,
+ * safe to share between the thread that fills batches and those that write them. Writers
+ * report each batch with {@link #record}; every step of the search is logged, and
+ * {@link #register} shows the size, throughput and state as metrics.
+ */
+public final class TunedBatchSize {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TunedBatchSize.class);
+
+    /** Why a batch was sent. */
+    public enum Closing {
+        /** It reached the batch size: a measurement. */
+        FULL,
+        /** Its time was up before it filled: the source sets the pace. */
+        TIMEOUT,
+        /** Something else sent it early (a flush, the end of a table, a schema change): not a measurement. */
+        EARLY
+    }
+
+    private final String what;
+    private final TunerSettings settings;
+    private BatchSizeTuner tuner;
+    /** Full batches in a row since tuning stopped on batches the source did not fill. */
+    private int fullSinceSourceBound;
+    /** Searches of tuners replaced by a fresh one. */
+    private int earlierSearches;
+    private final long fixedBytes;
+    private long lastSize;
+    /** Whether the next full batch is the first at a new size; its time overlapped batches of the size before, so it is not counted. */
+    private boolean warmingUp = true;
+    private int logged;
+    private double lastBytesPerSecond;
+
+    /**
+     * @param what       the batches, for logs and metrics ("snapshot COPY")
+     * @param settings   how to tune; empty for a fixed size
+     * @param fixedBytes the size without tuning (the tuner's default)
+     */
+    public TunedBatchSize(String what, Optional<TunerSettings> settings, long fixedBytes) {
+        this.what = what;
+        this.settings = settings.orElse(null);
+        this.tuner = settings.map(BatchSizeTuner::new).orElse(null);
+        this.fixedBytes = fixedBytes;
+        this.lastSize = bytes();
+    }
+
+    /** The size to fill the next batch to. */
+    public synchronized long bytes() {
+        return tuner == null ? fixedBytes : tuner.batchBytes();
+    }
+
+    /**
+     * A batch is committed.
+     *
+     * @param plannedBytes the size it was filled towards ({@link #bytes()} when it was started)
+     * @param bytes        the bytes the measurement covers
+     * @param nanos        the time they took
+     */
+    public synchronized void record(long plannedBytes, long bytes, long nanos, Closing closing) {
+        if (nanos > 0) {
+            lastBytesPerSecond = bytes * 1e9 / nanos;
+        }
+        if (tuner == null || closing == Closing.EARLY) {
+            return;
+        }
+        if (tuner.state() == BatchSizeTuner.State.SOURCE_BOUND && resumed(closing)) {
+            return;
+        }
+        long size = tuner.batchBytes();
+        if (size != lastSize) {
+            lastSize = size;
+            warmingUp = true;
+        }
+        if (closing == Closing.FULL && plannedBytes != size) {
+            return; // filled towards a size the tuner has moved on from
+        }
+        if (closing == Closing.FULL && warmingUp) {
+            warmingUp = false;
+            return;
+        }
+        tuner.record(bytes, nanos, closing == Closing.TIMEOUT);
+        logSteps();
+    }
+
+    /**
+     * A stream's load changes: batches that did not fill a while ago say nothing of a backlog
+     * now. Once {@code minSamples} batches in a row fill, tuning starts over.
+     */
+    private boolean resumed(Closing closing) {
+        fullSinceSourceBound = closing == Closing.FULL ? fullSinceSourceBound + 1 : 0;
+        if (fullSinceSourceBound < settings.minSamples()) {
+            return true;
+        }
+        fullSinceSourceBound = 0;
+        LOG.info("Batch size tuning ({}): {} batches in a row filled; tuning again", what, settings.minSamples());
+        earlierSearches += tuner.searches();
+        tuner = new BatchSizeTuner(settings);
+        logged = 0;
+        lastSize = tuner.batchBytes();
+        warmingUp = true;
+        return true;
+    }
+
+    private void logSteps() {
+        List<BatchSizeTuner.Step> path = tuner.path();
+        for (; logged < path.size(); logged++) {
+            BatchSizeTuner.Step step = path.get(logged);
+            LOG.info("Batch size tuning ({}): {}", what, describe(step));
+        }
+    }
+
+    /** One step of the search in words. */
+    static String describe(BatchSizeTuner.Step step) {
+        String measured = String.format(Locale.ROOT, "%s at %s/s over %d batches", size(step.bytes()), size((long) step.meanBytesPerSecond()),
+                step.samples());
+        return switch (step.state()) {
+            case BASELINE -> "starting size " + measured;
+            case SEARCHING -> measured + "; searching " + size(step.lowBytes()) + " .. " + size(step.highBytes());
+            case TUNED -> step.samples() == 0 ? "tuned to " + size(step.bytes()) + String.format(Locale.ROOT, " (%s/s)",
+                    size((long) step.meanBytesPerSecond())) : "throughput fell to " + size((long) step.meanBytesPerSecond())
+                    + "/s at " + size(step.bytes()) + "; measuring it again and searching anew";
+            case UNSTABLE -> "measurements never settled (" + measured + "); keeping " + size(step.bytes());
+            case SOURCE_BOUND -> "batches close before they fill: the source sets the pace; keeping " + size(step.bytes());
+        };
+    }
+
+    /** Tuning state, or "FIXED" without tuning. */
+    public synchronized String state() {
+        return tuner == null ? "FIXED" : tuner.state().name();
+    }
+
+    /** Throughput of the last batch reported, in bytes per second. */
+    public synchronized double lastBytesPerSecond() {
+        return lastBytesPerSecond;
+    }
+
+    /** The search so far; empty without tuning. */
+    public synchronized List<BatchSizeTuner.Step> path() {
+        return tuner == null ? List.of() : tuner.path();
+    }
+
+    /** A short status for a progress display: "batch 16.0 MB (searching), 38.2 MB/s". */
+    public synchronized String status() {
+        return String.format(Locale.ROOT, "%s batch %s (%s), %s/s", what, size(bytes()), state().toLowerCase(Locale.ROOT).replace('_', ' '),
+                size((long) lastBytesPerSecond));
+    }
+
+    /**
+     * Adds gauges for the size, the throughput and the state to {@code metrics}, tagged with
+     * {@code batches} = {@code kind}.
+     */
+    public void register(PluginMetrics metrics, String kind) {
+        LinkedHashMap<String, String> tags = new LinkedHashMap<>();
+        tags.put("batches", kind);
+        add(metrics, "batch-size-bytes", "Size batches are filled to now (" + what + ")", tags, (Gauge<Long>) (c, now) -> bytes());
+        add(metrics, "batch-throughput-bytes-per-second", "Throughput of the last batch (" + what + ")", tags,
+                (Gauge<Double>) (c, now) -> lastBytesPerSecond());
+        add(metrics, "batch-tuning-state", "BASELINE, SEARCHING, TUNED, UNSTABLE, SOURCE_BOUND or FIXED (" + what + ")", tags,
+                (Gauge<String>) (c, now) -> state());
+        add(metrics, "batch-tuning-searches", "Searches started: the first, and one after each lasting drop (" + what + ")", tags,
+                (Gauge<Integer>) (c, now) -> searches());
+    }
+
+    private synchronized int searches() {
+        return tuner == null ? 0 : earlierSearches + tuner.searches();
+    }
+
+    /** Whether sizes are being tuned (not fixed by configuration). */
+    public boolean tuning() {
+        return settings != null;
+    }
+
+    private static void add(PluginMetrics metrics, String name, String description, LinkedHashMap<String, String> tags, Gauge<?> gauge) {
+        MetricName metricName = metrics.metricName(name, description, tags);
+        metrics.addMetric(metricName, gauge);
+    }
+
+    /** A byte count for people: {@code 512 B}, {@code 16.0 MB}. */
+    public static String size(long b) {
+        if (b < 1024) {
+            return b + " B";
+        }
+        String[] units = {"KB", "MB", "GB", "TB"};
+        double v = b;
+        int u = -1;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+    }
+}

@@ -1,0 +1,99 @@
+package io.sluice.sink.core.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.util.Optional;
+import java.util.Set;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import io.sluice.sink.core.batch.TunedBatchSize.Closing;
+import io.sluice.sink.core.metrics.SinkMetrics;
+import org.junit.jupiter.api.Test;
+
+class TunedBatchSizeTest {
+
+    private static final long MIB = 1L << 20;
+    private static final TunerSettings SETTINGS = new TunerSettings(MIB, 64 * MIB, 16 * MIB, 13, 3, 0.1, 12, 0.3, 5);
+
+    /** A link where each batch costs 100 ms of round trips plus its bytes at 50 MB/s: bigger is better. */
+    private static long nanos(long bytes) {
+        return 100_000_000L + bytes * 1_000_000_000L / 50_000_000L;
+    }
+
+    @Test
+    void withoutTuningEveryBatchHasTheConfiguredSize() {
+        TunedBatchSize size = new TunedBatchSize("test", Optional.empty(), 5 * MIB);
+        size.record(5 * MIB, 5 * MIB, nanos(5 * MIB), Closing.FULL);
+        size.record(5 * MIB, MIB, nanos(MIB), Closing.TIMEOUT);
+        assertThat(size.bytes()).isEqualTo(5 * MIB);
+        assertThat(size.state()).isEqualTo("FIXED");
+        assertThat(size.path()).isEmpty();
+    }
+
+    @Test
+    void theFirstBatchAtEachSizeAndBatchesOfAnEarlierSizeAreNotCounted() {
+        TunedBatchSize size = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB);
+        long first = size.bytes();
+        size.record(first, first, 1, Closing.FULL); // warm-up: absurdly fast, ignored
+        for (int i = 0; i < 3; i++) {
+            size.record(first, first, nanos(first), Closing.FULL);
+        }
+        assertThat(size.path()).hasSize(1);
+        assertThat(size.path().get(0).meanBytesPerSecond()).isCloseTo(first * 1e9 / nanos(first), org.assertj.core.data.Percentage.withPercentage(0.1));
+        long next = size.bytes();
+        assertThat(next).isNotEqualTo(first);
+        size.record(first, first, 1, Closing.FULL); // filled to the old size: ignored
+        size.record(next, next, 1, Closing.FULL); // warm-up at the new size: ignored
+        size.record(next, next, nanos(next), Closing.FULL);
+        assertThat(size.path()).hasSize(1);
+        assertThat(size.state()).isEqualTo("SEARCHING");
+    }
+
+    @Test
+    void convergesOnALinkThroughRealBatchesAndEndsAtTheLargestSize() {
+        TunedBatchSize size = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB);
+        for (int i = 0; i < 200 && !size.state().equals("TUNED"); i++) {
+            long bytes = size.bytes();
+            size.record(bytes, bytes, nanos(bytes), Closing.FULL);
+        }
+        assertThat(size.state()).isEqualTo("TUNED");
+        assertThat(size.bytes()).isEqualTo(64 * MIB);
+        assertThat(size.status()).contains("64.0 MB").contains("tuned");
+    }
+
+    @Test
+    void afterBatchesTheSourceDidNotFillTuningStartsAgainOnceBatchesFillInARow() {
+        TunedBatchSize size = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB);
+        size.record(16 * MIB, MIB, nanos(MIB), Closing.TIMEOUT);
+        assertThat(size.state()).isEqualTo("SOURCE_BOUND");
+        size.record(16 * MIB, 16 * MIB, nanos(16 * MIB), Closing.FULL);
+        size.record(16 * MIB, 16 * MIB, nanos(16 * MIB), Closing.FULL);
+        size.record(16 * MIB, MIB, nanos(MIB), Closing.TIMEOUT); // a quiet moment: the count starts over
+        for (int i = 0; i < 2; i++) {
+            size.record(16 * MIB, 16 * MIB, nanos(16 * MIB), Closing.FULL);
+        }
+        assertThat(size.state()).isEqualTo("SOURCE_BOUND");
+        size.record(16 * MIB, 16 * MIB, nanos(16 * MIB), Closing.FULL);
+        assertThat(size.state()).isEqualTo("BASELINE");
+    }
+
+    @Test
+    void sizeThroughputAndStateAreJmxAttributes() throws Exception {
+        TunedBatchSize size = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB);
+        try (SinkMetrics metrics = SinkMetrics.of(null)) {
+            size.register(metrics.plugin(), "snapshot-copy");
+            size.record(16 * MIB, 8 * MIB, 1_000_000_000L, Closing.EARLY);
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            Set<ObjectName> names = server.queryNames(new ObjectName(SinkMetrics.JMX_DOMAIN + ":batches=snapshot-copy,*"), null);
+            assertThat(names).hasSize(1);
+            ObjectName name = names.iterator().next();
+            assertThat(server.getAttribute(name, "batch-size-bytes")).isEqualTo(16 * MIB);
+            assertThat(server.getAttribute(name, "batch-throughput-bytes-per-second")).isEqualTo(8.0 * MIB);
+            assertThat(server.getAttribute(name, "batch-tuning-state")).isEqualTo("BASELINE");
+            assertThat(server.getAttribute(name, "batch-tuning-searches")).isEqualTo(0);
+        }
+    }
+}
