@@ -4,8 +4,8 @@
 # under three conditions, comparing in one run: sluice with tuning on (its defaults), a fixed
 # oversized batch, and a sweep of fixed sizes whose best is the oracle.
 #
-#   bench/batch-tuning.sh                          all three conditions
-#   CONDITIONS="200" SIZES="8 32" bench/batch-tuning.sh
+#   bench/batch-tuning.sh                          all three conditions, ROUNDS=2
+#   CONDITIONS="200" SIZES="8 32" ROUNDS=1 bench/batch-tuning.sh
 #
 # Link: one-way delay ± jitter, a window of WINDOW_KIB bytes in flight per connection and
 # direction (acknowledged one round trip after it was read, as TCP's), a bandwidth cap of MBIT.
@@ -19,7 +19,8 @@ rows="${ROWS:-4500000}"
 conditions=(${CONDITIONS:-0 200 500})
 sizes=(${SIZES:-4 8 16 32 64})
 oversized="${OVERSIZED_MIB:-128}"
-window_kib="${WINDOW_KIB:-4096}"
+window_kib="${WINDOW_KIB:-8192}"
+rounds="${ROUNDS:-2}"
 mbit="${MBIT:-1000}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
@@ -89,6 +90,7 @@ run() {
   shift 2
   fresh_target
   local start end seconds
+  echo "$condition ms: $name..." >&2
   start="$(date +%s.%N)"
   (cd "$tp_work/run" && SLUICE_JAVA_OPTS="-Xmx2g -XX:+UseSerialGC" "$root/sluice" snapshot --source "$src?sslmode=disable" \
     --target "postgres://sluice@127.0.0.1:$proxy_port/copy?sslmode=disable" --threads 2 --fresh \
@@ -102,30 +104,64 @@ run() {
   local mbs
   mbs="$(echo "scale=1; $bytes / 1048576 / $seconds" | bc)"
   local batch
-  batch="$(grep -o 'tuned to [0-9.]* MB' "$tp_work/run/sluice.log" | tail -1 | sed 's/tuned to //')"
-  [ -n "$batch" ] || batch="${name#fixed }"
+  batch="$(grep -o 'tuned to [0-9.]* MB' "$tp_work/run/.sluice/sluice.log" | tail -1 | sed 's/tuned to //' || true)"
+  if [ -z "$batch" ]; then
+    if [ "$name" = auto-tuned ]; then batch="not settled"; else batch="${name#fixed }"; fi
+  fi
   printf '%s\t%s\t%s\t%.1f\t%s\n' "$condition" "$name" "$batch" "$seconds" "$mbs" | tee -a "$tsv"
-  if grep -q "Batch size tuning (snapshot COPY)" "$tp_work/run/sluice.log"; then
-    { echo "## $condition ms: $name"; grep "Batch size tuning (snapshot COPY)" "$tp_work/run/sluice.log" | sed 's/.*Batch size tuning (snapshot COPY): /  /'; } >>"$paths"
+  local log="$tp_work/run/.sluice/sluice.log"
+  if grep -q "Batch size tuning (snapshot COPY)" "$log"; then
+    { echo "## $condition ms: $name"; grep "Batch size tuning (snapshot COPY)" "$log" | sed 's/.*Batch size tuning (snapshot COPY): /  /'; } >>"$paths"
   fi
 }
 
-for condition in "${conditions[@]}"; do
-  case "$condition" in
+median() { sort -g | awk '{a[NR] = $1} END {if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+start_link() {
+  case "$1" in
     0) start_proxy 0 0 ;;
     200) start_proxy 200 10 ;;
     500) start_proxy 500 20 ;;
-    *) echo "unknown condition $condition (0, 200 or 500)" >&2; exit 1 ;;
+    *) echo "unknown condition $1 (0, 200 or 500)" >&2; exit 1 ;;
   esac
-  echo "== $(cat "$tp_work/proxy.log")"
-  run "$condition" "auto-tuned"
-  run "$condition" "fixed ${oversized} MB (oversized)" --set target.batch.tuning.enabled=false --set "target.batch.max.bytes=$(( oversized << 20 ))"
-  for s in "${sizes[@]}"; do
-    [ "$s" = "$oversized" ] && continue
-    if [ "$condition" = 500 ] && [ "$s" -lt "${MIN_500_MIB:-8}" ]; then continue; fi
-    run "$condition" "fixed $s MB" --set target.batch.tuning.enabled=false --set "target.batch.max.bytes=$(( s << 20 ))"
+}
+
+# An uncounted first run: the first copy after loading pays for cold caches and a cold JIT.
+start_link 0
+echo "warm-up run (not counted)..."
+run warmup "fixed 16 MB" --set target.batch.tuning.enabled=false --set "target.batch.max.bytes=$(( 16 << 20 ))" >/dev/null
+sed -i '/^warmup/d' "$tsv"
+: >"$paths"
+stop_proxy
+
+for round in $(seq "$rounds"); do
+  for condition in "${conditions[@]}"; do
+    start_link "$condition"
+    echo "== round $round: $(cat "$tp_work/proxy.log")"
+    specs=("auto-tuned" "$oversized")
+    for s in "${sizes[@]}"; do
+      [ "$s" = "$oversized" ] && continue
+      if [ "$condition" = 500 ] && [ "$s" -lt "${MIN_500_MIB:-8}" ]; then continue; fi
+      specs+=("$s")
+    done
+    if (( round % 2 == 0 )); then
+      # Every other round in reverse order, so that no run always comes first.
+      reversed=()
+      for (( i = ${#specs[@]} - 1; i >= 0; i-- )); do reversed+=("${specs[i]}"); done
+      specs=("${reversed[@]}")
+    fi
+    for spec in "${specs[@]}"; do
+      if [ "$spec" = auto-tuned ]; then
+        run "$condition" "auto-tuned"
+      elif [ "$spec" = "$oversized" ]; then
+        run "$condition" "fixed ${oversized} MB (oversized)" --set target.batch.tuning.enabled=false \
+          --set "target.batch.max.bytes=$(( oversized << 20 ))"
+      else
+        run "$condition" "fixed $spec MB" --set target.batch.tuning.enabled=false --set "target.batch.max.bytes=$(( spec << 20 ))"
+      fi
+    done
+    stop_proxy
   done
-  stop_proxy
 done
 
 summary="$here/results/batch-tuning-$stamp.md"
@@ -135,14 +171,20 @@ summary="$here/results/batch-tuning-$stamp.md"
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB RAM,"\
     "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'). Table: $size. Link: window $window_kib KiB per connection, $mbit Mbit/s."
   echo
-  echo "| one-way delay | auto-tuned MB/s (size) | oversized ${oversized} MB | oracle (best fixed) | auto vs oversized | auto vs oracle |"
+  echo "Medians of $rounds rounds (MB/s of table bytes, wall time of the whole snapshot including tuning and the index build)."
+  echo
+  echo "| one-way delay | auto-tuned MB/s (sizes chosen) | oversized ${oversized} MB | oracle: best fixed (size) | auto / oversized | auto / oracle |"
   echo "|---|---|---|---|---|---|"
   for condition in "${conditions[@]}"; do
-    auto="$(awk -F'\t' -v c="$condition" '$1 == c && $2 == "auto-tuned" {print $5 "\t" $3}' "$tsv")"
-    over="$(awk -F'\t' -v c="$condition" '$1 == c && $2 ~ /oversized/ {print $5}' "$tsv")"
-    oracle="$(awk -F'\t' -v c="$condition" '$1 == c && $2 != "auto-tuned" {print $5 "\t" $3}' "$tsv" | sort -t$'\t' -k1,1 -g | tail -1)"
-    a="${auto%%$'\t'*}"; o="${oracle%%$'\t'*}"
-    echo "| $condition ms | $a (${auto##*$'\t'}) | $over | $o (${oracle##*$'\t'} MB) | $(echo "scale=2; $a / $over" | bc)x | $(echo "scale=2; $a / $o" | bc)x |"
+    a="$(awk -F'\t' -v c="$condition" '$1 == c && $2 == "auto-tuned" {print $5}' "$tsv" | median)"
+    chosen="$(awk -F'\t' -v c="$condition" '$1 == c && $2 == "auto-tuned" {print $3}' "$tsv" | paste -sd, -)"
+    over="$(awk -F'\t' -v c="$condition" '$1 == c && $2 ~ /oversized/ {print $5}' "$tsv" | median)"
+    best=0 best_run=""
+    while IFS= read -r name; do
+      m="$(awk -F'\t' -v c="$condition" -v n="$name" '$1 == c && $2 == n {print $5}' "$tsv" | median)"
+      if [ "$(echo "$m > $best" | bc)" = 1 ]; then best="$m"; best_run="$name"; fi
+    done < <(awk -F'\t' -v c="$condition" '$1 == c && $2 != "auto-tuned" {print $2}' "$tsv" | sort -u)
+    echo "| $condition ms | $a ($chosen) | $over | $best ($best_run) | $(echo "scale=2; $a / $over" | bc)x | $(echo "scale=2; $a / $best" | bc)x |"
   done
   echo
   echo "Every run:"

@@ -679,6 +679,9 @@ public class PostgresSinkTask extends SinkTask {
                 oldest = Math.min(oldest, batch.epoch());
             }
         }
+        if (oldest == epoch) {
+            loadsOutstanding = false; // every row sent is committed (or held by an open frozen load)
+        }
         Map.Entry<Long, Map<TopicPartition, Long>> durable = epochOffsets.floorEntry(oldest - 1);
         epochOffsets.headMap(oldest - 1).clear();
         Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();

@@ -8,14 +8,18 @@ import java.util.Map;
 
 /**
  * Finds the batch size with the highest measured throughput (bytes/s) by a directional binary
- * search over {@link TunerSettings#candidates} sizes: it measures the middle of the range and
- * its upper neighbour, keeps the half the better of the two points to, and stops when the range
- * is one size. A measurement counts once a size has {@code minSamples} batches and its last
+ * search over {@link TunerSettings#candidates} sizes: it measures a size and its upper
+ * neighbour, keeps the half the better of the two points to, and stops when the range is one
+ * size. The first size compared is the candidate nearest the size in use (where the best size
+ * usually is not far, so a search costs few batches far from it); after that, the middle of the
+ * range. A measurement counts once a size has {@code minSamples} batches and its last
  * three vary by less than {@code maxCov}; sizes are compared by their mean. A size that never
  * settles within {@code maxSamples} batches ends tuning on the default, as does a batch closed
  * by its timeout before it filled (the source, not the writes, sets the pace: nothing to gain).
  * The default is measured first, and the result is kept only when it beats it. Once tuned, a
- * sustained drop in throughput (the network changed) starts the search again.
+ * sustained drop in throughput (the network changed) starts the search again, around the size
+ * in use. The throughput a drop is judged against is what the chosen size does in use, over its
+ * first {@code dropWindow} batches, not the search's estimate of it.
  *
  * <p>Not thread-safe: the one writer asks {@link #batchBytes} for the next batch's size and
  * reports each batch with {@link #record}.
@@ -53,6 +57,10 @@ public final class BatchSizeTuner {
     private long chosenBytes;
     private double tunedMean;
     private final ArrayDeque<Double> recent = new ArrayDeque<>();
+    /** Mean throughput of the chosen size over its first batches in use; 0 until measured. */
+    private double inUseMean;
+    /** The candidate the next comparison starts from, once; -1 for the middle of the range. */
+    private int pivot = -1;
     private double lastBytesPerSecond;
     private int searches;
 
@@ -118,6 +126,7 @@ public final class BatchSizeTuner {
             if (settings.size(at) == current.bytes) {
                 measured.put(at, current);
             }
+            pivot = Math.min(at, settings.candidates() - 2);
         }
         next();
     }
@@ -125,7 +134,7 @@ public final class BatchSizeTuner {
     /** Picks the next size to measure, or narrows the range on two measured neighbours, or ends. */
     private void next() {
         while (low < high) {
-            int mid = (low + high) / 2;
+            int mid = pivot >= low && pivot < high ? pivot : (low + high) / 2;
             Measurement here = measured.get(mid);
             Measurement above = measured.get(mid + 1);
             if (here == null || !here.done()) {
@@ -150,6 +159,7 @@ public final class BatchSizeTuner {
             } else {
                 high = mid;
             }
+            pivot = -1;
         }
         Measurement last = measured.get(low);
         if (last == null || !last.done()) {
@@ -166,6 +176,7 @@ public final class BatchSizeTuner {
         }
         state = State.TUNED;
         recent.clear();
+        inUseMean = 0;
         path.add(new Step(State.TUNED, chosenBytes, tunedMean, 0, settings.size(low), settings.size(high)));
     }
 
@@ -182,7 +193,12 @@ public final class BatchSizeTuner {
             return;
         }
         double mean = recent.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-        if (mean < (1 - settings.dropFraction()) * tunedMean) {
+        if (inUseMean == 0) {
+            inUseMean = mean;
+            recent.clear();
+            return;
+        }
+        if (mean < (1 - settings.dropFraction()) * inUseMean) {
             // The link changed: what was best may not be now. Measure the size in use again as the one to beat, then search.
             path.add(new Step(State.TUNED, chosenBytes, mean, recent.size(), settings.size(low), settings.size(high)));
             state = State.BASELINE;

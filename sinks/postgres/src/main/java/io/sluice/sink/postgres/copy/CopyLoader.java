@@ -133,19 +133,23 @@ public final class CopyLoader implements AutoCloseable {
         try {
             inFlight.removeIf(f -> f.copy().isDone() && !f.copy().isCompletedExceptionally());
             if (load == null) {
+                Measure measure = new Measure(plannedBytes, closing);
                 inFlight.add(new InFlight(chunk.target(), chunk.epoch(), CompletableFuture.runAsync(() -> {
                     try {
-                        measured(chunk, plannedBytes, closing, () -> copy(chunk));
+                        copy(chunk, measure);
+                        measure.finish();
                     } finally {
                         release.run();
                     }
                 }, executor)));
             } else {
                 FrozenLoad frozenLoad = load;
+                Measure measure = new Measure(plannedBytes, closing);
                 load.tail = load.tail.handleAsync((done, failed) -> {
                     try {
                         rethrow(failed);
-                        measured(chunk, plannedBytes, closing, () -> copyFrozen(frozenLoad, chunk));
+                        copyFrozen(frozenLoad, chunk, measure);
+                        measure.finish();
                         return null;
                     } finally {
                         release.run();
@@ -159,12 +163,28 @@ public final class CopyLoader implements AutoCloseable {
         }
     }
 
-    /** Runs a chunk's COPY and reports it with what all connections sent while it ran. */
-    private void measured(TableBatch.Chunk chunk, long plannedBytes, TunedBatchSize.Closing closing, Runnable copy) {
-        ThroughputMeter.Mark mark = meter.mark();
-        copy.run();
-        ThroughputMeter.Sample sample = meter.since(mark);
-        batchSize.record(plannedBytes, sample.bytes(), sample.nanos(), closing);
+    /**
+     * One chunk's sample: what all connections sent from when its COPY had a connection until it
+     * returned. Opening a connection costs round trips that no batch size changes, so it is left out.
+     */
+    private final class Measure {
+        private final long plannedBytes;
+        private final TunedBatchSize.Closing closing;
+        private ThroughputMeter.Mark mark;
+
+        Measure(long plannedBytes, TunedBatchSize.Closing closing) {
+            this.plannedBytes = plannedBytes;
+            this.closing = closing;
+        }
+
+        void start() {
+            mark = meter.mark();
+        }
+
+        void finish() {
+            ThroughputMeter.Sample sample = meter.since(mark);
+            batchSize.record(plannedBytes, sample.bytes(), sample.nanos(), closing);
+        }
     }
 
     /**
@@ -214,7 +234,7 @@ public final class CopyLoader implements AutoCloseable {
         throw failed instanceof RuntimeException r ? r : new CompletionException(failed);
     }
 
-    private void copyFrozen(FrozenLoad load, TableBatch.Chunk chunk) {
+    private void copyFrozen(FrozenLoad load, TableBatch.Chunk chunk, Measure measure) {
         try {
             if (load.connection == null) {
                 load.connection = connections.borrow();
@@ -223,6 +243,7 @@ public final class CopyLoader implements AutoCloseable {
                     s.execute("TRUNCATE ONLY " + chunk.table());
                 }
             }
+            measure.start();
             write(load.connection, chunk, chunk.copySql(true));
         } catch (SQLException e) {
             throw new ConnectException("COPY of " + chunk.rows() + " rows into " + chunk.target() + " on " + endpoint.display()
@@ -293,9 +314,10 @@ public final class CopyLoader implements AutoCloseable {
         }
     }
 
-    private void copy(TableBatch.Chunk chunk) {
+    private void copy(TableBatch.Chunk chunk, Measure measure) {
         try {
             connections.use(connection -> {
+                measure.start();
                 if (chunk.upsert() != null) {
                     connection.setAutoCommit(false);
                     try (Statement s = connection.createStatement()) {
