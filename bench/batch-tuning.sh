@@ -81,7 +81,7 @@ mkdir -p "$here/results"
 stamp="$(date -u +%Y%m%d-%H%M%S)"
 tsv="$here/results/batch-tuning-$stamp.tsv"
 paths="$here/results/batch-tuning-$stamp.paths"
-printf 'condition\trun\tbatch\tseconds\tMB/s\n' >"$tsv"
+printf 'condition\trun\tbatch\tseconds\tMB/s\tcopy_seconds\tcopy_MB/s\n' >"$tsv"
 : >"$paths"
 
 # run CONDITION NAME [--set target.KEY=VALUE...]
@@ -108,8 +108,15 @@ run() {
   if [ -z "$batch" ]; then
     if [ "$name" = auto-tuned ]; then batch="not settled"; else batch="${name#fixed }"; fi
   fi
-  printf '%s\t%s\t%s\t%.1f\t%s\n' "$condition" "$name" "$batch" "$seconds" "$mbs" | tee -a "$tsv"
   local log="$tp_work/run/.sluice/sluice.log"
+  # The rows' phase: from the first range read to the last row committed (schema statements and the
+  # index build before and after it cost round trips that no batch size changes).
+  local from to copy copy_mbs
+  from="$(grep -m1 'ranges to read' "$log" | cut -c1-23)"
+  to="$(grep -m1 'Snapshot rows loaded' "$log" | cut -c1-23)"
+  copy="$(echo "$(date -d "$to" +%s.%N) - $(date -d "$from" +%s.%N)" | bc)"
+  copy_mbs="$(echo "scale=1; $bytes / 1048576 / $copy" | bc)"
+  printf '%s\t%s\t%s\t%.1f\t%s\t%.1f\t%s\n' "$condition" "$name" "$batch" "$seconds" "$mbs" "$copy" "$copy_mbs" | tee -a "$tsv"
   if grep -q "Batch size tuning (snapshot COPY)" "$log"; then
     { echo "## $condition ms: $name"; grep "Batch size tuning (snapshot COPY)" "$log" | sed 's/.*Batch size tuning (snapshot COPY): /  /'; } >>"$paths"
   fi
@@ -171,20 +178,25 @@ summary="$here/results/batch-tuning-$stamp.md"
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB RAM,"\
     "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'). Table: $size. Link: window $window_kib KiB per connection, $mbit Mbit/s."
   echo
-  echo "Medians of $rounds rounds (MB/s of table bytes, wall time of the whole snapshot including tuning and the index build)."
-  echo
-  echo "| one-way delay | auto-tuned MB/s (sizes chosen) | oversized ${oversized} MB | oracle: best fixed (size) | auto / oversized | auto / oracle |"
-  echo "|---|---|---|---|---|---|"
-  for condition in "${conditions[@]}"; do
-    a="$(awk -F'\t' -v c="$condition" '$1 == c && $2 == "auto-tuned" {print $5}' "$tsv" | median)"
-    chosen="$(awk -F'\t' -v c="$condition" '$1 == c && $2 == "auto-tuned" {print $3}' "$tsv" | paste -sd, -)"
-    over="$(awk -F'\t' -v c="$condition" '$1 == c && $2 ~ /oversized/ {print $5}' "$tsv" | median)"
-    best=0 best_run=""
-    while IFS= read -r name; do
-      m="$(awk -F'\t' -v c="$condition" -v n="$name" '$1 == c && $2 == n {print $5}' "$tsv" | median)"
-      if [ "$(echo "$m > $best" | bc)" = 1 ]; then best="$m"; best_run="$name"; fi
-    done < <(awk -F'\t' -v c="$condition" '$1 == c && $2 != "auto-tuned" {print $2}' "$tsv" | sort -u)
-    echo "| $condition ms | $a ($chosen) | $over | $best ($best_run) | $(echo "scale=2; $a / $over" | bc)x | $(echo "scale=2; $a / $best" | bc)x |"
+  echo "Medians of $rounds rounds. Whole: wall time of the snapshot command (schema, rows, index build: every statement pays"
+  echo "the link's round trips). Rows: from the first range read to the last row committed, tuning included."
+  for col in 5 7; do
+    echo
+    if [ "$col" = 5 ]; then echo "Whole snapshot, MB/s of table bytes:"; else echo "Rows phase, MB/s of table bytes:"; fi
+    echo
+    echo "| one-way delay | auto-tuned (sizes chosen) | oversized ${oversized} MB | oracle: best fixed | auto / oversized | auto / oracle |"
+    echo "|---|---|---|---|---|---|"
+    for condition in "${conditions[@]}"; do
+      a="$(awk -F'\t' -v c="$condition" -v k="$col" '$1 == c && $2 == "auto-tuned" {print $k}' "$tsv" | median)"
+      chosen="$(awk -F'\t' -v c="$condition" '$1 == c && $2 == "auto-tuned" {print $3}' "$tsv" | paste -sd, -)"
+      over="$(awk -F'\t' -v c="$condition" -v k="$col" '$1 == c && $2 ~ /oversized/ {print $k}' "$tsv" | median)"
+      best=0 best_run=""
+      while IFS= read -r name; do
+        m="$(awk -F'\t' -v c="$condition" -v n="$name" -v k="$col" '$1 == c && $2 == n {print $k}' "$tsv" | median)"
+        if [ "$(echo "$m > $best" | bc)" = 1 ]; then best="$m"; best_run="$name"; fi
+      done < <(awk -F'\t' -v c="$condition" '$1 == c && $2 != "auto-tuned" {print $2}' "$tsv" | sort -u)
+      echo "| $condition ms | $a ($chosen) | $over | $best ($best_run) | $(echo "scale=2; $a / $over" | bc)x | $(echo "scale=2; $a / $best" | bc)x |"
+    done
   done
   echo
   echo "Every run:"
