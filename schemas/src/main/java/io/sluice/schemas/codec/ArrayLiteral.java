@@ -90,7 +90,7 @@ public record ArrayLiteral(int[] dims, int[] lowerBounds, List<String> elements)
                 boolean[] quoted = new boolean[1];
                 String item = in.item(delimiter + "}", quoted);
                 if (!quoted[0]) {
-                    item = item.strip();
+                    item = LiteralScanner.stripSpaces(item);
                 }
                 elements.add(!quoted[0] && item.equalsIgnoreCase("NULL") ? null : item);
             }

@@ -17,7 +17,7 @@ final class HstoreLiteral {
             boolean[] quoted = new boolean[1];
             String key = in.item("=", quoted);
             if (!quoted[0]) {
-                key = key.strip();
+                key = LiteralScanner.stripSpaces(key);
             }
             in.skipSpaces();
             in.expect('=');
@@ -25,7 +25,7 @@ final class HstoreLiteral {
             in.skipSpaces();
             String value = in.item(",", quoted);
             if (!quoted[0]) {
-                value = value.strip();
+                value = LiteralScanner.stripSpaces(value);
             }
             map.put(key, !quoted[0] && value.equalsIgnoreCase("NULL") ? null : value);
             in.skipSpaces();

@@ -49,9 +49,30 @@ final class LiteralScanner {
     }
 
     void skipSpaces() {
-        while (!atEnd() && Character.isWhitespace(text.charAt(at))) {
+        while (!atEnd() && isSpace(text.charAt(at))) {
             at++;
         }
+    }
+
+    /**
+     * Whitespace as PostgreSQL's literal parsers see it: ASCII only. Other spaces (U+2003, U+3000...)
+     * are data; the server neither skips nor quotes them.
+     */
+    static boolean isSpace(char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0x0B || c == '\f';
+    }
+
+    /** The text without PostgreSQL whitespace at either end. */
+    static String stripSpaces(String s) {
+        int from = 0;
+        int to = s.length();
+        while (from < to && isSpace(s.charAt(from))) {
+            from++;
+        }
+        while (to > from && isSpace(s.charAt(to - 1))) {
+            to--;
+        }
+        return s.substring(from, to);
     }
 
     boolean startsWith(String prefix) {
