@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.sluice.sink.core.metrics.ByteCounts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,17 +110,7 @@ public final class ProgressDisplay implements AutoCloseable {
 
     /** A byte count for people: {@code 512 B}, {@code 3.4 MB}. */
     public static String bytes(long b) {
-        if (b < 1024) {
-            return b + " B";
-        }
-        String[] units = {"KB", "MB", "GB", "TB"};
-        double v = b;
-        int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+        return ByteCounts.format(b);
     }
 
     static String duration(long seconds) {

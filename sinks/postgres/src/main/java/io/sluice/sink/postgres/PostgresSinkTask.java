@@ -592,19 +592,17 @@ public class PostgresSinkTask extends SinkTask {
     @Override
     public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
         changes.apply();
-        sendAndAwait(true);
+        sendAndAwait();
         holds.clear();
         markDurable(putOffsets);
     }
 
-    /** Sends every open batch and waits for its COPY; with {@code commitFrozen}, open frozen loads are committed first. */
-    private void sendAndAwait(boolean commitFrozen) {
+    /** Sends every open batch, commits open frozen loads, and waits for every COPY. */
+    private void sendAndAwait() {
         schema.checkFailures();
         try {
             sendAll();
-            if (commitFrozen) {
-                loader.commitAllFrozen();
-            }
+            loader.commitAllFrozen();
             loader.awaitAll();
             loadsOutstanding = false;
         } catch (InterruptedException e) {

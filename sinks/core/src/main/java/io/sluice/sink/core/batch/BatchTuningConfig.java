@@ -1,6 +1,5 @@
 package io.sluice.sink.core.batch;
 
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -100,11 +99,6 @@ public final class BatchTuningConfig {
             values.get(MAX_SAMPLES).addErrorMessage(MAX_SAMPLES + " (" + maxSamples + ") is below " + MIN_SAMPLES + " ("
                     + minSamples + "): raise it, or lower " + MIN_SAMPLES);
         }
-    }
-
-    /** The keys {@link #validate} may add errors to. */
-    public static List<String> keys() {
-        return List.of(ENABLED, MIN_BYTES, MAX_BYTES, MIN_SAMPLES, MAX_SAMPLES, MAX_COV, DROP_FRACTION, DROP_WINDOW);
     }
 
     private static <T> T value(Map<String, ConfigValue> values, String key, Class<T> type) {

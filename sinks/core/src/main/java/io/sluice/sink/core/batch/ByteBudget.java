@@ -34,8 +34,4 @@ public final class ByteBudget {
     public synchronized long used() {
         return used;
     }
-
-    public long limit() {
-        return limit;
-    }
 }

@@ -21,10 +21,6 @@ public final class ThroughputMeter {
         bytes.addAndGet(count);
     }
 
-    public long bytes() {
-        return bytes.get();
-    }
-
     public Mark mark() {
         return new Mark(System.nanoTime(), bytes.get());
     }

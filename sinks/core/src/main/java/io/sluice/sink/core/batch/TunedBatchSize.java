@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
+import io.sluice.sink.core.metrics.ByteCounts;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
@@ -125,16 +126,16 @@ public final class TunedBatchSize {
 
     /** One step of the search in words. */
     static String describe(BatchSizeTuner.Step step) {
-        String measured = String.format(Locale.ROOT, "%s at %s/s over %d batches", size(step.bytes()), size((long) step.meanBytesPerSecond()),
-                step.samples());
+        String size = ByteCounts.format(step.bytes());
+        String rate = ByteCounts.format((long) step.meanBytesPerSecond()) + "/s";
+        String measured = size + " at " + rate + " over " + step.samples() + " batches";
         return switch (step.state()) {
             case BASELINE -> "starting size " + measured;
-            case SEARCHING -> measured + "; searching " + size(step.lowBytes()) + " .. " + size(step.highBytes());
-            case TUNED -> step.samples() == 0 ? "tuned to " + size(step.bytes()) + String.format(Locale.ROOT, " (%s/s)",
-                    size((long) step.meanBytesPerSecond())) : "throughput fell to " + size((long) step.meanBytesPerSecond())
-                    + "/s at " + size(step.bytes()) + "; measuring it again and searching anew";
-            case UNSTABLE -> "measurements never settled (" + measured + "); keeping " + size(step.bytes());
-            case SOURCE_BOUND -> "batches close before they fill: the source sets the pace; keeping " + size(step.bytes());
+            case SEARCHING -> measured + "; searching " + ByteCounts.format(step.lowBytes()) + " .. " + ByteCounts.format(step.highBytes());
+            case TUNED -> step.samples() == 0 ? "tuned to " + size + " (" + rate + ")"
+                    : "throughput fell to " + rate + " at " + size + "; measuring it again and searching anew";
+            case UNSTABLE -> "measurements never settled (" + measured + "); keeping " + size;
+            case SOURCE_BOUND -> "batches close before they fill: the source sets the pace; keeping " + size;
         };
     }
 
@@ -155,8 +156,8 @@ public final class TunedBatchSize {
 
     /** A short status for a progress display: "batch 16.0 MB (searching), 38.2 MB/s". */
     public synchronized String status() {
-        return String.format(Locale.ROOT, "%s batch %s (%s), %s/s", what, size(bytes()), state().toLowerCase(Locale.ROOT).replace('_', ' '),
-                size((long) lastBytesPerSecond));
+        return String.format(Locale.ROOT, "%s batch %s (%s), %s/s", what, ByteCounts.format(bytes()), state().toLowerCase(Locale.ROOT).replace('_', ' '),
+                ByteCounts.format((long) lastBytesPerSecond));
     }
 
     /**
@@ -179,28 +180,8 @@ public final class TunedBatchSize {
         return tuner == null ? 0 : earlierSearches + tuner.searches();
     }
 
-    /** Whether sizes are being tuned (not fixed by configuration). */
-    public boolean tuning() {
-        return settings != null;
-    }
-
     private static void add(PluginMetrics metrics, String name, String description, LinkedHashMap<String, String> tags, Gauge<?> gauge) {
         MetricName metricName = metrics.metricName(name, description, tags);
         metrics.addMetric(metricName, gauge);
-    }
-
-    /** A byte count for people: {@code 512 B}, {@code 16.0 MB}. */
-    public static String size(long b) {
-        if (b < 1024) {
-            return b + " B";
-        }
-        String[] units = {"KB", "MB", "GB", "TB"};
-        double v = b;
-        int u = -1;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return String.format(Locale.ROOT, "%.1f %s", v, units[u]);
     }
 }
