@@ -5,7 +5,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -24,7 +28,7 @@ public final class TypeCatalog {
               JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
               LEFT JOIN pg_catalog.pg_range r ON r.rngtypid = t.oid
               LEFT JOIN pg_catalog.pg_range m ON m.rngmultitypid = t.oid
-             WHERE t.oid = ?""";
+             WHERE t.oid = ANY (?::oid[])""";
 
     private final Connection connection;
     private final Map<Integer, PgType> types = new ConcurrentHashMap<>();
@@ -39,12 +43,45 @@ public final class TypeCatalog {
         if (known != null) {
             return known;
         }
+        preload(List.of(oid));
+        return types.get(oid);
+    }
+
+    /**
+     * Reads the types with these oids that are not cached yet, and the types they are built on,
+     * in one query per level of nesting rather than one per type: on a distant database every
+     * query is a round trip.
+     */
+    public void preload(Collection<Integer> oids) {
+        Map<Integer, TypeRow> rows = new HashMap<>();
+        Set<Integer> wanted = new HashSet<>();
+        for (int oid : oids) {
+            if (!types.containsKey(oid)) {
+                wanted.add(oid);
+            }
+        }
         try {
-            PgType loaded = load(oid);
-            types.put(oid, loaded);
-            return loaded;
+            while (!wanted.isEmpty()) {
+                List<TypeRow> read = read(wanted);
+                read.forEach(r -> rows.put(r.oid(), r));
+                for (int oid : wanted) {
+                    if (!rows.containsKey(oid)) {
+                        throw new IllegalArgumentException("No type with oid " + oid + " in this database");
+                    }
+                }
+                wanted = new HashSet<>();
+                for (TypeRow r : read) {
+                    int base = r.builtOn();
+                    if (base != 0 && !types.containsKey(base) && !rows.containsKey(base)) {
+                        wanted.add(base);
+                    }
+                }
+            }
+            for (int oid : rows.keySet()) {
+                build(oid, rows);
+            }
         } catch (SQLException e) {
-            throw new IllegalStateException("Cannot read type oid " + oid + " from pg_catalog: " + e.getMessage(), e);
+            throw new IllegalStateException("Cannot read type oids " + oids + " from pg_catalog: " + e.getMessage(), e);
         }
     }
 
@@ -57,18 +94,24 @@ public final class TypeCatalog {
                  WHERE a.attrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::regclass
                    AND a.attnum > 0 AND NOT a.attisdropped
                  ORDER BY a.attnum""";
-        List<PgColumn> columns = new ArrayList<>();
+        List<Object[]> raw = new ArrayList<>();
         try (PreparedStatement s = connection.prepareStatement(sql)) {
             s.setString(1, schema);
             s.setString(2, table);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    columns.add(new PgColumn(schema + "." + table, rs.getString(1), type((int) rs.getLong(2)), rs.getInt(3),
-                            rs.getInt(4), !rs.getBoolean(5), rs.getString(6), rs.getBoolean(7)));
+                    raw.add(new Object[] {rs.getString(1), (int) rs.getLong(2), rs.getInt(3), rs.getInt(4), !rs.getBoolean(5),
+                            rs.getString(6), rs.getBoolean(7)});
                 }
             }
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot read the columns of " + schema + "." + table + ": " + e.getMessage(), e);
+        }
+        preload(raw.stream().map(c -> (Integer) c[1]).toList());
+        List<PgColumn> columns = new ArrayList<>();
+        for (Object[] c : raw) {
+            columns.add(new PgColumn(schema + "." + table, (String) c[0], type((Integer) c[1]), (Integer) c[2], (Integer) c[3],
+                    (Boolean) c[4], (String) c[5], (Boolean) c[6]));
         }
         if (columns.isEmpty()) {
             throw new IllegalArgumentException("Table " + schema + "." + table + " has no columns or does not exist");
@@ -107,40 +150,60 @@ public final class TypeCatalog {
         return columns;
     }
 
-    private PgType load(int oid) throws SQLException {
-        try (PreparedStatement s = connection.prepareStatement(TYPE_QUERY)) {
-            s.setLong(1, oid & 0xFFFFFFFFL);
-            try (ResultSet rs = s.executeQuery()) {
-                if (!rs.next()) {
-                    throw new IllegalArgumentException("No type with oid " + oid + " in this database");
-                }
-                String schema = rs.getString(2);
-                String name = rs.getString(3);
-                char typtype = rs.getString(4).charAt(0);
-                char category = rs.getString(5).charAt(0);
-                int element = (int) rs.getLong(6);
-                int base = (int) rs.getLong(7);
-                int typmod = rs.getInt(8);
-                char delimiter = rs.getString(9).charAt(0);
-                String receive = rs.getString(10);
-                int relation = (int) rs.getLong(11);
-                int rangeSubtype = (int) rs.getLong(12);
-                int multirangeRange = (int) rs.getLong(13);
+    /** One row of {@link #TYPE_QUERY}. */
+    private record TypeRow(int oid, String schema, String name, char typtype, char category, int element, int base, int typmod,
+            char delimiter, String receive, int relation, int rangeSubtype, int multirangeRange) {
 
-                return switch (typtype) {
-                    case 'd' -> new PgType(oid, schema, name, PgType.Kind.DOMAIN, receive, delimiter, typmod, type(base), null, null);
-                    case 'e' -> new PgType(oid, schema, name, PgType.Kind.ENUM, receive, delimiter, -1, null, enumLabels(oid), null);
-                    case 'c' -> new PgType(oid, schema, name, PgType.Kind.COMPOSITE, receive, delimiter, -1, null, null,
-                            compositeFields(relation));
-                    case 'r' -> new PgType(oid, schema, name, PgType.Kind.RANGE, receive, delimiter, -1, type(rangeSubtype), null, null);
-                    case 'm' -> new PgType(oid, schema, name, PgType.Kind.MULTIRANGE, receive, delimiter, -1, type(multirangeRange), null, null);
-                    case 'p' -> new PgType(oid, schema, name, PgType.Kind.PSEUDO, receive, delimiter, -1, null, null, null);
-                    default -> category == 'A' && element != 0
-                            ? new PgType(oid, schema, name, PgType.Kind.ARRAY, receive, delimiter, -1, type(element), null, null)
-                            : new PgType(oid, schema, name, PgType.Kind.BASE, receive, delimiter, -1, null, null, null);
-                };
+        /** The type this one is made of (a domain's base, an array's element, a range's subtype), or 0. */
+        int builtOn() {
+            return switch (typtype) {
+                case 'd' -> base;
+                case 'r' -> rangeSubtype;
+                case 'm' -> multirangeRange;
+                case 'e', 'c', 'p' -> 0;
+                default -> category == 'A' ? element : 0;
+            };
+        }
+    }
+
+    private List<TypeRow> read(Set<Integer> oids) throws SQLException {
+        List<TypeRow> rows = new ArrayList<>();
+        try (PreparedStatement s = connection.prepareStatement(TYPE_QUERY)) {
+            s.setArray(1, connection.createArrayOf("int8", oids.stream().map(oid -> oid & 0xFFFFFFFFL).toArray()));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(new TypeRow((int) rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4).charAt(0),
+                            rs.getString(5).charAt(0), (int) rs.getLong(6), (int) rs.getLong(7), rs.getInt(8),
+                            rs.getString(9).charAt(0), rs.getString(10), (int) rs.getLong(11), (int) rs.getLong(12),
+                            (int) rs.getLong(13)));
+                }
             }
         }
+        return rows;
+    }
+
+    /** The type of this oid from the rows read, the types it is built on first. */
+    private PgType build(int oid, Map<Integer, TypeRow> rows) throws SQLException {
+        PgType known = types.get(oid);
+        if (known != null) {
+            return known;
+        }
+        TypeRow r = rows.get(oid);
+        PgType on = r.builtOn() == 0 ? null : build(r.builtOn(), rows);
+        PgType built = switch (r.typtype()) {
+            case 'd' -> new PgType(oid, r.schema(), r.name(), PgType.Kind.DOMAIN, r.receive(), r.delimiter(), r.typmod(), on, null, null);
+            case 'e' -> new PgType(oid, r.schema(), r.name(), PgType.Kind.ENUM, r.receive(), r.delimiter(), -1, null, enumLabels(oid), null);
+            case 'c' -> new PgType(oid, r.schema(), r.name(), PgType.Kind.COMPOSITE, r.receive(), r.delimiter(), -1, null, null,
+                    compositeFields(r.relation()));
+            case 'r' -> new PgType(oid, r.schema(), r.name(), PgType.Kind.RANGE, r.receive(), r.delimiter(), -1, on, null, null);
+            case 'm' -> new PgType(oid, r.schema(), r.name(), PgType.Kind.MULTIRANGE, r.receive(), r.delimiter(), -1, on, null, null);
+            case 'p' -> new PgType(oid, r.schema(), r.name(), PgType.Kind.PSEUDO, r.receive(), r.delimiter(), -1, null, null, null);
+            default -> on != null
+                    ? new PgType(oid, r.schema(), r.name(), PgType.Kind.ARRAY, r.receive(), r.delimiter(), -1, on, null, null)
+                    : new PgType(oid, r.schema(), r.name(), PgType.Kind.BASE, r.receive(), r.delimiter(), -1, null, null, null);
+        };
+        types.put(oid, built);
+        return built;
     }
 
     private List<String> enumLabels(int oid) throws SQLException {
@@ -169,6 +232,7 @@ public final class TypeCatalog {
                 }
             }
         }
+        preload(raw.stream().map(f -> (Integer) f[1]).toList());
         List<PgAttribute> fields = new ArrayList<>();
         for (Object[] f : raw) {
             fields.add(new PgAttribute((String) f[0], type((Integer) f[1]), (Integer) f[2]));

@@ -473,6 +473,9 @@ public class PostgresSinkTask extends SinkTask {
         String ddl = value.getString("ddl");
         boolean tolerateExisting = config.tableExists() != ExistingTables.FAIL || mayExist(record);
         if ("first".equals(marker)) {
+            // Connections opened meanwhile, as the schema is created: each costs round trips.
+            loader.openAhead();
+            schema.openAhead();
             if (config.schemaApply() && ddl != null) {
                 freezeLoads = schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, source.getString("name"))
                         && config.freeze();

@@ -13,6 +13,7 @@ import io.sluice.schemas.mapping.MappingOptions;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.schemas.types.PgColumn;
 import io.sluice.schemas.types.TypeCatalog;
 import org.apache.kafka.connect.errors.ConnectException;
 
@@ -55,12 +56,19 @@ final class TargetTables implements AutoCloseable {
         if (known != null) {
             return known;
         }
-        if (!exists(schema, table)) {
-            throw new ConnectException("Target table " + key + " does not exist in " + endpoint.display()
-                    + "; create it (the snapshot creates tables from the source schema), or map events elsewhere with "
-                    + PostgresSinkConfig.TABLE_NAME_FORMAT);
+        List<PgColumn> read;
+        try {
+            read = catalog.columns(schema, table);
+        } catch (RuntimeException e) {
+            // Asked only now: checking first would cost every table a round trip.
+            if (!exists(schema, table)) {
+                throw new ConnectException("Target table " + key + " does not exist in " + endpoint.display()
+                        + "; create it (the snapshot creates tables from the source schema), or map events elsewhere with "
+                        + PostgresSinkConfig.TABLE_NAME_FORMAT, e);
+            }
+            throw e;
         }
-        List<ColumnMapping> mapped = catalog.columns(schema, table).stream().map(mapper::map).toList();
+        List<ColumnMapping> mapped = read.stream().map(mapper::map).toList();
         columns.put(key, mapped);
         return mapped;
     }

@@ -19,7 +19,9 @@ import java.util.Map;
  * The default is measured first, and the result is kept only when it beats it. Once tuned, a
  * sustained drop in throughput (the network changed) starts the search again, around the size
  * in use. The throughput a drop is judged against is what the chosen size does in use, over its
- * first {@code dropWindow} batches, not the search's estimate of it.
+ * first {@code dropWindow} batches, not the search's estimate of it. Both are medians, so a
+ * pause that slows fewer than half the batches of a window (a checkpoint, a disk flush on the
+ * target) is not a drop.
  *
  * <p>Not thread-safe: the one writer asks {@link #batchBytes} for the next batch's size and
  * reports each batch with {@link #record}.
@@ -58,7 +60,7 @@ public final class BatchSizeTuner {
     private double tunedMean;
     private final ArrayDeque<Double> recent = new ArrayDeque<>();
     /** Mean throughput of the chosen size over its first batches in use; 0 until measured. */
-    private double inUseMean;
+    private double inUseMedian;
     /** The candidate the next comparison starts from, once; -1 for the middle of the range. */
     private int pivot = -1;
     private double lastBytesPerSecond;
@@ -176,7 +178,7 @@ public final class BatchSizeTuner {
         }
         state = State.TUNED;
         recent.clear();
-        inUseMean = 0;
+        inUseMedian = 0;
         path.add(new Step(State.TUNED, chosenBytes, tunedMean, 0, settings.size(low), settings.size(high)));
     }
 
@@ -192,20 +194,26 @@ public final class BatchSizeTuner {
         if (recent.size() < settings.dropWindow()) {
             return;
         }
-        double mean = recent.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-        if (inUseMean == 0) {
-            inUseMean = mean;
+        double median = median(recent);
+        if (inUseMedian == 0) {
+            inUseMedian = median;
             recent.clear();
             return;
         }
-        if (mean < (1 - settings.dropFraction()) * inUseMean) {
+        if (median < (1 - settings.dropFraction()) * inUseMedian) {
             // The link changed: what was best may not be now. Measure the size in use again as the one to beat, then search.
-            path.add(new Step(State.TUNED, chosenBytes, mean, recent.size(), settings.size(low), settings.size(high)));
+            path.add(new Step(State.TUNED, chosenBytes, median, recent.size(), settings.size(low), settings.size(high)));
             state = State.BASELINE;
             baselineBytes = chosenBytes;
             current = new Measurement(chosenBytes);
             recent.clear();
         }
+    }
+
+    private static double median(ArrayDeque<Double> values) {
+        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        int middle = sorted.length / 2;
+        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }
 
     private void stop(State why) {

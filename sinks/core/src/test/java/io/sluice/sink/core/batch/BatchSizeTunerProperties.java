@@ -18,7 +18,8 @@ import net.jqwik.api.constraints.IntRange;
  * and flat curves it ends within 10% of the best candidate's throughput and never below the
  * default's; the search range narrows at every step; unsteady measurements are sampled again,
  * and a size that never settles ends tuning on the default; a batch closed by its timeout ends
- * tuning; after a lasting drop it searches again and finds the new best.
+ * tuning; after a lasting drop it searches again and finds the new best, while pauses that slow
+ * fewer than half the batches of any window start no search.
  */
 class BatchSizeTunerProperties {
 
@@ -131,6 +132,31 @@ class BatchSizeTunerProperties {
         assertThat(tuner.searches()).isEqualTo(2);
         assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.TUNED);
         assertNearBest(tuner, after);
+    }
+
+    @Property
+    void pausesInFewerThanHalfAWindowAreNoDrop(@ForAll @DoubleRange(min = 0, max = 1) double peakAt,
+                                               @ForAll @DoubleRange(min = 2, max = 50) double slowdown,
+                                               @ForAll @IntRange(min = 0, max = 10) int spacing, @ForAll long seed) {
+        long peak = SETTINGS.size((int) Math.round(peakAt * (SETTINGS.candidates() - 1)));
+        DoubleUnaryOperator curve = bytes -> 1e8 * Math.exp(-Math.pow(Math.log(bytes / peak), 2) / 2);
+        BatchSizeTuner tuner = run(curve, 0.01, seed, MAX_MEASURED * SETTINGS.maxSamples());
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.TUNED);
+        // Bursts of paused batches (a checkpoint, a flush on the target), each burst shorter than
+        // half the window and starting at least a window after the one before: no window holds
+        // half its batches paused.
+        int window = SETTINGS.dropWindow();
+        int burst = (window - 1) / 2;
+        int every = window + spacing;
+        Random random = new Random(seed + 2);
+        long chosen = tuner.batchBytes();
+        for (int batch = 0; batch < 40 * window; batch++) {
+            double throughput = curve.applyAsDouble(chosen) * (1 + 0.01 * random.nextGaussian()) / (batch % every < burst ? slowdown : 1);
+            tuner.record(chosen, (long) (chosen / throughput * 1e9), false);
+            assertThat(tuner.state()).as("batch %d", batch).isEqualTo(BatchSizeTuner.State.TUNED);
+        }
+        assertThat(tuner.searches()).isEqualTo(1);
+        assertThat(tuner.batchBytes()).isEqualTo(chosen);
     }
 
     private static BatchSizeTuner run(DoubleUnaryOperator curve, double noise, long seed, int batches) {

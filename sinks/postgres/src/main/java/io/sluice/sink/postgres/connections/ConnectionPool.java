@@ -2,6 +2,7 @@ package io.sluice.sink.postgres.connections;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.Consumer;
 
@@ -22,6 +23,7 @@ public final class ConnectionPool implements AutoCloseable {
     private final String applicationName;
     private final Consumer<Connection> setup;
     private final LinkedBlockingQueue<Connection> idle = new LinkedBlockingQueue<>();
+    private volatile boolean closed;
 
     /**
      * @param setup prepares each new connection (session settings); it must not throw for a
@@ -66,10 +68,30 @@ public final class ConnectionPool implements AutoCloseable {
         }
     }
 
-    /** Gives a connection back; one that failed is closed. */
+    /**
+     * Opens connections on the executor until this many are idle, so that the first statements
+     * find them ready: on a distant server opening one costs several round trips. A failure is
+     * left for {@link #borrow()} to report when the connection is needed.
+     */
+    public void openAhead(int count, Executor executor) {
+        for (int i = idle.size(); i < count; i++) {
+            executor.execute(() -> {
+                try {
+                    giveBack(borrow(), true);
+                } catch (RuntimeException e) {
+                    LOG.debug("Opening a connection ahead to {} failed", endpoint.display(), e);
+                }
+            });
+        }
+    }
+
+    /** Gives a connection back; one that failed, or that comes back after {@link #close()}, is closed. */
     public void giveBack(Connection c, boolean healthy) {
-        if (healthy) {
+        if (healthy && !closed) {
             idle.add(c);
+            if (closed && idle.remove(c)) {
+                close(c);
+            }
         } else {
             close(c);
         }
@@ -85,6 +107,7 @@ public final class ConnectionPool implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         Connection c;
         while ((c = idle.poll()) != null) {
             close(c);

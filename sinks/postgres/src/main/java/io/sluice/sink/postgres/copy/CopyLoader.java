@@ -54,6 +54,7 @@ public final class CopyLoader implements AutoCloseable {
     private final ThroughputMeter meter = new ThroughputMeter();
     private final TunedBatchSize batchSize;
     private final ConnectionPool connections;
+    private final int parallelism;
     private final List<InFlight> inFlight = new ArrayList<>();
     private final Map<String, FrozenLoad> frozen = new HashMap<>();
     private final AtomicLong rowsLoaded = new AtomicLong();
@@ -73,7 +74,13 @@ public final class CopyLoader implements AutoCloseable {
             return t;
         });
         this.slots = new Semaphore(parallelism);
+        this.parallelism = parallelism;
         this.connections = new ConnectionPool(endpoint, "sluice load", new ReplicaRole(endpoint, replicaRole));
+    }
+
+    /** Opens the load connections in the background, while the schema is being created. */
+    public void openAhead() {
+        connections.openAhead(parallelism, executor);
     }
 
     /** A COPY under way; {@code epoch} is the oldest offset epoch of its rows (Long.MAX_VALUE when it has none). */

@@ -73,6 +73,11 @@ public final class SchemaApplier implements AutoCloseable {
         });
     }
 
+    /** Opens a post-data connection in the background: the first table's indexes then find it ready. */
+    public void openAhead() {
+        postData.openAhead(1, builders);
+    }
+
     /**
      * Creates what must exist before rows arrive. With {@link ExistingTables#FAIL}, any loaded
      * table already on the target stops the run before anything changes; with the other
@@ -104,13 +109,13 @@ public final class SchemaApplier implements AutoCloseable {
                                 + "under way: dropped and created again", existing.size(), endpoint.display(), source);
                         execute(c, "DROP TABLE IF EXISTS " + String.join(", ", existing) + " CASCADE", "dropping the tables to load again");
                     }
-                    run(c, dump.preamble());
-                    for (DumpScript.Entry entry : dump.entries()) {
-                        if (startOver) {
+                    if (startOver) {
+                        run(c, dump.preamble());
+                        for (DumpScript.Entry entry : dump.entries()) {
                             applyInSavepoint(c, entry);
-                        } else {
-                            apply(c, entry, false);
                         }
+                    } else {
+                        applyTogether(c, dump);
                     }
                     claims.claim(c, source, loaded.stream().map(t -> Identifiers.quote(t[0], t[1])).toList());
                     c.commit();
@@ -138,6 +143,29 @@ public final class SchemaApplier implements AutoCloseable {
     }
 
     /**
+     * Applies the preamble and all entries inside the open transaction as one string, which
+     * pgjdbc sends at once: one round trip instead of one per object, which on a distant target
+     * is most of the time a schema takes. When it fails, the transaction is rolled back and the
+     * entries run again one by one, so the error names the object that failed.
+     */
+    private void applyTogether(Connection c, DumpScript dump) throws SQLException {
+        StringBuilder all = new StringBuilder(dump.preamble());
+        for (DumpScript.Entry entry : dump.entries()) {
+            all.append("\n;\n").append(entry.sql());
+        }
+        try {
+            run(c, all.toString());
+        } catch (SQLException together) {
+            c.rollback();
+            run(c, dump.preamble());
+            for (DumpScript.Entry entry : dump.entries()) {
+                apply(c, entry, false);
+            }
+            LOG.warn("The pre-data schema failed when applied at once ({}) but not object by object", together.getMessage());
+        }
+    }
+
+    /**
      * Applies a pre-data entry inside the open transaction, keeping what the interrupted start
      * already created of what is not a table (types, schemas, functions): a duplicate rolls back
      * to the savepoint, not the transaction.
@@ -159,8 +187,9 @@ public final class SchemaApplier implements AutoCloseable {
 
     /** Clears the source's claim on the tables its snapshot created: the snapshot is complete. */
     public void snapshotFinished(SnapshotClaims claims, String source) {
-        try (Connection c = PgConnect.open(endpoint, "sluice schema")) {
-            claims.release(c, source);
+        try {
+            // On a post-data connection: they are open by now, and a new one costs round trips.
+            postData.use(c -> claims.release(c, source));
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
         }
@@ -273,18 +302,22 @@ public final class SchemaApplier implements AutoCloseable {
 
     private void apply(String preamble, DumpScript.Entry entry, boolean tolerateExisting) {
         try {
-            postData.use(c -> {
-                run(c, preamble);
-                apply(c, entry, tolerateExisting);
-            });
+            // The preamble goes with the entry, in one round trip: it resets what an earlier
+            // entry on this connection may have set (default_tablespace and the like).
+            postData.use(c -> apply(c, preamble, entry, tolerateExisting));
         } catch (SQLException e) {
             throw new ConnectException("Preparing a session on " + endpoint.display() + " for " + entry + " failed: " + e.getMessage(), e);
         }
     }
 
     private void apply(Connection c, DumpScript.Entry entry, boolean tolerateExisting) {
+        apply(c, "", entry, tolerateExisting);
+    }
+
+    private void apply(Connection c, String preamble, DumpScript.Entry entry, boolean tolerateExisting) {
+        String sql = DumpScript.withoutComments(preamble).isBlank() ? entry.sql() : preamble + "\n;\n" + entry.sql();
         try (Statement s = c.createStatement()) {
-            s.execute(entry.sql());
+            s.execute(sql);
         } catch (SQLException e) {
             if (tolerateExisting && (DUPLICATE_OBJECT.contains(e.getSQLState()) || attachedAlready(entry, e))) {
                 LOG.info("{} exists on the target already; kept", entry);
@@ -330,17 +363,18 @@ public final class SchemaApplier implements AutoCloseable {
         }
     }
 
+    /** The tables of these that exist on the target, in their order; one query for all (each is a round trip). */
     private static List<String> existing(Connection c, List<String[]> tables) throws SQLException {
         List<String> found = new ArrayList<>();
-        try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n "
-                + "ON n.oid = k.relnamespace WHERE n.nspname = ? AND k.relname = ?")) {
-            for (String[] t : tables) {
-                s.setString(1, t[0]);
-                s.setString(2, t[1]);
-                try (ResultSet rs = s.executeQuery()) {
-                    if (rs.next()) {
-                        found.add(Identifiers.quote(t[0], t[1]));
-                    }
+        try (PreparedStatement s = c.prepareStatement("SELECT t.position FROM unnest(?::text[], ?::text[]) WITH ORDINALITY "
+                + "AS t(schema_name, table_name, position) JOIN pg_catalog.pg_namespace n ON n.nspname = t.schema_name "
+                + "JOIN pg_catalog.pg_class k ON k.relnamespace = n.oid AND k.relname = t.table_name ORDER BY t.position")) {
+            s.setArray(1, c.createArrayOf("text", tables.stream().map(t -> t[0]).toArray()));
+            s.setArray(2, c.createArrayOf("text", tables.stream().map(t -> t[1]).toArray()));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    String[] t = tables.get(rs.getInt(1) - 1);
+                    found.add(Identifiers.quote(t[0], t[1]));
                 }
             }
         }

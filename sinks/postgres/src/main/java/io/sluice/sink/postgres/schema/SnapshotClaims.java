@@ -31,9 +31,9 @@ public final class SnapshotClaims {
     /** Records, in the caller's transaction, that the source's snapshot created these tables (quoted names). */
     void claim(Connection c, String source, List<String> tables) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema));
-            s.execute("CREATE TABLE IF NOT EXISTS " + qualified + " (source text PRIMARY KEY, tables text[] NOT NULL, "
-                    + "created_at timestamptz NOT NULL DEFAULT now())");
+            // One string, one round trip.
+            s.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
+                    + " (source text PRIMARY KEY, tables text[] NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
         }
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " (source, tables) VALUES (?, ?) "
                 + "ON CONFLICT (source) DO UPDATE SET tables = EXCLUDED.tables, created_at = now()")) {
@@ -70,15 +70,20 @@ public final class SnapshotClaims {
     public boolean release(Connection c, String source) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
-        try (Statement s = c.createStatement(); PreparedStatement delete = c.prepareStatement("DELETE FROM " + qualified
-                + " WHERE source = ?")) {
+        try (Statement s = c.createStatement(); PreparedStatement delete = c.prepareStatement("WITH gone AS (DELETE FROM "
+                + qualified + " WHERE source = ? RETURNING 1) SELECT EXISTS (SELECT 1 FROM gone), NOT EXISTS (SELECT 1 FROM "
+                + qualified + " WHERE source <> ?)")) {
             // Locked first, so a claim being made meanwhile is not dropped with the table.
             s.execute("LOCK TABLE " + qualified + " IN ACCESS EXCLUSIVE MODE");
+            // The delete and the check whether other claims remain in one statement (one round
+            // trip); its query sees the table as it was before the delete.
             delete.setString(1, source);
-            boolean released = delete.executeUpdate() > 0;
-            try (ResultSet rs = s.executeQuery("SELECT NOT EXISTS (SELECT 1 FROM " + qualified + ")")) {
+            delete.setString(2, source);
+            boolean released;
+            try (ResultSet rs = delete.executeQuery()) {
                 rs.next();
-                if (rs.getBoolean(1)) {
+                released = rs.getBoolean(1);
+                if (rs.getBoolean(2)) {
                     s.execute("DROP TABLE " + qualified);
                 }
             }

@@ -1,0 +1,128 @@
+package io.sluice.sink.postgres.schema;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The pre-data schema goes to the target as one string (one round trip for all its objects):
+ * every object is created and claimed; when one fails, nothing is left behind and the error
+ * names that object and its statement; the check for tables already there finds them all in
+ * one query, in the order of the load.
+ */
+@ExtendWith(PostgresExtension.class)
+class SchemaApplierIT {
+
+    private static final String PREAMBLE = """
+            SET statement_timeout = 0;
+            SET client_encoding = 'UTF8';
+            SELECT pg_catalog.set_config('search_path', '', false);
+
+            """;
+
+    private TestDatabase target;
+    private SchemaApplier applier;
+    private final SnapshotClaims claims = new SnapshotClaims("sluice");
+
+    @BeforeEach
+    void start() throws Exception {
+        target = TestDatabases.create(SchemaApplierIT.class);
+        applier = new SchemaApplier(PgEndpoint.parse(target.url()), 2, "64MB", true);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        applier.close();
+        TestDatabases.drop(target);
+    }
+
+    @Test
+    void createsEveryObjectAndClaimsTheTables() throws Exception {
+        List<String[]> tables = tables(30);
+        assertThat(applier.applyPreData(script(tables, -1), tables, ExistingTables.FAIL, claims, "src")).isTrue();
+
+        assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'app'")).isEqualTo(30);
+        assertThat(target.queryLong("SELECT count(*) FROM pg_type WHERE typname = 'mood'")).isEqualTo(1);
+        assertThat(target.queryText("SELECT array_length(tables, 1) FROM sluice.snapshot_claims WHERE source = 'src'")).isEqualTo("30");
+        // The preamble's search_path held for every statement: the tables are where their qualified names say.
+        assertThat(target.queryText("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                + "WHERE attrelid = 'app.t17'::regclass AND attname = 'feeling'")).isEqualTo("app.mood");
+    }
+
+    @Test
+    void aFailingObjectLeavesNothingAndIsNamed() throws Exception {
+        List<String[]> tables = tables(12);
+        assertThatThrownBy(() -> applier.applyPreData(script(tables, 7), tables, ExistingTables.FAIL, claims, "src"))
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("Creating TABLE t7 (schema app)")
+                .hasMessageContaining("no_such_type");
+
+        assertThat(target.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname IN ('app', 'sluice')")).isZero();
+    }
+
+    @Test
+    void tablesAlreadyThereAreFoundAllAtOnceInLoadOrder() throws Exception {
+        target.execute("CREATE SCHEMA app", "CREATE TABLE app.t9 (id int)", "CREATE TABLE app.t2 (id int)", "CREATE TABLE app.t5 (id int)");
+        List<String[]> tables = tables(10);
+
+        assertThatThrownBy(() -> applier.applyPreData(script(tables, -1), tables, ExistingTables.FAIL, claims, "src"))
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("already has 3 of the tables to load: \"app\".\"t2\", \"app\".\"t5\", \"app\".\"t9\"");
+        assertThatThrownBy(() -> applier.applyPreData(script(tables, -1), tables, ExistingTables.APPEND, claims, "src"))
+                .hasMessageContaining("has 3 of the 10 tables to load");
+        assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'app'")).isEqualTo(3);
+    }
+
+    @Test
+    void releasingTheLastClaimDropsTheClaimsTable() throws Exception {
+        List<String[]> first = List.<String[]>of(new String[] {"app", "a"});
+        List<String[]> second = List.<String[]>of(new String[] {"app", "b"});
+        applier.applyPreData(PREAMBLE + entry("SCHEMA", "app", "-", "CREATE SCHEMA app;")
+                + entry("TABLE", "a", "app", "CREATE TABLE app.a (id int);"), first, ExistingTables.FAIL, claims, "one");
+        applier.applyPreData(PREAMBLE + entry("TABLE", "b", "app", "CREATE TABLE app.b (id int);"), second, ExistingTables.FAIL,
+                claims, "two");
+
+        applier.snapshotFinished(claims, "one");
+        assertThat(target.queryText("SELECT string_agg(source, ',') FROM sluice.snapshot_claims")).isEqualTo("two");
+        applier.snapshotFinished(claims, "two");
+        assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'sluice'")).isZero();
+        applier.snapshotFinished(claims, "two"); // nothing left to release
+    }
+
+    private static List<String[]> tables(int count) {
+        List<String[]> tables = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            tables.add(new String[] {"app", "t" + i});
+        }
+        return tables;
+    }
+
+    /** A pg_dump-like script: a schema, an enum and the tables; {@code broken} names a table whose type does not exist. */
+    private static String script(List<String[]> tables, int broken) {
+        StringBuilder script = new StringBuilder(PREAMBLE);
+        script.append(entry("SCHEMA", "app", "-", "CREATE SCHEMA app;"));
+        script.append(entry("TYPE", "mood", "app", "CREATE TYPE app.mood AS ENUM ('calm', 'busy');"));
+        for (int i = 0; i < tables.size(); i++) {
+            String type = i == broken ? "app.no_such_type" : "app.mood";
+            script.append(entry("TABLE", tables.get(i)[1], "app", "CREATE TABLE app." + tables.get(i)[1]
+                    + " (\n    id bigint NOT NULL,\n    feeling " + type + "\n);"));
+        }
+        return script.toString();
+    }
+
+    private static String entry(String type, String name, String schema, String sql) {
+        return "--\n-- Name: " + name + "; Type: " + type + "; Schema: " + schema + "; Owner: -\n--\n\n" + sql + "\n\n\n";
+    }
+}
