@@ -73,7 +73,10 @@ stop_proxy() {
 trap 'stop_proxy; tp_cleanup' EXIT
 
 fresh_target() {
-  "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "DROP DATABASE IF EXISTS copy" -c "CREATE DATABASE copy"
+  # A checkpoint before each run: the last run's gigabyte of WAL would otherwise trigger one
+  # (max_wal_size) in the middle of whichever run comes next.
+  "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "DROP DATABASE IF EXISTS copy" -c "CREATE DATABASE copy" \
+    -c "CHECKPOINT"
   rm -rf "$tp_work/run"
   mkdir -p "$tp_work/run"
   chmod 777 "$tp_work/run"

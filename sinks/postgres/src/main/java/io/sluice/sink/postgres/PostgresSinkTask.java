@@ -150,6 +150,11 @@ public class PostgresSinkTask extends SinkTask {
         return copyBatches;
     }
 
+    /** The streamed apply batch size and its tuning (for tests). */
+    public TunedBatchSize applyBatchSize() {
+        return applyBatches;
+    }
+
     @Override
     public void put(Collection<SinkRecord> records) {
         schema.checkFailures();

@@ -11,8 +11,9 @@ import java.util.Map;
  * search over {@link TunerSettings#candidates} sizes: it measures a size and its upper
  * neighbour, keeps the half the better of the two points to, and stops when the range is one
  * size. The first size compared is the candidate nearest the size in use (where the best size
- * usually is not far, so a search costs few batches far from it); after that, the middle of the
- * range. A measurement counts once a size has {@code minSamples} batches and its last
+ * usually is not far); the search then gallops the way that comparison points, 1, 2, 4...
+ * candidates on, until a comparison turns back, and halves the range from there: few batches
+ * go to sizes far from the one in use. A measurement counts once a size has {@code minSamples} batches and its last
  * three vary by less than {@code maxCov}; sizes are compared by their mean. A size that never
  * settles within {@code maxSamples} batches ends tuning on the default, as does a batch closed
  * by its timeout before it filled (the source, not the writes, sets the pace: nothing to gain).
@@ -63,6 +64,10 @@ public final class BatchSizeTuner {
     private double inUseMedian;
     /** The candidate the next comparison starts from, once; -1 for the middle of the range. */
     private int pivot = -1;
+    /** Which way the search gallops from the pivot (-1 smaller, +1 larger), 0 once it halves the range. */
+    private int direction;
+    /** How many candidates the next comparison lies beyond the best so far, while galloping. */
+    private int stride;
     private double lastBytesPerSecond;
     private int searches;
 
@@ -129,6 +134,7 @@ public final class BatchSizeTuner {
                 measured.put(at, current);
             }
             pivot = Math.min(at, settings.candidates() - 2);
+            direction = 0;
         }
         next();
     }
@@ -136,7 +142,7 @@ public final class BatchSizeTuner {
     /** Picks the next size to measure, or narrows the range on two measured neighbours, or ends. */
     private void next() {
         while (low < high) {
-            int mid = pivot >= low && pivot < high ? pivot : (low + high) / 2;
+            int mid = pairStart();
             Measurement here = measured.get(mid);
             Measurement above = measured.get(mid + 1);
             if (here == null || !here.done()) {
@@ -156,12 +162,13 @@ public final class BatchSizeTuner {
                     return;
                 }
             }
-            if (above.mean() > here.mean()) {
+            int way = above.mean() > here.mean() ? 1 : -1;
+            if (way > 0) {
                 low = mid + 1;
             } else {
                 high = mid;
             }
-            pivot = -1;
+            steer(way);
         }
         Measurement last = measured.get(low);
         if (last == null || !last.done()) {
@@ -180,6 +187,36 @@ public final class BatchSizeTuner {
         recent.clear();
         inUseMedian = 0;
         path.add(new Step(State.TUNED, chosenBytes, tunedMean, 0, settings.size(low), settings.size(high)));
+    }
+
+    /**
+     * The lower of the two neighbours to compare next. The first comparison is at the pivot (the
+     * size in use), and sets a direction; the search then gallops that way, comparing the
+     * neighbours 1, 2, 4... candidates beyond the best so far, until a comparison turns back,
+     * and halves the range from there. Sizes near the one in use, usually near the best, are
+     * measured first; a binary search from the middle of the range would spend batches on sizes
+     * far from it, which may be much slower.
+     */
+    private int pairStart() {
+        if (direction < 0) {
+            return Math.max(low, high - stride);
+        }
+        if (direction > 0) {
+            return Math.min(high - 1, low + stride - 1);
+        }
+        return pivot >= low && pivot < high ? pivot : (low + high) / 2;
+    }
+
+    private void steer(int way) {
+        if (pivot >= 0) {
+            direction = way;
+            stride = 1;
+            pivot = -1;
+        } else if (direction == way) {
+            stride *= 2;
+        } else {
+            direction = 0; // turned back: the best lies within the range, which halves from now on
+        }
     }
 
     private void measure(int candidate) {
@@ -241,6 +278,21 @@ public final class BatchSizeTuner {
         return List.copyOf(path);
     }
 
+    /** Variance relative to the mean, pooled over the sizes measured in this search. */
+    private double pooledRelativeVariance() {
+        double sum = 0;
+        int freedom = 0;
+        for (Measurement m : measured.values()) {
+            int n = m.samples.size();
+            double mean = m.mean();
+            if (n > 1 && mean > 0) {
+                sum += m.variance() / (mean * mean) * (n - 1);
+                freedom += n - 1;
+            }
+        }
+        return freedom == 0 ? 0 : sum / freedom;
+    }
+
     /** The batches of one size and the throughput each had. */
     private final class Measurement {
         final long bytes;
@@ -263,9 +315,15 @@ public final class BatchSizeTuner {
             wanted = samples.size() + settings.minSamples();
         }
 
-        /** Whether the two means differ by more than twice the standard error of their difference. */
+        /**
+         * Whether the two means differ by more than twice the standard error of their difference,
+         * with the link's noise pooled over every size measured in this search: noise belongs to
+         * the link more than to a size, and three batches alone estimate it badly (three that
+         * happen to agree would make a chance difference look real).
+         */
         boolean clearlyDifferent(Measurement other) {
-            double error = Math.sqrt(variance() / samples.size() + other.variance() / other.samples.size());
+            double noise = pooledRelativeVariance();
+            double error = Math.sqrt(noise * (mean() * mean() / samples.size() + other.mean() * other.mean() / other.samples.size()));
             return Math.abs(mean() - other.mean()) > 2 * error;
         }
 

@@ -63,11 +63,11 @@ public final class BatchTuningConfig {
                                 + "its measurement to count; noisier measurements are taken again.",
                         group, 6, Width.SHORT, "Largest variation")
                 .define(DROP_FRACTION, Type.DOUBLE, 0.3, Range.between(0.01, 0.99), Importance.LOW,
-                        "Once tuned, a fall of the mean throughput by this fraction (over " + DROP_WINDOW + " batches) means "
+                        "Once tuned, a fall of the median throughput by this fraction (over " + DROP_WINDOW + " batches) means "
                                 + "the link changed: the size in use is measured again and the search starts over.",
                         group, 7, Width.SHORT, "Drop that retunes")
                 .define(DROP_WINDOW, Type.INT, 5, Range.atLeast(1), Importance.LOW,
-                        "Batches the throughput is averaged over when watching for a drop.", group, 8, Width.SHORT, "Drop window");
+                        "Batches whose median throughput is watched for a drop: a pause that slows fewer than half of them is not one.", group, 8, Width.SHORT, "Drop window");
     }
 
     /** The tuner's settings, or empty when tuning is off. */

@@ -19,14 +19,18 @@ import net.jqwik.api.constraints.IntRange;
  * default's; the search range narrows at every step; unsteady measurements are sampled again,
  * and a size that never settles ends tuning on the default; a batch closed by its timeout ends
  * tuning; after a lasting drop it searches again and finds the new best, while pauses that slow
- * fewer than half the batches of any window start no search.
+ * fewer than half the batches of any window start no search; when the best size is next to the
+ * one in use, the search measures only sizes near it.
  */
 class BatchSizeTunerProperties {
 
     private static final long MIB = 1L << 20;
     private static final TunerSettings SETTINGS = new TunerSettings(MIB, 256 * MIB, 80 * MIB, 33, 3, 0.1, 12, 0.2, 5);
-    /** Each search step measures at most two sizes, plus the default. */
-    private static final int MAX_MEASURED = 2 * (int) Math.ceil(Math.log(SETTINGS.candidates()) / Math.log(2)) + 2;
+    /**
+     * Galloping to the bracket of the best takes at most log2(candidates) comparisons, halving
+     * that bracket as many again; each comparison measures at most two new sizes; plus the default.
+     */
+    private static final int MAX_MEASURED = 4 * (int) Math.ceil(Math.log(SETTINGS.candidates()) / Math.log(2)) + 2;
 
     @Property
     void endsNearTheBestOnSinglePeakCurves(@ForAll @DoubleRange(min = 0, max = 1) double peakAt,
@@ -69,8 +73,24 @@ class BatchSizeTunerProperties {
             assertThat(after.lowBytes()).isGreaterThanOrEqualTo(before.lowBytes());
             assertThat(after.highBytes()).isLessThanOrEqualTo(before.highBytes());
         }
-        // Each comparison of two neighbours halves the range, so the sizes measured are few.
+        // Galloping, then halving: the sizes measured are few.
         assertThat(searching.stream().map(BatchSizeTuner.Step::bytes).distinct().count()).isLessThanOrEqualTo(MAX_MEASURED);
+    }
+
+    @Property
+    void aBestNearTheSizeInUseKeepsTheSearchNearIt(@ForAll @IntRange(min = -1, max = 1) int offset,
+                                                   @ForAll @DoubleRange(min = 0.5, max = 3) double width, @ForAll long seed) {
+        int start = SETTINGS.nearest(SETTINGS.defaultBytes());
+        long peak = SETTINGS.size(start + offset);
+        DoubleUnaryOperator curve = bytes -> 1e8 * Math.exp(-Math.pow(Math.log(bytes / (double) peak), 2) / (2 * width * width));
+        BatchSizeTuner tuner = run(curve, 0.001, seed, MAX_MEASURED * SETTINGS.maxSamples());
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.TUNED);
+        assertNearBest(tuner, curve);
+        // Galloping from the size in use: the first steps cover one and two candidates, so the
+        // farthest size measured is three away; a search from the middle of the range would go
+        // to sizes many times smaller or larger.
+        assertThat(tuner.path()).filteredOn(s -> s.state() == BatchSizeTuner.State.SEARCHING)
+                .allSatisfy(s -> assertThat(Math.abs(SETTINGS.nearest(s.bytes()) - start)).isLessThanOrEqualTo(3));
     }
 
     @Property
