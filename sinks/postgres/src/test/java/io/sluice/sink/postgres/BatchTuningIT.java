@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.sink.core.batch.BatchSizeTuner;
@@ -32,68 +33,39 @@ class BatchTuningIT {
 
     @Test
     void aSnapshotThroughASlowLinkTunesItsBatchSize() throws Exception {
-        TestDatabase source = TestDatabases.create(BatchTuningIT.class);
-        TestDatabase target = TestDatabases.create(BatchTuningIT.class);
-        try (TcpProxy link = new TcpProxy(target.host(), target.port())) {
-            // 20 ms one way, 512 KiB window: one connection moves about 12 MiB/s, four about 50.
-            link.shape(new LinkShape(Duration.ofMillis(20), Duration.ofMillis(2), 0, 512 * 1024));
+        throughASlowLink((source, target, link) -> {
             source.execute("CREATE TABLE events (id bigint PRIMARY KEY, kind int NOT NULL, payload text NOT NULL)",
                     "INSERT INTO events SELECT g, g % 17, md5(g::text) || repeat('x', 180) FROM generate_series(1, 700000) g");
             Map<String, String> sourceProps = source.sourceConnection();
             sourceProps.putAll(Map.of("topic.prefix", "tuning", "snapshot.mode", "initial_only", "snapshot.max.threads", "2"));
-            Map<String, String> sinkProps = InProcessPipe.sinkProps(target,
+            Map<String, String> sinkProps = sinkProps(target, link,
                     "batch.max.bytes", Long.toString(8 * MIB), "load.buffer.bytes", Long.toString(8 * MIB), "load.freeze", "false",
-                    "batch.tuning.min.bytes", Long.toString(MIB / 4), "batch.tuning.max.bytes", Long.toString(4 * MIB),
-                    "batch.tuning.max.cov", "0.3");
-            sinkProps.put("connection.url", "postgres://" + link.host() + ":" + link.port() + "/" + target.name() + "?sslmode=disable");
+                    "batch.tuning.min.bytes", Long.toString(MIB / 4), "batch.tuning.max.bytes", Long.toString(4 * MIB));
             List<BatchSizeTuner.Step> path;
             try (InProcessPipe pipe = new InProcessPipe(new HashMap<>(), sourceProps, sinkProps)) {
-                boolean done = false;
-                long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-                while (!done && System.nanoTime() < deadline) {
-                    for (SourceRecord r : pipe.pump()) {
-                        done |= Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
-                    }
-                }
+                pumpUntil(pipe, r -> Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED)));
                 pipe.commit();
-                assertThat(done).as("snapshot finished").isTrue();
                 path = pipe.sink().copyBatchSize().path();
                 assertThat(pipe.sink().batchStatus()).contains("snapshot COPY batch");
             }
             assertThat(SnapshotIntoPostgresIT.checksum(target, "public.events")).isEqualTo(SnapshotIntoPostgresIT.checksum(source, "public.events"));
-            assertThat(path).as("the tuner's path").isNotEmpty();
-            assertThat(path.get(0).state()).isEqualTo(BatchSizeTuner.State.BASELINE);
-            assertThat(path.get(0).bytes()).isEqualTo(8 * MIB);
-            assertThat(path).as("sizes searched stay in the range")
-                    .filteredOn(s -> s.state() == BatchSizeTuner.State.SEARCHING)
-                    .isNotEmpty()
-                    .allSatisfy(s -> assertThat(s.bytes()).isBetween(MIB / 4, 4 * MIB));
-            BatchSizeTuner.Step last = path.get(path.size() - 1);
-            assertThat(last.state()).as("tuning finished within the snapshot: %s", path).isEqualTo(BatchSizeTuner.State.TUNED);
+            BatchSizeTuner.Step last = searchedAndTuned(path, 8 * MIB, MIB / 4, 4 * MIB);
             assertThat(last.bytes()).as("a size that lets several COPYs share the 8 MiB buffer").isLessThanOrEqualTo(4 * MIB);
-            double baseline = path.get(0).meanBytesPerSecond();
-            assertThat(last.meanBytesPerSecond()).as("throughput of the chosen size against the starting size's").isGreaterThan(baseline);
-        } finally {
-            TestDatabases.drop(source);
-            TestDatabases.drop(target);
-        }
+            assertThat(last.meanBytesPerSecond()).as("throughput of the chosen size against the starting size's")
+                    .isGreaterThan(path.get(0).meanBytesPerSecond());
+        });
     }
 
     @Test
     void aBacklogOfChangesThroughASlowLinkTunesTheApplyBatchSize() throws Exception {
-        TestDatabase source = TestDatabases.create(BatchTuningIT.class);
-        TestDatabase target = TestDatabases.create(BatchTuningIT.class);
-        try (TcpProxy link = new TcpProxy(target.host(), target.port())) {
-            link.shape(new LinkShape(Duration.ofMillis(20), Duration.ofMillis(2), 0, 512 * 1024));
+        throughASlowLink((source, target, link) -> {
             source.execute("CREATE TABLE events (id bigint PRIMARY KEY, kind int NOT NULL, payload text NOT NULL)",
                     "INSERT INTO events SELECT g, g % 17, md5(g::text) || repeat('x', 180) FROM generate_series(1, 100000) g",
                     "CREATE TABLE log (at int PRIMARY KEY)");
             Map<String, String> sourceProps = source.sourceConnection();
             sourceProps.putAll(Map.of("topic.prefix", "backlog", "snapshot.max.threads", "2"));
-            Map<String, String> sinkProps = InProcessPipe.sinkProps(target, "batch.max.bytes", Long.toString(MIB),
-                    "batch.tuning.min.bytes", Long.toString(MIB / 16), "batch.tuning.max.bytes", Long.toString(4 * MIB),
-                    "batch.tuning.max.cov", "0.3");
-            sinkProps.put("connection.url", "postgres://" + link.host() + ":" + link.port() + "/" + target.name() + "?sslmode=disable");
+            Map<String, String> sinkProps = sinkProps(target, link, "batch.max.bytes", Long.toString(MIB),
+                    "batch.tuning.min.bytes", Long.toString(MIB / 16), "batch.tuning.max.bytes", Long.toString(4 * MIB));
             Map<Map<String, ?>, Map<String, Object>> offsets = new HashMap<>();
             try (InProcessPipe pipe = new InProcessPipe(offsets, sourceProps, sinkProps)) {
                 pumpUntil(pipe, r -> Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED)));
@@ -112,24 +84,52 @@ class BatchTuningIT {
                 assertThat(pipe.sink().batchStatus()).contains("stream apply batch");
             }
             assertThat(SnapshotIntoPostgresIT.checksum(target, "public.events")).isEqualTo(SnapshotIntoPostgresIT.checksum(source, "public.events"));
-            assertThat(path).as("the tuner's path").isNotEmpty();
-            assertThat(path.get(0).state()).isEqualTo(BatchSizeTuner.State.BASELINE);
-            assertThat(path.get(0).bytes()).isEqualTo(MIB);
-            assertThat(path).as("sizes searched stay in the range")
-                    .filteredOn(s -> s.state() == BatchSizeTuner.State.SEARCHING)
-                    .isNotEmpty()
-                    .allSatisfy(s -> assertThat(s.bytes()).isBetween(MIB / 16, 4 * MIB));
-            BatchSizeTuner.Step last = path.get(path.size() - 1);
-            assertThat(last.state()).as("tuning finished within the backlog: %s", path).isEqualTo(BatchSizeTuner.State.TUNED);
+            BatchSizeTuner.Step last = searchedAndTuned(path, MIB, MIB / 16, 4 * MIB);
             assertThat(last.meanBytesPerSecond()).as("throughput of the chosen size against the starting size's")
                     .isGreaterThanOrEqualTo(path.get(0).meanBytesPerSecond());
+        });
+    }
+
+    @FunctionalInterface
+    private interface Scenario {
+        void run(TestDatabase source, TestDatabase target, TcpProxy link) throws Exception;
+    }
+
+    /** Two databases, the target behind a link of 20 ms one way with a 512 KiB window (one connection: about 12 MiB/s). */
+    private static void throughASlowLink(Scenario scenario) throws Exception {
+        TestDatabase source = TestDatabases.create(BatchTuningIT.class);
+        TestDatabase target = TestDatabases.create(BatchTuningIT.class);
+        try (TcpProxy link = new TcpProxy(target.host(), target.port())) {
+            link.shape(new LinkShape(Duration.ofMillis(20), Duration.ofMillis(2), 0, 512 * 1024));
+            scenario.run(source, target, link);
         } finally {
             TestDatabases.drop(source);
             TestDatabases.drop(target);
         }
     }
 
-    private static void pumpUntil(InProcessPipe pipe, java.util.function.Predicate<SourceRecord> end) throws Exception {
+    private static Map<String, String> sinkProps(TestDatabase target, TcpProxy link, String... settings) {
+        Map<String, String> props = InProcessPipe.sinkProps(target, settings);
+        props.put("batch.tuning.max.cov", "0.3");
+        props.put("connection.url", "postgres://" + link.host() + ":" + link.port() + "/" + target.name() + "?sslmode=disable");
+        return props;
+    }
+
+    /** The path starts at the starting size, searches only within the range, and ends tuned; returns its last step. */
+    private static BatchSizeTuner.Step searchedAndTuned(List<BatchSizeTuner.Step> path, long start, long min, long max) {
+        assertThat(path).as("the tuner's path").isNotEmpty();
+        assertThat(path.get(0).state()).isEqualTo(BatchSizeTuner.State.BASELINE);
+        assertThat(path.get(0).bytes()).isEqualTo(start);
+        assertThat(path).as("sizes searched stay in the range")
+                .filteredOn(s -> s.state() == BatchSizeTuner.State.SEARCHING)
+                .isNotEmpty()
+                .allSatisfy(s -> assertThat(s.bytes()).isBetween(min, max));
+        BatchSizeTuner.Step last = path.get(path.size() - 1);
+        assertThat(last.state()).as("tuning finished: %s", path).isEqualTo(BatchSizeTuner.State.TUNED);
+        return last;
+    }
+
+    private static void pumpUntil(InProcessPipe pipe, Predicate<SourceRecord> end) throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (System.nanoTime() < deadline) {
             for (SourceRecord r : pipe.pump()) {

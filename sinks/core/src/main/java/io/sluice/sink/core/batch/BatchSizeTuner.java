@@ -17,7 +17,8 @@ import java.util.Map;
  * three vary by less than {@code maxCov}; sizes are compared by their mean. A size that never
  * settles within {@code maxSamples} batches ends tuning on the default, as does a batch closed
  * by its timeout before it filled (the source, not the writes, sets the pace: nothing to gain).
- * The default is measured first, and the result is kept only when it beats it. Once tuned, a
+ * The default is measured first, and the result is kept only when it beats it; as the first
+ * measurement comes while the load warms up, the default is measured again before it loses. Once tuned, a
  * sustained drop in throughput (the network changed) starts the search again, around the size
  * in use. The throughput a drop is judged against is what the chosen size does in use, over its
  * first {@code dropWindow} batches, not the search's estimate of it. Both are medians, so a
@@ -57,6 +58,8 @@ public final class BatchSizeTuner {
     /** The size measured first, to beat: the default, or after a drop the size that was in use. */
     private long baselineBytes;
     private double baselineMean;
+    /** The starting size's measurement while it may still be taken again; null after. */
+    private Measurement startingMeasurement;
     private long chosenBytes;
     private double tunedMean;
     private final ArrayDeque<Double> recent = new ArrayDeque<>();
@@ -121,6 +124,9 @@ public final class BatchSizeTuner {
     private void measured() {
         double mean = current.mean();
         path.add(new Step(state, current.bytes, mean, current.samples.size(), settings.size(low), settings.size(high)));
+        if (state == State.SEARCHING && current.bytes == baselineBytes) {
+            baselineMean = mean; // measured again
+        }
         if (state == State.BASELINE) {
             baselineMean = mean;
             state = State.SEARCHING;
@@ -130,8 +136,10 @@ public final class BatchSizeTuner {
             measured.clear();
             // The size just measured, when it is one of the candidates, needs no second measurement.
             int at = settings.nearest(current.bytes);
+            startingMeasurement = null;
             if (settings.size(at) == current.bytes) {
                 measured.put(at, current);
+                startingMeasurement = current;
             }
             pivot = Math.min(at, settings.candidates() - 2);
             direction = 0;
@@ -163,6 +171,17 @@ public final class BatchSizeTuner {
                 }
             }
             int way = above.mean() > here.mean() ? 1 : -1;
+            Measurement loser = way > 0 ? here : above;
+            if (loser == startingMeasurement) {
+                // The starting size was measured first, as the load or stream got going (caches,
+                // compilation, connections): before it loses to a size measured later, it is
+                // measured again, now.
+                startingMeasurement = null;
+                Measurement again = new Measurement(loser.bytes);
+                measured.put(way > 0 ? mid : mid + 1, again);
+                current = again;
+                return;
+            }
             if (way > 0) {
                 low = mid + 1;
             } else {

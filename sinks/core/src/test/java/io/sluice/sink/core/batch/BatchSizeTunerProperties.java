@@ -20,7 +20,8 @@ import net.jqwik.api.constraints.IntRange;
  * and a size that never settles ends tuning on the default; a batch closed by its timeout ends
  * tuning; after a lasting drop it searches again and finds the new best, while pauses that slow
  * fewer than half the batches of any window start no search; when the best size is next to the
- * one in use, the search measures only sizes near it.
+ * one in use, the search measures only sizes near it; a starting size measured while the load
+ * warms up is measured again before a size measured later beats it.
  */
 class BatchSizeTunerProperties {
 
@@ -91,6 +92,25 @@ class BatchSizeTunerProperties {
         // to sizes many times smaller or larger.
         assertThat(tuner.path()).filteredOn(s -> s.state() == BatchSizeTuner.State.SEARCHING)
                 .allSatisfy(s -> assertThat(Math.abs(SETTINGS.nearest(s.bytes()) - start)).isLessThanOrEqualTo(3));
+    }
+
+    @Property
+    void aStartingSizeMeasuredWhileTheLoadWarmsUpIsMeasuredAgainBeforeItLoses(
+            @ForAll @DoubleRange(min = 0.5, max = 1.5) double width, @ForAll @IntRange(min = 1, max = 6) int warmBatches,
+            @ForAll @DoubleRange(min = 0.4, max = 0.9) double warmSpeed, @ForAll long seed) {
+        // The production shape: powers of two, starting at one of them.
+        TunerSettings settings = new TunerSettings(MIB, 32 * MIB, 16 * MIB, 6, 3, 0.15, 12, 0.3, 5);
+        DoubleUnaryOperator curve = bytes -> 1e8 * Math.exp(-Math.pow(Math.log(bytes / (16.0 * MIB)), 2) / (2 * width * width));
+        BatchSizeTuner tuner = new BatchSizeTuner(settings);
+        Random random = new Random(seed);
+        for (int batch = 0; batch < 200 && tuner.state() != BatchSizeTuner.State.TUNED; batch++) {
+            long bytes = tuner.batchBytes();
+            // The first batches of a load run slower whatever their size (cold caches and code).
+            double throughput = curve.applyAsDouble(bytes) * (1 + 0.01 * random.nextGaussian()) * (batch < warmBatches ? warmSpeed : 1);
+            tuner.record(bytes, (long) (bytes / throughput * 1e9), false);
+        }
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.TUNED);
+        assertThat(tuner.batchBytes()).as("the best size, where it started: %s", tuner.path()).isEqualTo(16 * MIB);
     }
 
     @Property
