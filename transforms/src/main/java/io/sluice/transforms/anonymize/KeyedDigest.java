@@ -1,0 +1,52 @@
+package io.sluice.transforms.anonymize;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.InvalidKeyException;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * HMAC-SHA-256 under the anonymization secret: the same value gives the same digest in every
+ * table, run and machine that shares the secret (so joins and foreign keys stay consistent), and
+ * nothing can be learned of the value without it. A purpose label goes into every digest, so the
+ * outputs of two transformers for one value are unrelated.
+ */
+public final class KeyedDigest {
+
+    private final SecretKeySpec key;
+
+    /** @param secret the anonymization secret; at least 16 bytes, as a shorter key is guessable */
+    public KeyedDigest(byte[] secret) {
+        if (secret == null || secret.length < 16) {
+            throw new IllegalArgumentException("The anonymization secret must be at least 16 bytes long (it has "
+                    + (secret == null ? 0 : secret.length) + "); use a long random string");
+        }
+        this.key = new SecretKeySpec(secret.clone(), "HmacSHA256");
+    }
+
+    /** The 32-byte digest of {@code value} for {@code purpose}. */
+    public byte[] digest(String purpose, String value) {
+        byte[] label = purpose.getBytes(StandardCharsets.UTF_8);
+        byte[] data = value.getBytes(StandardCharsets.UTF_8);
+        Mac mac = mac();
+        // The label's length first: ("ab", "c") and ("a", "bc") must not collide.
+        mac.update(ByteBuffer.allocate(4).putInt(label.length).array());
+        mac.update(label);
+        return mac.doFinal(data);
+    }
+
+    private Mac mac() {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(key);
+            return mac;
+        } catch (InvalidKeyException e) {
+            throw new IllegalStateException("The anonymization secret cannot key HMAC-SHA-256", e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("This JVM has no HMAC-SHA-256", e);
+        }
+    }
+}
