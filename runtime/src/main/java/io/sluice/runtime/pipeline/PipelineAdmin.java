@@ -22,7 +22,7 @@ import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.TableSelector;
-import io.sluice.runtime.progress.ProgressDisplay;
+import io.sluice.sink.core.metrics.ByteCounts;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.PostgresSinkConfig;
@@ -130,7 +130,7 @@ public final class PipelineAdmin {
         } else {
             ReplicationSlot.State s = slot.get();
             out.println("  slot " + s.name() + ": " + (s.active() ? "streaming (process " + s.activePid() + ")" : "idle")
-                    + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + bytes(current - s.confirmedFlush()));
+                    + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + ByteCounts.format(current - s.confirmedFlush()));
         }
         AppliedPositions positions = new AppliedPositions(target.positionTable());
         try (Connection c = PgConnect.open(target.endpoint(), "sluice status")) {
@@ -145,7 +145,7 @@ public final class PipelineAdmin {
             Duration since = Duration.between(now.appliedAt(), OffsetDateTime.now());
             out.println("  target " + target.endpoint().display() + ": applied up to " + now.position().lsnText() + ", "
                     + String.format(Locale.ROOT, "%,d", now.changes()) + " changes in all, last applied " + seconds(since) + " ago");
-            out.println("  behind the source by " + bytes(behind) + " of WAL; applying "
+            out.println("  behind the source by " + ByteCounts.format(behind) + " of WAL; applying "
                     + String.format(Locale.ROOT, "%,.0f", (now.changes() - first.get().changes()) / 2.0) + " changes/s");
         }
         return 0;
@@ -194,9 +194,6 @@ public final class PipelineAdmin {
         }
     }
 
-    private static String bytes(long n) {
-        return ProgressDisplay.bytes(n);
-    }
 
     private static String seconds(Duration d) {
         return String.format(Locale.ROOT, "%.1f s", Math.max(0, d.toMillis()) / 1000.0);

@@ -93,24 +93,19 @@ public final class ProgressDisplay implements AutoCloseable {
         }
         return String.format(Locale.ROOT, "[%s] %s / ~%s rows  %s  %s rows/s  %s/s  ETA %s", duration((long) progress.seconds()),
                 count(progress.rows()), count(estimated),
-                bytes(progress.bytes()), count((long) progress.rate()), bytes((long) (progress.bytes() / Math.max(progress.seconds(), 0.001))),
+                ByteCounts.format(progress.bytes()), count((long) progress.rate()), ByteCounts.format((long) (progress.bytes() / Math.max(progress.seconds(), 0.001))),
                 eta < 0 ? "-" : duration(eta));
     }
 
     /** The closing summary. */
     public String summary() {
         return String.format(Locale.ROOT, "Snapshot done: %d tables, %s rows, %s in %s (%s rows/s, %s/s)", progress.tables().size(),
-                count(progress.rows()), bytes(progress.bytes()), duration((long) progress.seconds()), count((long) progress.rate()),
-                bytes((long) (progress.bytes() / Math.max(progress.seconds(), 0.001))));
+                count(progress.rows()), ByteCounts.format(progress.bytes()), duration((long) progress.seconds()), count((long) progress.rate()),
+                ByteCounts.format((long) (progress.bytes() / Math.max(progress.seconds(), 0.001))));
     }
 
     static String count(long n) {
         return String.format(Locale.ROOT, "%,d", n);
-    }
-
-    /** A byte count for people: {@code 512 B}, {@code 3.4 MB}. */
-    public static String bytes(long b) {
-        return ByteCounts.format(b);
     }
 
     static String duration(long seconds) {

@@ -13,13 +13,13 @@ import java.util.Map;
  * size. The first size compared is the candidate nearest the size in use (where the best size
  * usually is not far); the search then gallops the way that comparison points, 1, 2, 4...
  * candidates on, until a comparison turns back, and halves the range from there: few batches
- * go to sizes far from the one in use. A measurement counts once a size has {@code minSamples} batches and its last
- * three vary by less than {@code maxCov}; sizes are compared by their mean. A size that never
- * settles within {@code maxSamples} batches ends tuning on the default, as does a batch closed
- * by its timeout before it filled (the source, not the writes, sets the pace: nothing to gain).
- * The default is measured first, and the result is kept only when it beats it; as the first
- * measurement comes while the load warms up, the default is measured again before it loses. Once tuned, a
- * sustained drop in throughput (the network changed) starts the search again, around the size
+ * go to sizes far from the one in use. A measurement counts once a size has {@code minSamples}
+ * batches and its last three vary by less than {@code maxCov}; sizes are compared by their
+ * mean. A size that never settles within {@code maxSamples} batches ends tuning on the default,
+ * as does a batch closed by its timeout before it filled (the source, not the writes, sets the
+ * pace: nothing to gain). The default is measured first, and the result is kept only when it
+ * beats it; as the first measurement comes while the load warms up, the default is measured
+ * again before it loses. Once tuned, a sustained drop in throughput (the network changed) starts the search again, around the size
  * in use. The throughput a drop is judged against is what the chosen size does in use, over its
  * first {@code dropWindow} batches, not the search's estimate of it. Both are medians, so a
  * pause that slows fewer than half the batches of a window (a checkpoint, a disk flush on the
@@ -63,7 +63,7 @@ public final class BatchSizeTuner {
     private long chosenBytes;
     private double tunedMean;
     private final ArrayDeque<Double> recent = new ArrayDeque<>();
-    /** Mean throughput of the chosen size over its first batches in use; 0 until measured. */
+    /** Median throughput of the chosen size over its first batches in use; 0 until measured. */
     private double inUseMedian;
     /** The candidate the next comparison starts from, once; -1 for the middle of the range. */
     private int pivot = -1;
