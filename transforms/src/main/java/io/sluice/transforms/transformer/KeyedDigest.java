@@ -1,4 +1,4 @@
-package io.sluice.transforms.anonymize;
+package io.sluice.transforms.transformer;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -14,9 +14,11 @@ import javax.crypto.spec.SecretKeySpec;
  * nothing can be learned of the value without it. A purpose label goes into every digest, so the
  * outputs of two transformers for one value are unrelated.
  */
-public final class KeyedDigest {
+public final class KeyedDigest implements Seeds {
 
     private final SecretKeySpec key;
+    /** A Mac holds state while it digests; each thread keys its own once. */
+    private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
 
     /** @param secret the anonymization secret; at least 16 bytes, as a shorter key is guessable */
     public KeyedDigest(byte[] secret) {
@@ -28,17 +30,23 @@ public final class KeyedDigest {
     }
 
     /** The 32-byte digest of {@code value} for {@code purpose}. */
-    public byte[] digest(String purpose, String value) {
+    @Override
+    public byte[] bytes(String purpose, String value) {
         byte[] label = purpose.getBytes(StandardCharsets.UTF_8);
         byte[] data = value.getBytes(StandardCharsets.UTF_8);
-        Mac mac = mac();
+        Mac mac = macs.get();
         // The label's length first: ("ab", "c") and ("a", "bc") must not collide.
         mac.update(ByteBuffer.allocate(4).putInt(label.length).array());
         mac.update(label);
         return mac.doFinal(data);
     }
 
-    private Mac mac() {
+    @Override
+    public boolean deterministic() {
+        return true;
+    }
+
+    private Mac newMac() {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(key);

@@ -1,4 +1,4 @@
-package io.sluice.transforms.anonymize;
+package io.sluice.transforms.transformer;
 
 /** How a keyed hash is written out. */
 public enum HashFormat {

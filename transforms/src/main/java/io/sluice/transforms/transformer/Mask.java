@@ -1,12 +1,12 @@
-package io.sluice.transforms.anonymize;
+package io.sluice.transforms.transformer;
 
 /**
  * Masks a text, keeping its first and last characters and, if asked, its separators (what is
  * neither a letter nor a digit: the dashes of a phone number, the @ and dots of an email), so
- * the result keeps the shape and length of the original. When the kept ends would leave
+ * the result keeps the shape and length of the original ({@code mask(keep_last=4, char="#")}). When the kept ends would leave
  * nothing masked, nothing is kept at the ends: a mask never gives a value back whole. Lengths count code points, so a character outside the basic plane is masked as one.
  */
-public final class Mask {
+public final class Mask implements Transformer {
 
     private final int keepFirst;
     private final int keepLast;
@@ -24,6 +24,19 @@ public final class Mask {
         this.keepLast = keepLast;
         this.maskCodePoint = maskCharacter.codePointAt(0);
         this.keepSeparators = keepSeparators;
+    }
+
+    static Mask from(Params p) {
+        return new Mask(p.integer("keep_first", 0, 0, 1000), p.integer("keep_last", 0, 0, 1000), p.text("char", "*"),
+                p.flag("keep_separators", false));
+    }
+
+    @Override
+    public ColumnRewrite bind(org.apache.kafka.connect.data.Schema schema) {
+        if (ColumnType.of(schema) != ColumnType.TEXT) {
+            throw Fit.misfit("mask", schema, "text");
+        }
+        return (value, row) -> apply((String) value);
     }
 
     /** The masked text; null stays null. */

@@ -1,4 +1,4 @@
-package io.sluice.transforms.anonymize;
+package io.sluice.transforms.transformer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

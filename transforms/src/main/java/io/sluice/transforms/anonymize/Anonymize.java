@@ -1,0 +1,187 @@
+package io.sluice.transforms.anonymize;
+
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.components.Versioned;
+import org.apache.kafka.connect.connector.ConnectRecord;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.transforms.Transformation;
+
+import io.sluice.schemas.SluiceVersion;
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.RawTuples;
+import io.sluice.schemas.envelope.SchemaChangeEvents;
+
+/**
+ * Rewrites the columns of change events by rules ({@code public.customers.email = email}):
+ * {@code before} and {@code after} of Sluice's and Debezium's envelopes, or a flat row value,
+ * and the key's columns the same way, so the key still names the rewritten row. Schema-change
+ * events pass through. The table is the envelope's {@code source.schema} and
+ * {@code source.table}; for a flat value, the last two dot-separated parts of the topic.
+ *
+ * <p>The rules are bound to a table's schema when the first record of that schema comes, and
+ * whatever does not fit is reported then, every problem of the table in one message. One
+ * instance serves many threads (Debezium's engine shares its transform chain): all it keeps is
+ * immutable or a concurrent map.
+ */
+public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>, Versioned {
+
+    public static final String OVERVIEW_DOC = "Anonymizes columns by rules: keyed hashes, masks, realistic fakes (names, emails, phones, "
+            + "addresses, IBANs, card numbers), date shifts, numeric noise, templates, and transformers inside JSON, hstore and arrays. "
+            + "Deterministic under a secret, so joins survive; strict mode lets no column pass unnamed.";
+
+    public static final ConfigDef CONFIG_DEF = AnonymizeConfig.CONFIG_DEF;
+
+    /** Plans are few (one per table and schema version); a stream of distinct schemas would mean a converter that builds one per record. */
+    private static final int MAX_PLANS = 10_000;
+
+    private record PlanKey(TableId table, Schema schema, StructPlan.Role role) {
+        @Override
+        public boolean equals(Object o) {
+            // Schemas compare by identity: a table's schema object is reused record after record, and deep equality would cost more than the rewrite.
+            return o instanceof PlanKey k && k.schema == schema && k.role == role && k.table.equals(table);
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(schema) * 31 + table.hashCode();
+        }
+    }
+
+    private AnonymizeConfig config;
+    private final Map<PlanKey, StructPlan> plans = new ConcurrentHashMap<>();
+
+    @Override
+    public void configure(Map<String, ?> props) {
+        config = AnonymizeConfig.parse(props);
+    }
+
+    @Override
+    public R apply(R record) {
+        Schema valueSchema = record.valueSchema();
+        Object value = record.value();
+        if (valueSchema != null && SchemaChangeEvents.VALUE_SCHEMA.name().equals(valueSchema.name())) {
+            return record;
+        }
+        if (value != null && valueSchema == null) {
+            throw new DataException("Anonymize needs records with schemas, and the record on topic " + record.topic()
+                    + " has none; with the JSON converter set value.converter.schemas.enable=true (and key.converter.schemas.enable=true)");
+        }
+        if (RawTuples.is(valueSchema)) {
+            return rawTuples(record);
+        }
+        TableId table;
+        Object newValue = value;
+        if (Envelope.isEnvelope(valueSchema) && valueSchema.field(Envelope.AFTER) != null && valueSchema.field(Envelope.SOURCE) != null) {
+            Struct envelope = (Struct) value;
+            table = fromSource(envelope.getStruct(Envelope.SOURCE), record.topic());
+            newValue = envelope(table, envelope, untouched(record));
+        } else {
+            table = fromTopic(record.topic());
+            if (value instanceof Struct row) {
+                newValue = plan(table, valueSchema, StructPlan.Role.ROW).apply(row, untouched(record));
+            } else if (value != null) {
+                throw new DataException("Anonymize rewrites struct values; the value on topic " + record.topic() + " is " + valueSchema.type());
+            }
+        }
+        Object newKey = record.key();
+        if (record.key() instanceof Struct key && record.keySchema() != null) {
+            newKey = plan(table, record.keySchema(), StructPlan.Role.KEY).apply(key, Set.of());
+        }
+        if (newKey == record.key() && newValue == value) {
+            return record;
+        }
+        return record.newRecord(record.topic(), record.kafkaPartition(), record.keySchema(), newKey, valueSchema, newValue,
+                record.timestamp(), record.headers());
+    }
+
+    private Struct envelope(TableId table, Struct envelope, Set<String> untouched) {
+        Struct before = envelope.getStruct(Envelope.BEFORE);
+        Struct after = envelope.getStruct(Envelope.AFTER);
+        Schema rowSchema = envelope.schema().field(Envelope.AFTER).schema();
+        StructPlan plan = plan(table, rowSchema, StructPlan.Role.ROW);
+        if (plan.identity()) {
+            return envelope;
+        }
+        Struct out = new Struct(envelope.schema());
+        for (var f : envelope.schema().fields()) {
+            Object v = envelope.get(f);
+            if (f.name().equals(Envelope.BEFORE)) {
+                v = plan.apply(before, Set.of());
+            } else if (f.name().equals(Envelope.AFTER)) {
+                v = plan.apply(after, untouched);
+            }
+            out.put(f, v);
+        }
+        return out;
+    }
+
+    private R rawTuples(R record) {
+        Struct source = ((Struct) record.value()).getStruct("source");
+        TableId table = fromSource(source, record.topic());
+        if (config.strict() || config.rules().changes(table.schema(), table.table())) {
+            throw new DataException("Table " + table + " arrives as raw COPY tuples, which Anonymize cannot read or rewrite; set "
+                    + "snapshot.raw.tuples=false on the source connector so its rows come as structs");
+        }
+        return record;
+    }
+
+    private StructPlan plan(TableId table, Schema schema, StructPlan.Role role) {
+        PlanKey key = new PlanKey(table, schema, role);
+        StructPlan plan = plans.get(key);
+        if (plan == null) {
+            plan = StructPlan.build(table, schema, role, config.rules(), config.strict(), config.seeds().deterministic());
+            if (plans.size() >= MAX_PLANS) {
+                plans.clear();
+            }
+            plans.put(key, plan);
+        }
+        return plan;
+    }
+
+    private static TableId fromSource(Struct source, String topic) {
+        if (source == null || source.schema().field("schema") == null || source.schema().field("table") == null) {
+            throw new DataException("The change event on topic " + topic + " has no source.schema and source.table to find its rules by");
+        }
+        return new TableId(source.getString("schema"), source.getString("table"));
+    }
+
+    private static TableId fromTopic(String topic) {
+        int last = topic.lastIndexOf('.');
+        int before = last < 0 ? -1 : topic.lastIndexOf('.', last - 1);
+        return last < 0 ? new TableId("", topic) : new TableId(topic.substring(before + 1, last), topic.substring(last + 1));
+    }
+
+    /** Columns whose values the event does not carry (unchanged TOAST): they hold placeholders, not data. */
+    private static Set<String> untouched(ConnectRecord<?> record) {
+        Header h = record.headers().lastWithName(EventHeaders.UNCHANGED_TOAST);
+        if (h == null || h.value() == null) {
+            return Set.of();
+        }
+        return new HashSet<>(Arrays.asList(h.value().toString().split(",")));
+    }
+
+    @Override
+    public ConfigDef config() {
+        return CONFIG_DEF;
+    }
+
+    @Override
+    public void close() {
+        plans.clear();
+    }
+
+    @Override
+    public String version() {
+        return SluiceVersion.get();
+    }
+}

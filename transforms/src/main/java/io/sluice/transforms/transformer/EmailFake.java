@@ -1,0 +1,56 @@
+package io.sluice.transforms.transformer;
+
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+import org.apache.kafka.connect.data.Schema;
+
+/**
+ * {@code email}: a fake address {@code first.last.N@domain}, where N (below a billion) keeps
+ * addresses of different people apart: among a million people about one pair in a hundred
+ * runs shares one, a risk for a UNIQUE column worth knowing. The domain is
+ * {@code example.com} (reserved, never delivers) or another given one, or with
+ * {@code keep_domain=true} the original's, so mail statistics by provider survive.
+ */
+public final class EmailFake implements Transformer {
+
+    private static final String PURPOSE = "email";
+
+    private final Seeds seeds;
+    private final boolean keepDomain;
+    private final String domain;
+
+    EmailFake(Seeds seeds, boolean keepDomain, String domain) {
+        if (!domain.matches("[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+")) {
+            throw new IllegalArgumentException("email: domain '" + domain + "' is not a domain name like example.com");
+        }
+        this.seeds = seeds;
+        this.keepDomain = keepDomain;
+        this.domain = domain.toLowerCase(Locale.ROOT);
+    }
+
+    static EmailFake from(Params p, Seeds seeds) {
+        return new EmailFake(seeds, p.flag("keep_domain", false), p.text("domain", "example.com"));
+    }
+
+    @Override
+    public ColumnRewrite bind(Schema schema) {
+        if (ColumnType.of(schema) != ColumnType.TEXT) {
+            throw Fit.misfit("email", schema, "text");
+        }
+        return (value, row) -> fake((String) value);
+    }
+
+    String fake(String value) {
+        SplittableRandom r = seeds.random(PURPOSE, value);
+        String local = (WordList.FIRST_NAMES.pick(r) + "." + WordList.LAST_NAMES.pick(r)).toLowerCase(Locale.ROOT) + "." + r.nextInt(1_000_000_000);
+        return local + "@" + (keepDomain ? domainOf(value) : domain);
+    }
+
+    private String domainOf(String value) {
+        int at = value.lastIndexOf('@');
+        String kept = at < 0 ? "" : value.substring(at + 1).strip().toLowerCase(Locale.ROOT);
+        // Only a well-formed domain is kept: whatever else follows an @ may be the person's data.
+        return kept.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+") ? kept : domain;
+    }
+}

@@ -1,0 +1,81 @@
+package io.sluice.transforms.transformer;
+
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.function.Function;
+
+import org.apache.kafka.connect.data.Schema;
+
+/**
+ * Realistic stand-ins drawn from the word lists: {@code first_name}, {@code last_name},
+ * {@code full_name}, {@code street_address}, {@code city}, {@code company}. The choice is seeded
+ * by the value, so one person keeps one fake name everywhere; a value written in capitals (or
+ * in lower case) gets its fake in the same case.
+ */
+public final class Fake implements Transformer {
+
+    private final String name;
+    private final Seeds seeds;
+    private final Function<SplittableRandom, String> draw;
+
+    private Fake(String name, Seeds seeds, Function<SplittableRandom, String> draw) {
+        this.name = name;
+        this.seeds = seeds;
+        this.draw = draw;
+    }
+
+    static Fake firstName(Seeds seeds) {
+        return new Fake("first_name", seeds, WordList.FIRST_NAMES::pick);
+    }
+
+    static Fake lastName(Seeds seeds) {
+        return new Fake("last_name", seeds, WordList.LAST_NAMES::pick);
+    }
+
+    static Fake fullName(Seeds seeds) {
+        return new Fake("full_name", seeds, r -> WordList.FIRST_NAMES.pick(r) + " " + WordList.LAST_NAMES.pick(r));
+    }
+
+    static Fake streetAddress(Seeds seeds) {
+        return new Fake("street_address", seeds,
+                r -> (1 + r.nextInt(r.nextBoolean() ? 99 : 2999)) + " " + WordList.STREETS.pick(r) + " " + WordList.STREET_KINDS.pick(r));
+    }
+
+    static Fake city(Seeds seeds) {
+        return new Fake("city", seeds, WordList.CITIES::pick);
+    }
+
+    static Fake company(Seeds seeds) {
+        return new Fake("company", seeds, r -> (r.nextBoolean() ? WordList.LAST_NAMES.pick(r) : WordList.COMPANY_WORDS.pick(r))
+                + " " + WordList.COMPANY_KINDS.pick(r) + " " + WordList.COMPANY_FORMS.pick(r));
+    }
+
+    @Override
+    public ColumnRewrite bind(Schema schema) {
+        if (ColumnType.of(schema) != ColumnType.TEXT) {
+            throw Fit.misfit(name, schema, "text");
+        }
+        return (value, row) -> fake((String) value);
+    }
+
+    String fake(String value) {
+        SplittableRandom r = seeds.random(name, value);
+        String out = draw.apply(r);
+        // A value that is itself on the list must not come back as itself.
+        for (int attempt = 0; attempt < 8 && out.equalsIgnoreCase(value.strip()); attempt++) {
+            out = draw.apply(r);
+        }
+        return sameCase(value, out);
+    }
+
+    static String sameCase(String original, String fake) {
+        boolean letters = original.chars().anyMatch(Character::isLetter);
+        if (letters && original.equals(original.toUpperCase(Locale.ROOT)) && original.length() > 1) {
+            return fake.toUpperCase(Locale.ROOT);
+        }
+        if (letters && original.equals(original.toLowerCase(Locale.ROOT))) {
+            return fake.toLowerCase(Locale.ROOT);
+        }
+        return fake;
+    }
+}

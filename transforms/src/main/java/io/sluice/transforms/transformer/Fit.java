@@ -1,0 +1,17 @@
+package io.sluice.transforms.transformer;
+
+import org.apache.kafka.connect.data.Schema;
+
+/** The message when a transformer does not fit a column: what it writes, and what the column holds. */
+final class Fit {
+
+    private Fit() {
+    }
+
+    static IllegalArgumentException misfit(String transformer, Schema schema, String writes) {
+        ColumnType type = ColumnType.of(schema);
+        String holds = type.description() + (schema.name() != null ? " (" + schema.name() + ")" : " (" + schema.type().name() + ")");
+        return new IllegalArgumentException(transformer + " writes " + writes + " but the column holds " + holds
+                + "; choose a transformer for that type, keep, or null");
+    }
+}
