@@ -10,6 +10,7 @@ import java.util.Locale;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.sink.postgres.PostgresSinkConfig;
+import io.sluice.transforms.anonymize.AnonymizeConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.types.Password;
 import org.junit.jupiter.api.Test;
@@ -43,6 +44,10 @@ class ConfigurationDocTest {
                 .append("keys), and on the command line `--set source.KEY=VALUE` / `--set target.KEY=VALUE`.\n\n");
         section(s, "PostgreSQL source (`io.sluice.connector.postgres.PostgresSourceConnector`)", PostgresSourceConfig.CONFIG_DEF);
         section(s, "PostgreSQL sink (`io.sluice.sink.postgres.PostgresSinkConnector`)", PostgresSinkConfig.CONFIG_DEF);
+        s.append("The transforms below go under `transforms:` in `pipeline.yaml` with Kafka Connect's own keys (`transforms: anon`,\n")
+                .append("`transforms.anon.type: io.sluice.transforms.anonymize.Anonymize`, `transforms.anon.rules: ...`), exactly as on a\n")
+                .append("connector. See [anonymization.md](anonymization.md) for the rules and every transformer.\n\n");
+        section(s, "Anonymize transform (`io.sluice.transforms.anonymize.Anonymize`)", AnonymizeConfig.CONFIG_DEF);
         return s.toString();
     }
 

@@ -36,18 +36,24 @@ public final class AnonymizeConfig {
             + TransformerLibrary.DESCRIPTIONS.entrySet().stream().map(e -> e.getKey() + " (" + e.getValue() + ")")
                     .collect(Collectors.joining("; ")) + ".";
 
+    private static final String GROUP = "Anonymization";
+
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
-            .define(RULES, ConfigDef.Type.STRING, "", new RulesValidator(), ConfigDef.Importance.HIGH, RULES_DOC)
+            .define(RULES, ConfigDef.Type.STRING, "", new RulesValidator(), ConfigDef.Importance.HIGH, RULES_DOC,
+                    GROUP, 1, ConfigDef.Width.LONG, "Rules")
             .define(SECRET, ConfigDef.Type.PASSWORD, null, new SecretValidator(), ConfigDef.Importance.HIGH,
                     "The key of every deterministic transformer (HMAC-SHA-256), at least 16 bytes: the same value gives the same output "
                             + "in every table, run and machine with this secret, so joins and foreign keys hold; without it the outputs cannot "
-                            + "be traced back. Required unless random=true. Keep it out of the pipeline file: ${env:NAME} or a config provider.")
+                            + "be traced back. Required unless random=true. Keep it out of the pipeline file: ${env:NAME} or a config provider.",
+                    GROUP, 2, ConfigDef.Width.MEDIUM, "Secret")
             .define(MODE, ConfigDef.Type.STRING, RELAXED, ConfigDef.ValidString.in(RELAXED, STRICT), ConfigDef.Importance.HIGH,
                     "relaxed: columns no rule matches pass unchanged. strict: every column of every table needs a rule (keep passes one "
-                            + "unchanged), so a column added later by DDL stops the pipeline with a message naming it instead of leaking.")
+                            + "unchanged), so a column added later by DDL stops the pipeline with a message naming it instead of leaking.",
+                    GROUP, 3, ConfigDef.Width.SHORT, "Mode")
             .define(RANDOM, ConfigDef.Type.BOOLEAN, false, ConfigDef.Importance.MEDIUM,
                     "Draw every output afresh instead of from the secret: no two rows with one value are linked, and runs differ. Key "
-                            + "columns cannot be rewritten in this mode (their rows would get new keys with every change).");
+                            + "columns cannot be rewritten in this mode (their rows would get new keys with every change).",
+                    GROUP, 4, ConfigDef.Width.SHORT, "Random");
 
     private final RuleSet rules;
     private final boolean strict;
