@@ -11,6 +11,7 @@ import java.util.Locale;
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.transforms.anonymize.AnonymizeConfig;
+import io.sluice.transforms.predicate.OperationIs;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.types.Password;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,10 @@ class ConfigurationDocTest {
                 .append("`transforms.anon.type: io.sluice.transforms.anonymize.Anonymize`, `transforms.anon.rules: ...`), exactly as on a\n")
                 .append("connector. See [anonymization.md](anonymization.md) for the rules and every transformer.\n\n");
         section(s, "Anonymize transform (`io.sluice.transforms.anonymize.Anonymize`)", AnonymizeConfig.CONFIG_DEF);
+        s.append("A predicate for Kafka's own `Filter` (`predicates: deletes`, `predicates.deletes.type: io.sluice.transforms.predicate.OperationIs`,\n")
+                .append("`predicates.deletes.operations: d`, then `transforms.drop.type: org.apache.kafka.connect.transforms.Filter`,\n")
+                .append("`transforms.drop.predicate: deletes`). Tables are filtered with Kafka's `TopicNameMatches` and routed with `RegexRouter`.\n\n");
+        section(s, "OperationIs predicate (`io.sluice.transforms.predicate.OperationIs`)", OperationIs.CONFIG_DEF);
         return s.toString();
     }
 
