@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Anonymization benchmark: a snapshot of one table of personal data (ROWS rows, 13 columns, 10 of
+# them sensitive), PostgreSQL to PostgreSQL with the sluice command, side by side in one run:
+#   struct      no transform, rows decoded into Connect structs (snapshot.raw.tuples=false): the
+#               path anonymized rows take, so the ratio to it is the cost of the rules themselves;
+#   anonymized  the same path with Anonymize rewriting every sensitive column (strict mode);
+#   raw         no transform, sluice's default: rows travel as raw COPY tuples, undecoded, which no
+#               transform can read — what a user sees before turning anonymization on.
+# The order of the three rotates from round to round; a first uncounted run warms caches.
+#
+#   bench/anonymize.sh                 ROWS=1000000 ROUNDS=3
+#   ROWS=100000 ROUNDS=1 bench/anonymize.sh
+#
+# Every run: sluice snapshot --threads 2, heap 2 GB, serial GC. Results: a TSV of every run and a
+# markdown summary (medians and ratios) in bench/results/.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+rows="${ROWS:-1000000}"
+rounds="${ROUNDS:-3}"
+
+# shellcheck source=../scripts/lib/throwaway-postgres.sh
+. "$root/scripts/lib/throwaway-postgres.sh"
+tp_init anonymize
+chmod 777 "$tp_work"
+server_options=(max_wal_size=4GB checkpoint_timeout=30min)
+source_port="$(tp_free_port 55440)"
+tp_start source "$source_port" "${server_options[@]}"
+target_port="$(tp_free_port $(( source_port + 1 )))"
+tp_start target "$target_port" "${server_options[@]}"
+trap 'tp_cleanup' EXIT
+src="postgres://sluice@127.0.0.1:$source_port/bench"
+psql=("$tp_bin/psql" -q -X -v ON_ERROR_STOP=1)
+
+echo "Building sluice..."
+(cd "$root" && ./mvnw -q -B -ntp -DskipTests -pl runtime -am package)
+
+echo "Loading $rows people..."
+"${psql[@]}" "postgres://sluice@127.0.0.1:$source_port/postgres" -c "CREATE DATABASE bench"
+"${psql[@]}" "$src" <<SQL
+CREATE TABLE people (
+  id bigint PRIMARY KEY, email text NOT NULL, first_name text, last_name text, phone text, street text, city text,
+  iban text, card text, birthday date, salary numeric(10,2), plan text, created_at timestamptz);
+INSERT INTO people
+SELECT g, 'person' || g || '@mail' || (g % 13) || '.example.org', 'First' || (g % 5000), 'Last' || (g % 20000),
+       '+49 30 ' || lpad((g % 10000000)::text, 7, '0'), (g % 999 + 1) || ' Long Street', 'City ' || (g % 300),
+       'DE89370400440532013000', '4111 1111 1111 1111', date '1950-01-01' + (g % 20000), 20000 + (g % 80000) * 1.25,
+       (ARRAY['free', 'pro', 'team'])[1 + g % 3], timestamptz '2020-01-01' + g * interval '1 minute'
+  FROM generate_series(1, $rows) g;
+VACUUM ANALYZE people;
+CHECKPOINT;
+SQL
+size="$("$tp_bin/psql" -X -At "$src" -c "SELECT pg_size_pretty(pg_table_size('people'))")"
+bytes="$("$tp_bin/psql" -X -At "$src" -c "SELECT pg_table_size('people')")"
+echo "Table: $size"
+
+cat >"$tp_work/anonymized.yaml" <<YAML
+source:
+  url: $src?sslmode=disable
+target:
+  url: postgres://sluice@127.0.0.1:$target_port/copy?sslmode=disable
+transforms:
+  transforms: anonymize
+  transforms.anonymize.type: io.sluice.transforms.anonymize.Anonymize
+  transforms.anonymize.mode: strict
+  transforms.anonymize.secret: a benchmark secret, not a real one
+  transforms.anonymize.rules: |
+    public.people.id = keep
+    public.people.email = email(keep_domain=true)
+    public.people.first_name = first_name
+    public.people.last_name = last_name
+    public.people.phone = phone(keep_prefix=2)
+    public.people.street = street_address
+    public.people.city = city
+    public.people.iban = iban
+    public.people.card = credit_card
+    public.people.birthday = date_shift(max_days=180)
+    public.people.salary = noise(percent=5)
+    public.people.plan = keep
+    public.people.created_at = keep
+YAML
+
+results="$here/results"
+mkdir -p "$results"
+stamp="$(date -u +%Y%m%d-%H%M%S)"
+tsv="$results/anonymize-$stamp.tsv"
+summary="$results/anonymize-$stamp.md"
+printf 'round\tvariant\tseconds\trows_seconds\trows/s\n' >"$tsv"
+
+run() {
+  local round="$1" variant="$2"
+  "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "DROP DATABASE IF EXISTS copy" -c "CREATE DATABASE copy" -c "CHECKPOINT"
+  rm -rf "$tp_work/run" && mkdir -p "$tp_work/run"
+  local args=(--source "$src?sslmode=disable" --target "postgres://sluice@127.0.0.1:$target_port/copy?sslmode=disable")
+  case "$variant" in
+    struct) args+=(--set source.snapshot.raw.tuples=false) ;;
+    anonymized) args=(--config "$tp_work/anonymized.yaml") ;;
+    raw) ;;
+  esac
+  echo "round $round: $variant..." >&2
+  local start end
+  start="$(date +%s.%N)"
+  (cd "$tp_work/run" && SLUICE_JAVA_OPTS="-Xmx2g -XX:+UseSerialGC" "$root/sluice" snapshot "${args[@]}" --threads 2 --fresh \
+    --offsets "$tp_work/run/sluice.offsets") >"$tp_work/run/sluice.log" 2>&1 \
+    || { echo "sluice failed ($variant):" >&2; tail -20 "$tp_work/run/sluice.log" >&2; exit 1; }
+  end="$(date +%s.%N)"
+  local copy="postgres://sluice@127.0.0.1:$target_port/copy"
+  [ "$("$tp_bin/psql" -X -At "$copy" -c "SELECT count(*) FROM people")" = "$rows" ] || { echo "$variant: row count differs" >&2; exit 1; }
+  if [ "$variant" = anonymized ]; then
+    leaked="$("$tp_bin/psql" -X -At "$copy" -c "SELECT count(*) FROM people WHERE email LIKE 'person%' OR first_name LIKE 'First%'
+      OR last_name LIKE 'Last%' OR street LIKE '% Long Street' OR city LIKE 'City %' OR iban = 'DE89370400440532013000'
+      OR card = '4111 1111 1111 1111'")"
+    [ "$leaked" = 0 ] || { echo "anonymized: $leaked rows keep source values" >&2; exit 1; }
+  fi
+  local log="$tp_work/run/.sluice/sluice.log" from to seconds rows_seconds
+  from="$(grep -m1 'ranges to read' "$log" | cut -c1-23)"
+  to="$(grep -m1 'Snapshot rows loaded' "$log" | cut -c1-23)"
+  seconds="$(echo "$end - $start" | bc)"
+  rows_seconds="$(echo "$(date -d "$to" +%s.%N) - $(date -d "$from" +%s.%N)" | bc)"
+  printf '%s\t%s\t%.1f\t%.1f\t%.0f\n' "$round" "$variant" "$seconds" "$rows_seconds" "$(echo "$rows / $rows_seconds" | bc -l)" | tee -a "$tsv"
+}
+
+median() { sort -g | awk '{a[NR] = $1} END {if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+
+run 0 anonymized >/dev/null
+sed -i '/^0\t/d' "$tsv"
+variants=(struct anonymized raw)
+for round in $(seq "$rounds"); do
+  for i in 0 1 2; do
+    run "$round" "${variants[$(( (i + round) % 3 ))]}"
+  done
+done
+
+col() { awk -F'\t' -v v="$1" -v c="$2" '$2 == v {print $c}' "$tsv" | median; }
+{
+  echo "# Anonymization benchmark, $stamp"
+  echo
+  echo "Machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r); PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'), $(java -version 2>&1 | head -1)."
+  echo "Table: $rows rows, $size. Rounds: $rounds, order rotated. Medians:"
+  echo
+  echo "| variant | whole run (s) | rows phase (s) | rows/s |"
+  echo "|---|---|---|---|"
+  for v in struct anonymized raw; do
+    echo "| $v | $(col "$v" 3) | $(col "$v" 4) | $(col "$v" 5) |"
+  done
+  echo
+  a="$(col anonymized 4)"; s="$(col struct 4)"; r="$(col raw 4)"
+  aw="$(col anonymized 3)"; sw="$(col struct 3)"; rw="$(col raw 3)"
+  printf 'Anonymized throughput relative to struct: %.2f (rows phase), %.2f (whole run).\n' "$(echo "$s / $a" | bc -l)" "$(echo "$sw / $aw" | bc -l)"
+  printf 'Anonymized throughput relative to raw: %.2f (rows phase), %.2f (whole run).\n' "$(echo "$r / $a" | bc -l)" "$(echo "$rw / $aw" | bc -l)"
+} | tee "$summary"
