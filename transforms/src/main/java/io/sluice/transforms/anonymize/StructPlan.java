@@ -163,7 +163,7 @@ final class StructPlan {
             Field f = fields.get(i);
             Object value = in.get(f);
             ColumnRewrite r = rewrites[i];
-            if (r == null || (value == null && !r.rewritesNull()) || untouched.contains(f.name())) {
+            if (r == null || (value == null && !r.rewritesNull()) || (!untouched.isEmpty() && untouched.contains(f.name()))) {
                 out[i] = value;
             } else {
                 try {

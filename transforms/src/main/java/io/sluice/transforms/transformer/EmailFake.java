@@ -16,12 +16,15 @@ public final class EmailFake implements Transformer {
 
     private static final String PURPOSE = "email";
 
+    private static final java.util.regex.Pattern DOMAIN =
+            java.util.regex.Pattern.compile("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+");
+
     private final Seeds seeds;
     private final boolean keepDomain;
     private final String domain;
 
     EmailFake(Seeds seeds, boolean keepDomain, String domain) {
-        if (!domain.matches("[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+")) {
+        if (!DOMAIN.matcher(domain.toLowerCase(Locale.ROOT)).matches()) {
             throw new IllegalArgumentException("email: domain '" + domain + "' is not a domain name like example.com");
         }
         this.seeds = seeds;
@@ -51,6 +54,6 @@ public final class EmailFake implements Transformer {
         int at = value.lastIndexOf('@');
         String kept = at < 0 ? "" : value.substring(at + 1).strip().toLowerCase(Locale.ROOT);
         // Only a well-formed domain is kept: whatever else follows an @ may be the person's data.
-        return kept.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+") ? kept : domain;
+        return DOMAIN.matcher(kept).matches() ? kept : domain;
     }
 }

@@ -69,11 +69,17 @@ public final class Fake implements Transformer {
     }
 
     static String sameCase(String original, String fake) {
-        boolean letters = original.chars().anyMatch(Character::isLetter);
-        if (letters && original.equals(original.toUpperCase(Locale.ROOT)) && original.length() > 1) {
+        boolean upper = false;
+        boolean lower = false;
+        for (int i = 0; i < original.length(); i++) {
+            char c = original.charAt(i);
+            upper |= Character.isUpperCase(c);
+            lower |= Character.isLowerCase(c);
+        }
+        if (upper && !lower && original.length() > 1) {
             return fake.toUpperCase(Locale.ROOT);
         }
-        if (letters && original.equals(original.toLowerCase(Locale.ROOT))) {
+        if (lower && !upper) {
             return fake.toLowerCase(Locale.ROOT);
         }
         return fake;

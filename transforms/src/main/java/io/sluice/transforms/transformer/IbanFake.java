@@ -25,6 +25,8 @@ public final class IbanFake implements Transformer {
             Map.entry("NO", "n".repeat(11)), Map.entry("PL", "n".repeat(24)), Map.entry("PT", "n".repeat(21)),
             Map.entry("SE", "n".repeat(20)));
 
+    private static final java.util.regex.Pattern IBAN = java.util.regex.Pattern.compile("[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}");
+
     private final Seeds seeds;
     private final String country;
 
@@ -51,7 +53,7 @@ public final class IbanFake implements Transformer {
 
     String fake(String value) {
         String compact = value.replace(" ", "").toUpperCase(Locale.ROOT);
-        boolean iban = compact.matches("[A-Z]{2}[0-9]{2}[A-Z0-9]{8,30}");
+        boolean iban = IBAN.matcher(compact).matches();
         String cc = iban ? compact.substring(0, 2) : country;
         String layout = iban ? layoutOf(compact.substring(4)) : LAYOUTS.get(country);
         SplittableRandom r = seeds.random(PURPOSE, value);

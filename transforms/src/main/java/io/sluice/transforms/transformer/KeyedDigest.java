@@ -19,6 +19,8 @@ public final class KeyedDigest implements Seeds {
     private final SecretKeySpec key;
     /** A Mac holds state while it digests; each thread keys its own once. */
     private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
+    /** Each purpose's length-prefixed label, made once: transformers use a handful of purposes. */
+    private final java.util.Map<String, byte[]> labels = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** @param secret the anonymization secret; at least 16 bytes, as a shorter key is guessable */
     public KeyedDigest(byte[] secret) {
@@ -32,13 +34,16 @@ public final class KeyedDigest implements Seeds {
     /** The 32-byte digest of {@code value} for {@code purpose}. */
     @Override
     public byte[] bytes(String purpose, String value) {
-        byte[] label = purpose.getBytes(StandardCharsets.UTF_8);
-        byte[] data = value.getBytes(StandardCharsets.UTF_8);
+        byte[] label = labels.computeIfAbsent(purpose, KeyedDigest::label);
         Mac mac = macs.get();
-        // The label's length first: ("ab", "c") and ("a", "bc") must not collide.
-        mac.update(ByteBuffer.allocate(4).putInt(label.length).array());
         mac.update(label);
-        return mac.doFinal(data);
+        return mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The label's length first: ("ab", "c") and ("a", "bc") must not collide. */
+    private static byte[] label(String purpose) {
+        byte[] text = purpose.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(4 + text.length).putInt(text.length).put(text).array();
     }
 
     @Override

@@ -54,7 +54,9 @@ public final class NumberNoise implements Transformer {
     }
 
     private BigDecimal moved(BigDecimal v, int scale, Schema schema, Object value) {
-        BigDecimal out = v.multiply(BigDecimal.valueOf(factor(value))).setScale(Math.max(scale, 0), RoundingMode.HALF_EVEN);
+        // The factor in millionths: exact decimal arithmetic without printing a double.
+        long millionths = Math.round(factor(value) * 1_000_000);
+        BigDecimal out = v.multiply(BigDecimal.valueOf(millionths, 6)).setScale(Math.max(scale, 0), RoundingMode.HALF_EVEN);
         BigDecimal largest = Numbers.largest(schema, Math.max(scale, 0));
         if (largest != null && out.abs().compareTo(largest) > 0) {
             out = out.signum() < 0 ? largest.negate() : largest;
