@@ -93,6 +93,20 @@ class AnonymizedRunIT {
                     public.orders.total = keep
                 offsets: %s
                 """.formatted(url(source), url(target), work.resolve("anon.offsets")));
+        // Rules that do not fit are all reported before anything runs: every table's problems and a table that is not there.
+        Path wrong = work.resolve("wrong.yaml");
+        Files.writeString(wrong, Files.readString(pipeline)
+                .replace("public.customers.salary = noise(percent=10)", "public.customers.salary = mask")
+                .replace("public.orders.total = keep", "public.orders.totl = keep\n    public.custmers.email = email"));
+        Result refused = sluice(new CompletableFuture<>(), "snapshot", "--config", wrong.toString()).get(60, TimeUnit.SECONDS);
+        assertThat(refused.exit()).isEqualTo(2);
+        assertThat(refused.err()).contains("the pipeline cannot start")
+                .contains("column salary (rule 'public.customers.salary = mask'): mask writes text but the column holds numeric")
+                .contains("table public.orders").contains("column total: no rule matches it")
+                .contains("names column totl, which the table does not have")
+                .contains("names table public.custmers, which is not among the tables read");
+        assertThat(count(target, "SELECT count(*) FROM pg_tables WHERE tablename = 'customers'")).isZero();
+
         String[] config = {"--config", pipeline.toString()};
         Result init = sluice(new CompletableFuture<>(), "init", config[0], config[1]).get(60, TimeUnit.SECONDS);
         assertThat(init.exit()).as(init.err()).isZero();

@@ -89,6 +89,9 @@ final class EmbeddedEngine implements AutoCloseable {
         List<String> problems = new ArrayList<>();
         collect("source", new PostgresSourceConnector().validate(spec.source()), problems);
         collect("target", new PostgresSinkConnector().validate(spec.target()), problems);
+        if (problems.isEmpty()) {
+            problems.addAll(TransformCheck.problems(spec));
+        }
         return problems;
     }
 

@@ -1,7 +1,10 @@
 package io.sluice.transforms.anonymize;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +23,8 @@ import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.transforms.rules.Rule;
 
 /**
  * Rewrites the columns of change events by rules ({@code public.customers.email = email}):
@@ -168,6 +173,35 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
             return Set.of();
         }
         return new HashSet<>(Arrays.asList(h.value().toString().split(",")));
+    }
+
+    /**
+     * Every problem the rules have with these tables, before any record comes: what each table's
+     * first record would report, rules that name a table none of them is, and in strict mode
+     * tables that arrive as raw tuples. Empty when the rules fit.
+     */
+    public List<String> check(Collection<TableSchema> tables) {
+        List<String> problems = new ArrayList<>();
+        Set<TableId> known = new HashSet<>();
+        for (TableSchema t : tables) {
+            TableId table = new TableId(t.schemaName(), t.tableName());
+            known.add(table);
+            try {
+                plan(table, t.valueSchema(), StructPlan.Role.ROW);
+                if (t.keySchema() != null) {
+                    plan(table, t.keySchema(), StructPlan.Role.KEY);
+                }
+            } catch (DataException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        for (Rule rule : config.rules().naming()) {
+            if (!known.contains(new TableId(rule.pattern().schema().text(), rule.pattern().table().text()))) {
+                problems.add("rule '" + rule + "' names table " + rule.pattern().schema().text() + "." + rule.pattern().table().text()
+                        + ", which is not among the tables read (" + tables.size() + " selected)");
+            }
+        }
+        return problems;
     }
 
     @Override

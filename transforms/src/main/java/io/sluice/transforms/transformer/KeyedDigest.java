@@ -21,6 +21,8 @@ public final class KeyedDigest implements Seeds {
     private final ThreadLocal<Mac> macs = ThreadLocal.withInitial(this::newMac);
     /** Each purpose's length-prefixed label, made once: transformers use a handful of purposes. */
     private final java.util.Map<String, byte[]> labels = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Each purpose's SipHash, keyed by the digest of the purpose under the secret, for the fakes' seeds. */
+    private final java.util.Map<String, SipHash> seeders = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** @param secret the anonymization secret; at least 16 bytes, as a shorter key is guessable */
     public KeyedDigest(byte[] secret) {
@@ -38,6 +40,15 @@ public final class KeyedDigest implements Seeds {
         Mac mac = macs.get();
         mac.update(label);
         return mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * A 64-bit seed: SipHash-2-4 of the value under a key that is the first 16 bytes of this
+     * purpose's digest under the secret, so it is as secret and as purpose-bound as the digest.
+     */
+    @Override
+    public long seed(String purpose, String value) {
+        return seeders.computeIfAbsent(purpose, p -> new SipHash(bytes("seed", p))).hash(value.getBytes(StandardCharsets.UTF_8));
     }
 
     /** The label's length first: ("ab", "c") and ("a", "bc") must not collide. */

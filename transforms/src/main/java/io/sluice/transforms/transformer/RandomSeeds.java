@@ -17,6 +17,11 @@ public final class RandomSeeds implements Seeds {
     }
 
     @Override
+    public long seed(String purpose, String value) {
+        return ThreadLocalRandom.current().nextLong();
+    }
+
+    @Override
     public boolean deterministic() {
         return false;
     }

@@ -1,0 +1,37 @@
+package io.sluice.connector.postgres.selection;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.sluice.connector.postgres.PostgresSourceConfig;
+import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.mapping.TypeMapper;
+import io.sluice.schemas.types.PgColumn;
+import io.sluice.schemas.types.TypeCatalog;
+
+/**
+ * The record shapes the source would give its selected tables, read from the catalog as it is
+ * now: what transforms are checked against before a pipeline starts.
+ */
+public final class SelectedSchemas {
+
+    private SelectedSchemas() {
+    }
+
+    public static List<TableSchema> read(Connection connection, PostgresSourceConfig config) throws SQLException {
+        TypeCatalog catalog = new TypeCatalog(connection);
+        TypeMapper mapper = new TypeMapper(config.mappingOptions());
+        List<TableSchema> out = new ArrayList<>();
+        for (SelectedTable table : new TableSelector(config.includes(), config.excludes()).select(connection, config.database())) {
+            List<ColumnMapping> columns = new ArrayList<>();
+            for (PgColumn column : catalog.columns(table.schema(), table.name())) {
+                columns.add(mapper.map(column));
+            }
+            out.add(TableSchema.of(config.topicPrefix(), table.schema(), table.name(), columns, catalog.keyColumns(table.schema(), table.name())));
+        }
+        return out;
+    }
+}
