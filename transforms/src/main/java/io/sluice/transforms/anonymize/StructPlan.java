@@ -82,7 +82,9 @@ final class StructPlan {
                 continue;
             }
             try {
-                rewrites[f.index()] = rule.transformer().bind(f.schema());
+                ColumnRewrite bound = rule.transformer().bind(f.schema());
+                // Outputs that depend on the value alone can be remembered; random ones and templates cannot.
+                rewrites[f.index()] = deterministic && rule.transformer().reads().isEmpty() ? RepeatCache.wrap(bound) : bound;
             } catch (IllegalArgumentException e) {
                 problems.add(where + " (rule '" + rule.rule() + "'): " + e.getMessage());
                 continue;

@@ -1,0 +1,71 @@
+package io.sluice.transforms.anonymize;
+
+import java.math.BigDecimal;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.sluice.transforms.transformer.ColumnRewrite;
+
+/**
+ * Remembers a deterministic rewrite's recent outputs, so a value that repeats (a city, a first
+ * name, a birthday, a plan) is rewritten once rather than once per row. It holds at most
+ * {@value #CAPACITY} values, starting over when full, and turns itself off on a column whose
+ * values rarely repeat (emails, ids), where remembering would cost more than it saves.
+ */
+final class RepeatCache implements ColumnRewrite {
+
+    static final int CAPACITY = 8192;
+    /** Lookups before deciding whether the column repeats enough to keep remembering. */
+    private static final int TRIAL = 20_000;
+
+    private final ColumnRewrite rewrite;
+    private final ConcurrentHashMap<Object, Object> recent = new ConcurrentHashMap<>();
+    // Counted without synchronization: a few lost counts between threads do not change the decision.
+    private int lookups;
+    private int hits;
+    private volatile boolean on = true;
+
+    private RepeatCache(ColumnRewrite rewrite) {
+        this.rewrite = rewrite;
+    }
+
+    static ColumnRewrite wrap(ColumnRewrite rewrite) {
+        return rewrite == null || rewrite == ColumnRewrite.IDENTITY ? rewrite : new RepeatCache(rewrite);
+    }
+
+    @Override
+    public Object apply(Object value, Row row) {
+        if (!on || !immutable(value)) {
+            return rewrite.apply(value, row);
+        }
+        Object out = recent.get(value);
+        int n = ++lookups;
+        if (out != null) {
+            hits++;
+            return out;
+        }
+        out = rewrite.apply(value, row);
+        if (immutable(out)) {
+            if (recent.size() >= CAPACITY) {
+                recent.clear();
+            }
+            recent.put(value, out);
+        }
+        if (n == TRIAL && hits < TRIAL / 10) {
+            on = false;
+            recent.clear();
+        }
+        return out;
+    }
+
+    @Override
+    public boolean rewritesNull() {
+        return rewrite.rewritesNull();
+    }
+
+    /** Values that are keys by content and cannot change under the cache: not arrays, lists, maps or dates. */
+    private static boolean immutable(Object value) {
+        return value instanceof String || value instanceof Integer || value instanceof Long || value instanceof Short
+                || value instanceof Byte || value instanceof BigDecimal || value instanceof Boolean || value instanceof Double
+                || value instanceof Float;
+    }
+}
