@@ -33,8 +33,10 @@ final class StructPlan {
     /** Fields in the order they are rewritten: templates last, as they read the others' new values. */
     private final int[] order;
     private final boolean identity;
+    /** Whether a rewrite reads other columns (a template): only then is a view of the row needed. */
+    private final boolean templates;
 
-    private StructPlan(Schema schema, ColumnRewrite[] rewrites, int[] order) {
+    private StructPlan(Schema schema, ColumnRewrite[] rewrites, int[] order, boolean templates) {
         this.schema = schema;
         this.fields = schema.fields();
         this.rewrites = rewrites;
@@ -44,6 +46,7 @@ final class StructPlan {
             none &= r == null;
         }
         this.identity = none;
+        this.templates = templates;
     }
 
     /**
@@ -136,7 +139,7 @@ final class StructPlan {
         for (int i : templates) {
             order[n++] = i;
         }
-        return new StructPlan(schema, rewrites, order);
+        return new StructPlan(schema, rewrites, order, !templates.isEmpty());
     }
 
     Schema schema() {
@@ -156,8 +159,8 @@ final class StructPlan {
             return in;
         }
         Object[] out = new Object[fields.size()];
-        boolean[] done = new boolean[fields.size()];
-        ColumnRewrite.Row row = column -> {
+        boolean[] done = templates ? new boolean[fields.size()] : null;
+        ColumnRewrite.Row row = !templates ? ColumnRewrite.NO_ROW : column -> {
             Field f = schema.field(column);
             return done[f.index()] ? out[f.index()] : in.get(f);
         };
@@ -174,7 +177,9 @@ final class StructPlan {
                     throw new DataException("Cannot anonymize column " + f.name() + ": " + e.getMessage(), e);
                 }
             }
-            done[i] = true;
+            if (done != null) {
+                done[i] = true;
+            }
         }
         Struct result = new Struct(schema);
         for (int i = 0; i < out.length; i++) {

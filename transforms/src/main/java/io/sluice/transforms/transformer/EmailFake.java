@@ -46,7 +46,7 @@ public final class EmailFake implements Transformer {
 
     String fake(String value) {
         SplittableRandom r = seeds.random(PURPOSE, value);
-        String local = (WordList.FIRST_NAMES.pick(r) + "." + WordList.LAST_NAMES.pick(r)).toLowerCase(Locale.ROOT) + "." + r.nextInt(1_000_000_000);
+        String local = WordList.FIRST_NAMES.pickLower(r) + "." + WordList.LAST_NAMES.pickLower(r) + "." + r.nextInt(1_000_000_000);
         return local + "@" + (keepDomain ? domainOf(value) : domain);
     }
 
@@ -54,6 +54,27 @@ public final class EmailFake implements Transformer {
         int at = value.lastIndexOf('@');
         String kept = at < 0 ? "" : value.substring(at + 1).strip().toLowerCase(Locale.ROOT);
         // Only a well-formed domain is kept: whatever else follows an @ may be the person's data.
-        return DOMAIN.matcher(kept).matches() ? kept : domain;
+        return domainName(kept) ? kept : domain;
+    }
+
+    /** Labels of letters, digits and inner hyphens, at least two of them: what DOMAIN matches, checked without a regex per row. */
+    static boolean domainName(String text) {
+        int labels = 0;
+        int start = 0;
+        for (int i = 0; i <= text.length(); i++) {
+            if (i == text.length() || text.charAt(i) == '.') {
+                if (i == start || text.charAt(start) == '-' || text.charAt(i - 1) == '-') {
+                    return false;
+                }
+                labels++;
+                start = i + 1;
+            } else {
+                char c = text.charAt(i);
+                if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-')) {
+                    return false;
+                }
+            }
+        }
+        return labels >= 2;
     }
 }

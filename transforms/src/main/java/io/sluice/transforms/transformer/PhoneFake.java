@@ -62,7 +62,12 @@ public final class PhoneFake implements Transformer {
     private String sameShape(String value, SplittableRandom r) {
         StringBuilder out = new StringBuilder(value.length());
         int digits = 0;
-        int total = (int) value.chars().filter(Character::isDigit).count();
+        int total = 0;
+        for (int i = 0; i < value.length(); i++) {
+            if (Character.isDigit(value.charAt(i))) {
+                total++;
+            }
+        }
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (Character.isDigit(c)) {

@@ -23,13 +23,20 @@ final class WordList {
     static final WordList COMPANY_FORMS = load("company-forms");
 
     private final String[] words;
+    private final String[] lower;
 
     private WordList(List<String> words) {
         this.words = words.toArray(String[]::new);
+        this.lower = words.stream().map(w -> w.toLowerCase(java.util.Locale.ROOT)).toArray(String[]::new);
     }
 
     String pick(SplittableRandom random) {
         return words[random.nextInt(words.length)];
+    }
+
+    /** A word in lower case, drawn as {@link #pick} draws. */
+    String pickLower(SplittableRandom random) {
+        return lower[random.nextInt(lower.length)];
     }
 
     int size() {
