@@ -23,6 +23,7 @@ final class RepeatCache implements ColumnRewrite {
     private int lookups;
     private int hits;
     private volatile boolean on = true;
+    private boolean decided;
 
     private RepeatCache(ColumnRewrite rewrite) {
         this.rewrite = rewrite;
@@ -50,9 +51,13 @@ final class RepeatCache implements ColumnRewrite {
             }
             recent.put(value, out);
         }
-        if (n == TRIAL && hits < TRIAL / 10) {
-            on = false;
-            recent.clear();
+        if (!decided && n >= TRIAL) {
+            // ">=" not "==": counts lost between threads may step over the trial's end.
+            decided = true;
+            if (hits < n / 10) {
+                on = false;
+                recent.clear();
+            }
         }
         return out;
     }
