@@ -89,10 +89,13 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
         }
         String pipelineName = name != null ? name : src.getOrDefault("topic.prefix", src.get("database.dbname")).replaceAll("[^a-zA-Z0-9._-]", "_");
         src.putIfAbsent("topic.prefix", pipelineName);
-        if (transforms.isEmpty()) {
-            // PostgreSQL to PostgreSQL with nothing in between: rows may travel as raw COPY tuples.
+        // PostgreSQL to PostgreSQL: rows of tables no transform changes may travel as raw COPY tuples.
+        TransformedTables.of(transforms).ifPresent(changed -> {
             src.putIfAbsent("snapshot.raw.tuples", "true");
-        }
+            if (!changed.isEmpty()) {
+                src.putIfAbsent("snapshot.raw.tuples.exclude.list", String.join(",", changed));
+            }
+        });
 
         Map<String, String> tgt = new LinkedHashMap<>(target);
         String targetUrl = tgt.remove("url");

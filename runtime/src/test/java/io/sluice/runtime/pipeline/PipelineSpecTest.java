@@ -43,6 +43,20 @@ class PipelineSpecTest {
                 .containsEntry("table.exists", "truncate");
         assertThat(spec.transforms()).containsEntry("transforms", "route");
         assertThat(spec.offsets()).isEqualTo(Path.of(".sluice", "shop.offsets"));
+        assertThat(spec.source()).as("a router may change any table: none travels raw").doesNotContainKey("snapshot.raw.tuples");
+    }
+
+    @Test
+    void tablesNoAnonymizeRuleChangesStillTravelAsRawTuples() {
+        Map<String, String> transforms = Map.of("transforms", "anon",
+                "transforms.anon.type", "io.sluice.transforms.anonymize.Anonymize",
+                "transforms.anon.rules", "public.customers.email = email\npublic.customers.id = keep\nsales.*.card = credit_card\n"
+                        + "public.\"Odd.Name\".note = mask\n*.staff.id = keep");
+        PipelineSpec spec = PipelineSpec.of(null, Map.of("url", "postgres://u@h/shop"), Map.of("url", "postgres://u@h/x"), transforms, null);
+        assertThat(spec.source()).containsEntry("snapshot.raw.tuples", "true")
+                .containsEntry("snapshot.raw.tuples.exclude.list", "public.customers,sales.*,public.\"Odd.Name\"");
+        PipelineSpec none = PipelineSpec.of(null, Map.of("url", "postgres://u@h/shop"), Map.of("url", "postgres://u@h/x"), Map.of(), null);
+        assertThat(none.source()).containsEntry("snapshot.raw.tuples", "true").doesNotContainKey("snapshot.raw.tuples.exclude.list");
     }
 
     @Test

@@ -133,9 +133,24 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
     private R rawTuples(R record) {
         Struct source = ((Struct) record.value()).getStruct("source");
         TableId table = fromSource(source, record.topic());
-        if (config.strict() || config.rules().changes(table.schema(), table.table())) {
+        if (config.rules().changes(table.schema(), table.table())) {
             throw new DataException("Table " + table + " arrives as raw COPY tuples, which Anonymize cannot read or rewrite; set "
-                    + "snapshot.raw.tuples=false on the source connector so its rows come as structs");
+                    + "snapshot.raw.tuples=false on the source connector (or name the table in snapshot.raw.tuples.exclude.list) "
+                    + "so its rows come as structs");
+        }
+        if (config.strict()) {
+            // No rule changes the table, so each column has a keep rule or none; strict mode wants one for each.
+            List<String> unnamed = new ArrayList<>();
+            for (Object column : ((Struct) record.value()).getArray("columns")) {
+                if (config.rules().forColumn(table.schema(), table.table(), (String) column) == null) {
+                    unnamed.add((String) column);
+                }
+            }
+            if (!unnamed.isEmpty()) {
+                throw new DataException("The anonymization rules do not fit table " + table + ": no rule matches column(s) "
+                        + String.join(", ", unnamed) + ", and strict mode passes no column unnamed; add a rule, or '" + table + "."
+                        + unnamed.get(0) + " = keep'");
+            }
         }
         return record;
     }

@@ -24,7 +24,7 @@ public record ColumnPattern(String text, Part schema, Part table, Part column) {
             return glob == null ? 2 : text.chars().allMatch(c -> c == '*') ? 0 : 1;
         }
 
-        boolean exact() {
+        public boolean exact() {
             return glob == null;
         }
     }

@@ -139,6 +139,13 @@ class AnonymizeTest {
         Struct rawOther = RawTuples.of(source("public", "suppliers").toStruct(), List.of("id"), List.of("int8"), List.of("id"), 1, new byte[0]);
         SourceRecord passing = new SourceRecord(Map.of(), Map.of(), "shop.public.suppliers", null, null, null, RawTuples.SCHEMA, rawOther);
         assertThat(t.apply(passing)).isSameAs(passing);
+        // In strict mode raw rows pass only when every column is kept by name.
+        Anonymize<SourceRecord> strict = anonymize(Map.of("mode", "strict", "rules", RULES + "public.suppliers.id = keep"));
+        assertThat(strict.apply(passing)).isSameAs(passing);
+        Struct rawWide = RawTuples.of(source("public", "suppliers").toStruct(), List.of("id", "iban"), List.of("int8", "text"), List.of("id"), 1,
+                new byte[0]);
+        assertThatThrownBy(() -> strict.apply(new SourceRecord(Map.of(), Map.of(), "shop.public.suppliers", null, null, null, RawTuples.SCHEMA,
+                rawWide))).hasMessageContaining("no rule matches column(s) iban");
     }
 
     @Test

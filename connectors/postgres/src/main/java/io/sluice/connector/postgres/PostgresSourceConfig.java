@@ -40,6 +40,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String SNAPSHOT_SCHEMA = "snapshot.schema";
     public static final String PG_DUMP_PATH = "pg_dump.path";
     public static final String RAW_TUPLES = "snapshot.raw.tuples";
+    public static final String RAW_TUPLES_EXCLUDE = "snapshot.raw.tuples.exclude.list";
     public static final String NUMERIC_MAPPING = "numeric.mapping";
     public static final String SLOT_NAME = "slot.name";
     public static final String PUBLICATION_NAME = "publication.name";
@@ -120,7 +121,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
                     "Send snapshot rows of tables whose column types are all built in as PostgreSQL's binary COPY tuples, "
                             + "many rows per record, without decoding them: much less work, but only a PostgreSQL sink can "
                             + "read them and no transform can change them. The sluice command turns it on when the target is "
-                            + "PostgreSQL and no transform is configured.", SNAPSHOT, 7, Width.SHORT, "Raw tuples")
+                            + "PostgreSQL and no transform other than Anonymize is configured.", SNAPSHOT, 7, Width.SHORT, "Raw tuples")
+            .define(RAW_TUPLES_EXCLUDE, Type.LIST, "", new PatternListValidator(), Importance.LOW,
+                    "Tables whose snapshot rows travel as structs even with snapshot.raw.tuples on, as patterns like "
+                            + "table.include.list: those a transform rewrites. The sluice command fills it with the tables the "
+                            + "Anonymize rules change.", SNAPSHOT, 8, Width.LONG, "Raw tuples: except")
             .define(SLOT_NAME, Type.STRING, "", new SlotNameValidator(), Importance.MEDIUM,
                     "The logical replication slot (pgoutput plugin) changes are streamed from: lower-case letters, digits and "
                             + "underscores. Empty: sluice_ and the topic prefix. The slot keeps WAL until Sluice confirms it, so "
@@ -221,6 +226,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public boolean rawTuples() {
         return getBoolean(RAW_TUPLES);
+    }
+
+    public List<TablePattern> rawTuplesExcludes() {
+        return getList(RAW_TUPLES_EXCLUDE).stream().map(TablePattern::parse).toList();
     }
 
     public String pgDumpPath() {

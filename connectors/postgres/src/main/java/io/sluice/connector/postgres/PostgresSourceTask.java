@@ -71,7 +71,7 @@ public class PostgresSourceTask extends SourceTask {
                 config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
                 config.schemaScope() == SchemaSnapshot.Scope.NONE ? null
                         : new SnapshotRun.SchemaSource(PgDump.locate(config.pgDumpPath()), endpoint, config.schemaScope()),
-                config.rawTuples());
+                config.rawTuples(), config.rawTuplesExcludes());
         snapshot = new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
                 partition -> context.offsetStorageReader().offset(partition));
         try {

@@ -13,6 +13,7 @@ import io.sluice.schemas.copy.BinaryCopyReader;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.RawTuples;
+import io.sluice.connector.postgres.selection.TablePattern;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;
@@ -36,18 +37,21 @@ final class RangeReader implements AutoCloseable {
     private final RecordQueue<SourceRecord> queue;
     private final boolean resumed;
     private final boolean rawTuples;
+    /** Tables a transform rewrites: their rows must come decoded even when raw tuples are on. */
+    private final List<TablePattern> rawExcludes;
     /**
      * Raw tuples per record: big enough that per-record costs vanish, small enough for the queue
      * bound and to stay below the size at which G1 allocates an array outside the young generation.
      */
     private static final int RAW_CHUNK_BYTES = 1 << 18;
 
-    RangeReader(Connection connection, String snapshotId, RecordQueue<SourceRecord> queue, boolean resumed, boolean rawTuples)
-            throws SQLException {
+    RangeReader(Connection connection, String snapshotId, RecordQueue<SourceRecord> queue, boolean resumed, boolean rawTuples,
+                List<TablePattern> rawExcludes) throws SQLException {
         this.connection = connection;
         this.queue = queue;
         this.resumed = resumed;
         this.rawTuples = rawTuples;
+        this.rawExcludes = rawExcludes;
         try (Statement s = connection.createStatement()) {
             s.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
             s.execute("SET TRANSACTION SNAPSHOT '" + snapshotId.replace("'", "''") + "'");
@@ -56,7 +60,9 @@ final class RangeReader implements AutoCloseable {
 
     /** Reads one range into the queue; true when it was the table's last range to be queued. */
     boolean read(PageRange range, TableProgress progress, Struct tableSource) throws SQLException, IOException, InterruptedException {
-        if (rawTuples && RawEligibility.eligible(range.plan().schema().columns())) {
+        TableSchema table = range.plan().schema();
+        if (rawTuples && rawExcludes.stream().noneMatch(p -> p.matches(table.schemaName(), table.tableName()))
+                && RawEligibility.eligible(table.columns())) {
             readRaw(range, progress, tableSource);
         } else {
             readDecoded(range, progress, tableSource);

@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import io.sluice.connector.postgres.schema.PgDump;
 import io.sluice.connector.postgres.schema.PostDataSplit;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
+import io.sluice.connector.postgres.selection.TablePattern;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.envelope.EventHeaders;
@@ -80,7 +81,7 @@ public final class SnapshotRun implements AutoCloseable {
      * @param schema how to dump the schema; null for none
      */
     public record Settings(String topicPrefix, TableSelector selector, TypeMapper mapper, long batchBytes, int threads, long queueBytes,
-                           SchemaSource schema, boolean rawTuples) {
+                           SchemaSource schema, boolean rawTuples, List<TablePattern> rawExcludes) {
     }
 
     /** Where the schema comes from: pg_dump against the endpoint, for the chosen scope. */
@@ -212,7 +213,8 @@ public final class SnapshotRun implements AutoCloseable {
 
     private void readRanges(String snapshotId, RangeQueue work, Map<TablePlan, TableProgress> byPlan) {
         Map<TablePlan, Struct> sources = new LinkedHashMap<>();
-        try (RangeReader reader = new RangeReader(connections.get(), snapshotId, queue, resumed, settings.rawTuples())) {
+        try (RangeReader reader = new RangeReader(connections.get(), snapshotId, queue, resumed, settings.rawTuples(),
+                settings.rawExcludes())) {
             PageRange range = null;
             while (failure.get() == null && (range = work.next(range)) != null) {
                 TablePlan plan = range.plan();
