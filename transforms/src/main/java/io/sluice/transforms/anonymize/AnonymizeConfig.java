@@ -55,6 +55,12 @@ public final class AnonymizeConfig {
                             + "columns cannot be rewritten in this mode (their rows would get new keys with every change).",
                     GROUP, 4, ConfigDef.Width.SHORT, "Random");
 
+    private static final ConfigDef UNCHECKED = new ConfigDef()
+            .define(RULES, ConfigDef.Type.STRING, "", ConfigDef.Importance.HIGH, RULES_DOC)
+            .define(SECRET, ConfigDef.Type.PASSWORD, null, ConfigDef.Importance.HIGH, "see CONFIG_DEF")
+            .define(MODE, ConfigDef.Type.STRING, RELAXED, ConfigDef.Importance.HIGH, "see CONFIG_DEF")
+            .define(RANDOM, ConfigDef.Type.BOOLEAN, false, ConfigDef.Importance.MEDIUM, "see CONFIG_DEF");
+
     private final RuleSet rules;
     private final boolean strict;
     private final Seeds seeds;
@@ -74,11 +80,8 @@ public final class AnonymizeConfig {
         List<String> problems = new ArrayList<>();
         AbstractConfig config;
         try {
-            config = new AbstractConfig(new ConfigDef()
-                    .define(RULES, ConfigDef.Type.STRING, "", ConfigDef.Importance.HIGH, RULES_DOC)
-                    .define(SECRET, ConfigDef.Type.PASSWORD, null, ConfigDef.Importance.HIGH, "")
-                    .define(MODE, ConfigDef.Type.STRING, RELAXED, ConfigDef.Importance.HIGH, "")
-                    .define(RANDOM, ConfigDef.Type.BOOLEAN, false, ConfigDef.Importance.MEDIUM, ""), props, false);
+            // The keys without their validators: each validator stops at its own key, and this reports every problem at once.
+            config = new AbstractConfig(UNCHECKED, props, false);
         } catch (ConfigException e) {
             throw new ConfigException("Anonymize: " + e.getMessage());
         }

@@ -65,25 +65,17 @@ public final class Template implements Transformer {
         if (ColumnType.of(schema) != ColumnType.TEXT) {
             throw Fit.misfit("template", schema, "text");
         }
-        return new ColumnRewrite() {
-            @Override
-            public Object apply(Object value, Row row) {
-                StringBuilder out = new StringBuilder();
-                for (Object part : parts) {
-                    if (part instanceof Column c) {
-                        Object v = row.get(c.name());
-                        out.append(v == null ? "" : ValueText.of(v));
-                    } else {
-                        out.append((String) part);
-                    }
+        return (value, row) -> {
+            StringBuilder out = new StringBuilder();
+            for (Object part : parts) {
+                if (part instanceof Column c) {
+                    Object v = row.get(c.name());
+                    out.append(v == null ? "" : ValueText.of(v));
+                } else {
+                    out.append((String) part);
                 }
-                return out.toString();
             }
-
-            @Override
-            public boolean rewritesNull() {
-                return false;
-            }
+            return out.toString();
         };
     }
 }
