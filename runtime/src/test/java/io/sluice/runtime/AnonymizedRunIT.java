@@ -2,10 +2,7 @@ package io.sluice.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -26,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.runtime.SluiceRuns.Result;
+
 /**
  * A customers table anonymized in strict mode by {@code sluice run}, snapshot then streaming,
  * checked on the real target: every sensitive column rewritten into a valid value of its
@@ -39,9 +38,6 @@ class AnonymizedRunIT {
 
     @TempDir
     Path work;
-
-    private record Result(int exit, String out, String err) {
-    }
 
     @Test
     void strictRulesAnonymizeTheSnapshotAndTheStreamAndStopANewColumn() throws Exception {
@@ -97,13 +93,13 @@ class AnonymizedRunIT {
                     public.orders.total = keep
                     public.plans.* = keep
                 offsets: %s
-                """.formatted(url(source), url(target), work.resolve("anon.offsets")));
+                """.formatted(SluiceRuns.url(source), SluiceRuns.url(target), work.resolve("anon.offsets")));
         // Rules that do not fit are all reported before anything runs: every table's problems and a table that is not there.
         Path wrong = work.resolve("wrong.yaml");
         Files.writeString(wrong, Files.readString(pipeline)
                 .replace("public.customers.salary = noise(percent=10)", "public.customers.salary = mask")
                 .replace("public.orders.total = keep", "public.orders.totl = keep\n    public.custmers.email = email"));
-        Result refused = sluice(new CompletableFuture<>(), "snapshot", "--config", wrong.toString()).get(60, TimeUnit.SECONDS);
+        Result refused = SluiceRuns.start(new CompletableFuture<>(), "snapshot", "--config", wrong.toString()).get(60, TimeUnit.SECONDS);
         assertThat(refused.exit()).isEqualTo(2);
         assertThat(refused.err()).contains("the pipeline cannot start")
                 .contains("column salary (rule 'public.customers.salary = mask'): mask writes text but the column holds numeric")
@@ -113,18 +109,18 @@ class AnonymizedRunIT {
         assertThat(count(target, "SELECT count(*) FROM pg_tables WHERE tablename = 'customers'")).isZero();
 
         String[] config = {"--config", pipeline.toString()};
-        Result init = sluice(new CompletableFuture<>(), "init", config[0], config[1]).get(60, TimeUnit.SECONDS);
+        Result init = SluiceRuns.start(new CompletableFuture<>(), "init", config[0], config[1]).get(60, TimeUnit.SECONDS);
         assertThat(init.exit()).as(init.err()).isZero();
 
         CompletableFuture<Void> stop = new CompletableFuture<>();
-        CompletableFuture<Result> run = sluice(stop, "run", config[0], config[1]);
-        waitFor(() -> count(target, "SELECT count(*) FROM pg_tables WHERE tablename = 'orders'") == 1
+        CompletableFuture<Result> run = SluiceRuns.start(stop, "run", config[0], config[1]);
+        SluiceRuns.waitFor(() -> count(target, "SELECT count(*) FROM pg_tables WHERE tablename = 'orders'") == 1
                 && count(target, "SELECT count(*) FROM orders") == 5000 && count(target, "SELECT count(*) FROM customers") == CUSTOMERS,
                 run, "the snapshot");
         source.execute("INSERT INTO customers (id, email, first_name, last_name, login, phone, birthday, salary) "
                         + "VALUES (-1, 'streamed@mail1.org', 'Stream', 'Ed', 'stream.ed', '+1 555 0100', '2000-02-29', 5.55)",
                 "UPDATE customers SET email = 'changed@mail2.org', first_name = 'Changed' WHERE id = 7");
-        waitFor(() -> count(target, "SELECT count(*) FROM customers WHERE id = -1") == 1
+        SluiceRuns.waitFor(() -> count(target, "SELECT count(*) FROM customers WHERE id = -1") == 1
                 && count(target, "SELECT count(*) FROM customers WHERE id = 7 AND email LIKE '%@mail2.org'") == 1, run, "the streamed changes");
 
         // Nothing sensitive of the source is on the target.
@@ -191,38 +187,6 @@ class AnonymizedRunIT {
             }
         }
         return rows;
-    }
-
-    private static CompletableFuture<Result> sluice(CompletableFuture<Void> stop, String... args) {
-        return CompletableFuture.supplyAsync(() -> {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int exit = Sluice.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                    stop);
-            return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        });
-    }
-
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void waitFor(Condition condition, CompletableFuture<Result> run, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!condition.holds()) {
-            if (run.isDone()) {
-                Result r = run.get();
-                throw new AssertionError("sluice ended (exit " + r.exit() + ") while waiting for " + what + ":\n" + r.out() + r.err());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
-    }
-
-    private static String url(TestDatabase db) {
-        return "postgres://" + db.user() + ":" + db.password() + "@" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable";
     }
 
     private static long count(TestDatabase db, String sql) throws Exception {

@@ -65,7 +65,7 @@ class SluiceKillIT {
             workload = start(pgbench, source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "250", "-T", "3600",
                     "-b", "tpcb-like@9", "-f", script + "@1");
 
-            String[] command = {"run", "--source", url(source), "--target", url(target), "--name", "kill",
+            String[] command = {"run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", "kill",
                     "--offsets", work.resolve("kill.offsets").toString(), "--set", "source.status.update.interval.ms=200"};
             Map<Phase, Integer> kills = new TreeMap<>();
             List<Long> appliedAtKill = new ArrayList<>();
@@ -235,9 +235,5 @@ class SluiceKillIT {
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(out).isZero();
-    }
-
-    private static String url(TestDatabase db) {
-        return "postgres://" + db.user() + ":" + db.password() + "@" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable";
     }
 }

@@ -2,9 +2,6 @@ package io.sluice.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -23,6 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.sluice.runtime.SluiceRuns.Result;
+
 /**
  * {@code sluice run} end to end, in-process: snapshot then streaming under a live workload into
  * a real target, stopped gracefully and run again, ending with each table equal to the source's.
@@ -33,20 +32,6 @@ class SluiceRunIT {
     @TempDir
     Path work;
 
-    private record Result(int exit, String out, String err) {
-    }
-
-    /** Starts the command on a thread; it runs until {@code stop} completes. */
-    private static CompletableFuture<Result> sluice(CompletableFuture<Void> stop, String... args) {
-        return CompletableFuture.supplyAsync(() -> {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            ByteArrayOutputStream err = new ByteArrayOutputStream();
-            int exit = Sluice.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
-                    stop);
-            return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        });
-    }
-
     @Test
     void runCopiesThenStreamsALiveWorkloadAndGoesOnAfterAStop() throws Exception {
         TestDatabase source = TestDatabases.create(SluiceRunIT.class);
@@ -56,26 +41,26 @@ class SluiceRunIT {
                     "INSERT INTO accounts SELECT g, 0, 'account ' || g FROM generate_series(1, 50000) g",
                     "CREATE TABLE history (account bigint, delta bigint, at timestamptz DEFAULT clock_timestamp())",
                     "CREATE SEQUENCE account_ids START 1000000");
-            String[] command = {"run", "--source", url(source), "--target", url(target), "--name", "live",
+            String[] command = {"run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", "live",
                     "--offsets", work.resolve("live.offsets").toString(), "--set", "source.status.update.interval.ms=200"};
             AtomicBoolean writing = new AtomicBoolean(true);
             AtomicLong transactions = new AtomicLong();
             AtomicReference<Throwable> workloadFailure = new AtomicReference<>();
             Thread writer = new Thread(() -> workload(source, writing, transactions, workloadFailure), "workload");
             String[] pipeline = java.util.Arrays.copyOfRange(command, 1, command.length);
-            Result init = sluice(new CompletableFuture<>(), concat("init", pipeline)).get(60, TimeUnit.SECONDS);
+            Result init = SluiceRuns.start(new CompletableFuture<>(), concat("init", pipeline)).get(60, TimeUnit.SECONDS);
             assertThat(init.exit()).as(init.err()).isZero();
             assertThat(init.out()).contains("may replicate").contains("Created publication sluice_live for 2 tables")
                     .contains("DDL capture: event triggers installed").contains("Ready");
             assertThat(count(source, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'sluice%'")).isEqualTo(2);
-            Result again = sluice(new CompletableFuture<>(), concat("init", pipeline)).get(60, TimeUnit.SECONDS);
+            Result again = SluiceRuns.start(new CompletableFuture<>(), concat("init", pipeline)).get(60, TimeUnit.SECONDS);
             assertThat(again.out()).as("init is idempotent").contains("Publication sluice_live covers the 2 selected tables");
             writer.start();
             try {
                 CompletableFuture<Void> stop = new CompletableFuture<>();
-                CompletableFuture<Result> first = sluice(stop, command);
+                CompletableFuture<Result> first = SluiceRuns.start(stop, command);
                 // Streamed changes on the target (snapshot rows alone do not count): the position table says how many.
-                waitFor(() -> transactions.get() > 300
+                SluiceRuns.waitFor(() -> transactions.get() > 300
                         && count(target, "SELECT count(*) FROM pg_tables WHERE schemaname = 'sluice' AND tablename = 'applied_position'") == 1
                         && count(target, "SELECT count(*) FROM sluice.applied_position WHERE source = 'live' AND changes > 300") == 1,
                         first, "the target to follow the workload");
@@ -88,17 +73,17 @@ class SluiceRunIT {
                 // The workload goes on while the pipeline is stopped; the next run picks up where the target is.
                 Thread.sleep(500);
                 CompletableFuture<Void> stopAgain = new CompletableFuture<>();
-                CompletableFuture<Result> second = sluice(stopAgain, command);
+                CompletableFuture<Result> second = SluiceRuns.start(stopAgain, command);
                 Thread.sleep(1500);
                 writing.set(false);
                 writer.join();
                 assertThat(workloadFailure.get()).isNull();
                 source.execute("INSERT INTO history VALUES (-1, 0)");
-                waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -1") == 1, second, "the last change");
+                SluiceRuns.waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -1") == 1, second, "the last change");
                 // Only a table outside the publication is written now: the slot must still move on, or WAL piles up.
                 source.execute("CREATE TABLE noise (filler text)", "INSERT INTO noise SELECT repeat('n', 500) FROM generate_series(1, 20000)");
                 String written = text(source, "SELECT pg_current_wal_lsn()::text");
-                waitFor(() -> count(source, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_live' "
+                SluiceRuns.waitFor(() -> count(source, "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_live' "
                         + "AND confirmed_flush_lsn >= '" + written + "'::pg_lsn") == 1, second, "the slot to confirm past idle WAL");
                 source.execute("DROP TABLE noise");
                 stopAgain.complete(null);
@@ -112,7 +97,7 @@ class SluiceRunIT {
                         + "AND confirmed_flush_lsn >= '" + appliedAtStop + "'::pg_lsn")).as("the slot confirmed what the first run applied")
                         .isEqualTo(1);
 
-                Result status = sluice(new CompletableFuture<>(), concat("status", pipeline)).get(60, TimeUnit.SECONDS);
+                Result status = SluiceRuns.start(new CompletableFuture<>(), concat("status", pipeline)).get(60, TimeUnit.SECONDS);
                 assertThat(status.exit()).as(status.err()).isZero();
                 assertThat(status.out()).contains("slot sluice_live: idle").contains("applied up to").contains("changes in all")
                         .contains("changes/s");
@@ -124,10 +109,10 @@ class SluiceRunIT {
                 fresh[command.length] = "--fresh";
                 fresh[command.length + 1] = "--table-exists";
                 fresh[command.length + 2] = "truncate";
-                CompletableFuture<Result> third = sluice(stopFresh, fresh);
-                waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -2") == 1, third, "the fresh copy");
+                CompletableFuture<Result> third = SluiceRuns.start(stopFresh, fresh);
+                SluiceRuns.waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -2") == 1, third, "the fresh copy");
                 source.execute("INSERT INTO history VALUES (-3, 0)"); // after the fresh snapshot's view: streamed
-                waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -3") == 1, third, "streaming after the copy");
+                SluiceRuns.waitFor(() -> count(target, "SELECT count(*) FROM history WHERE account = -3") == 1, third, "streaming after the copy");
                 stopFresh.complete(null);
                 Result copiedAgain = third.get(60, TimeUnit.SECONDS);
                 assertThat(copiedAgain.exit()).as(copiedAgain.err()).isZero();
@@ -136,7 +121,7 @@ class SluiceRunIT {
                     assertThat(checksum(target, table)).as(table).isEqualTo(checksum(source, table));
                 }
 
-                Result teardown = sluice(new CompletableFuture<>(), concat("teardown", pipeline)).get(60, TimeUnit.SECONDS);
+                Result teardown = SluiceRuns.start(new CompletableFuture<>(), concat("teardown", pipeline)).get(60, TimeUnit.SECONDS);
                 assertThat(teardown.exit()).as(teardown.err()).isZero();
                 assertThat(teardown.out()).contains("Dropped replication slot sluice_live").contains("Dropped publication sluice_live")
                         .contains("Forgot the applied position").contains("Dropped the DDL capture event triggers");
@@ -164,24 +149,6 @@ class SluiceRunIT {
         return all;
     }
 
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void waitFor(Condition condition, CompletableFuture<Result> run, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!condition.holds()) {
-            if (run.isDone()) {
-                Result r = run.get();
-                throw new AssertionError("sluice ended (exit " + r.exit() + ") while waiting for " + what + ":\n" + r.out() + r.err());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
-    }
-
     private static void workload(TestDatabase db, AtomicBoolean writing, AtomicLong transactions, AtomicReference<Throwable> failure) {
         Random r = new Random(11);
         try (Connection c = db.connect(); Statement s = c.createStatement()) {
@@ -205,10 +172,6 @@ class SluiceRunIT {
         } catch (Throwable e) {
             failure.set(e);
         }
-    }
-
-    private static String url(TestDatabase db) {
-        return "postgres://" + db.user() + ":" + db.password() + "@" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable";
     }
 
     private static String checksum(TestDatabase db, String table) throws Exception {

@@ -3,9 +3,7 @@ package io.sluice.runtime.pipeline;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -29,28 +27,17 @@ final class TransformCheck {
 
     static List<String> problems(PipelineSpec spec) {
         List<String> problems = new ArrayList<>();
-        Map<String, String> t = spec.transforms();
-        List<String> aliases = t.containsKey("transforms") ? List.of(t.get("transforms").split("\\s*,\\s*")) : List.of();
         List<TableSchema> tables = null;
-        for (String alias : aliases) {
-            String prefix = "transforms." + alias.strip() + ".";
-            if (!Anonymize.class.getName().equals(t.get(prefix + "type"))) {
-                continue;
-            }
-            Map<String, String> props = new HashMap<>();
-            t.forEach((k, v) -> {
-                if (k.startsWith(prefix)) {
-                    props.put(k.substring(prefix.length()), v);
-                }
-            });
+        for (var anonymizer : TransformedTables.anonymizers(spec.transforms()).entrySet()) {
+            String alias = anonymizer.getKey();
             try (Anonymize<SourceRecord> anonymize = new Anonymize<>()) {
-                anonymize.configure(props);
+                anonymize.configure(anonymizer.getValue());
                 if (tables == null) {
                     tables = tables(spec);
                 }
-                anonymize.check(tables).forEach(p -> problems.add("transform " + alias.strip() + ": " + p));
+                anonymize.check(tables).forEach(p -> problems.add("transform " + alias + ": " + p));
             } catch (ConfigException e) {
-                problems.add("transform " + alias.strip() + ": " + e.getMessage());
+                problems.add("transform " + alias + ": " + e.getMessage());
             } catch (SQLException | org.apache.kafka.connect.errors.ConnectException e) {
                 // Reaching the source is the source connector's check to report; this one only needs the tables.
                 return problems;

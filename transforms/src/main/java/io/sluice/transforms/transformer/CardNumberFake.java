@@ -28,10 +28,7 @@ public final class CardNumberFake implements Transformer {
 
     @Override
     public ColumnRewrite bind(Schema schema) {
-        if (ColumnType.of(schema) != ColumnType.TEXT) {
-            throw Fit.misfit("credit_card", schema, "text");
-        }
-        return (value, row) -> fake((String) value);
+        return Fit.text("credit_card", schema, this::fake);
     }
 
     String fake(String value) {

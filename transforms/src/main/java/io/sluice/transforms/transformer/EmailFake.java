@@ -38,10 +38,7 @@ public final class EmailFake implements Transformer {
 
     @Override
     public ColumnRewrite bind(Schema schema) {
-        if (ColumnType.of(schema) != ColumnType.TEXT) {
-            throw Fit.misfit("email", schema, "text");
-        }
-        return (value, row) -> fake((String) value);
+        return Fit.text("email", schema, this::fake);
     }
 
     String fake(String value) {

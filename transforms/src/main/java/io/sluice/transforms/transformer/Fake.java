@@ -52,10 +52,7 @@ public final class Fake implements Transformer {
 
     @Override
     public ColumnRewrite bind(Schema schema) {
-        if (ColumnType.of(schema) != ColumnType.TEXT) {
-            throw Fit.misfit(name, schema, "text");
-        }
-        return (value, row) -> fake((String) value);
+        return Fit.text(name, schema, this::fake);
     }
 
     String fake(String value) {

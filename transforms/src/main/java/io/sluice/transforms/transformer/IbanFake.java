@@ -45,10 +45,7 @@ public final class IbanFake implements Transformer {
 
     @Override
     public ColumnRewrite bind(Schema schema) {
-        if (ColumnType.of(schema) != ColumnType.TEXT) {
-            throw Fit.misfit("iban", schema, "text");
-        }
-        return (value, row) -> fake((String) value);
+        return Fit.text("iban", schema, this::fake);
     }
 
     String fake(String value) {

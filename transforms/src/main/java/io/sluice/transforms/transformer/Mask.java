@@ -33,10 +33,7 @@ public final class Mask implements Transformer {
 
     @Override
     public ColumnRewrite bind(org.apache.kafka.connect.data.Schema schema) {
-        if (ColumnType.of(schema) != ColumnType.TEXT) {
-            throw Fit.misfit("mask", schema, "text");
-        }
-        return (value, row) -> apply((String) value);
+        return Fit.text("mask", schema, this::apply);
     }
 
     /** The masked text; null stays null. */

@@ -33,10 +33,7 @@ public final class PhoneFake implements Transformer {
 
     @Override
     public ColumnRewrite bind(Schema schema) {
-        if (ColumnType.of(schema) != ColumnType.TEXT) {
-            throw Fit.misfit("phone", schema, "text");
-        }
-        return (value, row) -> fake((String) value);
+        return Fit.text("phone", schema, this::fake);
     }
 
     String fake(String value) {

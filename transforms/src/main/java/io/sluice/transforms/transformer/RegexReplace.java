@@ -36,9 +36,6 @@ public final class RegexReplace implements Transformer {
 
     @Override
     public ColumnRewrite bind(Schema schema) {
-        if (ColumnType.of(schema) != ColumnType.TEXT) {
-            throw Fit.misfit("regex", schema, "text");
-        }
-        return (value, row) -> pattern.matcher((String) value).replaceAll(replacement);
+        return Fit.text("regex", schema, value -> pattern.matcher(value).replaceAll(replacement));
     }
 }

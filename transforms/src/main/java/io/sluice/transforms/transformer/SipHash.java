@@ -20,39 +20,31 @@ final class SipHash {
     }
 
     long hash(byte[] m) {
-        long v0 = k0 ^ 0x736f6d6570736575L;
-        long v1 = k1 ^ 0x646f72616e646f6dL;
-        long v2 = k0 ^ 0x6c7967656e657261L;
-        long v3 = k1 ^ 0x7465646279746573L;
+        long[] v = {k0 ^ 0x736f6d6570736575L, k1 ^ 0x646f72616e646f6dL, k0 ^ 0x6c7967656e657261L, k1 ^ 0x7465646279746573L};
         int words = m.length / 8;
         for (int i = 0; i < words; i++) {
-            long w = littleEndian(m, i * 8, 8);
-            v3 ^= w;
-            for (int r = 0; r < 2; r++) {
-                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            }
-            v0 ^= w;
+            compress(v, littleEndian(m, i * 8, 8));
         }
-        long last = ((long) m.length << 56) | littleEndian(m, words * 8, m.length - words * 8);
-        v3 ^= last;
-        for (int r = 0; r < 2; r++) {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+        compress(v, ((long) m.length << 56) | littleEndian(m, words * 8, m.length - words * 8));
+        v[2] ^= 0xff;
+        rounds(v, 4);
+        return v[0] ^ v[1] ^ v[2] ^ v[3];
+    }
+
+    /** Two rounds over one message word. */
+    private static void compress(long[] v, long word) {
+        v[3] ^= word;
+        rounds(v, 2);
+        v[0] ^= word;
+    }
+
+    private static void rounds(long[] v, int n) {
+        for (int r = 0; r < n; r++) {
+            v[0] += v[1]; v[1] = Long.rotateLeft(v[1], 13); v[1] ^= v[0]; v[0] = Long.rotateLeft(v[0], 32);
+            v[2] += v[3]; v[3] = Long.rotateLeft(v[3], 16); v[3] ^= v[2];
+            v[0] += v[3]; v[3] = Long.rotateLeft(v[3], 21); v[3] ^= v[0];
+            v[2] += v[1]; v[1] = Long.rotateLeft(v[1], 17); v[1] ^= v[2]; v[2] = Long.rotateLeft(v[2], 32);
         }
-        v0 ^= last;
-        v2 ^= 0xff;
-        for (int r = 0; r < 4; r++) {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-        }
-        return v0 ^ v1 ^ v2 ^ v3;
     }
 
     private static long littleEndian(byte[] b, int from, int count) {

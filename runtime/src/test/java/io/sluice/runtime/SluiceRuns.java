@@ -1,0 +1,54 @@
+package io.sluice.runtime;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.testing.postgres.TestDatabase;
+
+/** The sluice command run in-process by the tests, as a user runs it, and what they wait for. */
+final class SluiceRuns {
+
+    record Result(int exit, String out, String err) {
+    }
+
+    interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private SluiceRuns() {
+    }
+
+    /** Starts the command on a thread; it runs until it ends or {@code stop} completes. */
+    static CompletableFuture<Result> start(CompletableFuture<Void> stop, String... args) {
+        return CompletableFuture.supplyAsync(() -> {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            int exit = Sluice.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8),
+                    stop);
+            return new Result(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        });
+    }
+
+    /** Waits up to two minutes for the condition; fails at once, with the command's output, if the command ends first. */
+    static void waitFor(Condition condition, CompletableFuture<Result> run, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!condition.holds()) {
+            if (run.isDone()) {
+                Result r = run.get();
+                throw new AssertionError("sluice ended (exit " + r.exit() + ") while waiting for " + what + ":\n" + r.out() + r.err());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out waiting for " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /** The database's URL as the command takes it. */
+    static String url(TestDatabase db) {
+        return "postgres://" + db.user() + ":" + db.password() + "@" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable";
+    }
+}
