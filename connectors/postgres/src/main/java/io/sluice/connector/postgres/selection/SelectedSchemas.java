@@ -26,12 +26,17 @@ public final class SelectedSchemas {
         TypeMapper mapper = new TypeMapper(config.mappingOptions());
         List<TableSchema> out = new ArrayList<>();
         for (SelectedTable table : new TableSelector(config.includes(), config.excludes()).select(connection, config.database())) {
-            List<ColumnMapping> columns = new ArrayList<>();
-            for (PgColumn column : catalog.columns(table.schema(), table.name())) {
-                columns.add(mapper.map(column));
-            }
-            out.add(TableSchema.of(config.topicPrefix(), table.schema(), table.name(), columns, catalog.keyColumns(table.schema(), table.name())));
+            out.add(of(table, catalog, mapper, config.topicPrefix()));
         }
         return out;
+    }
+
+    /** One table's record shapes, from its columns in the catalog. */
+    public static TableSchema of(SelectedTable table, TypeCatalog catalog, TypeMapper mapper, String topicPrefix) throws SQLException {
+        List<ColumnMapping> columns = new ArrayList<>();
+        for (PgColumn column : catalog.columns(table.schema(), table.name())) {
+            columns.add(mapper.map(column));
+        }
+        return TableSchema.of(topicPrefix, table.schema(), table.name(), columns, catalog.keyColumns(table.schema(), table.name()));
     }
 }

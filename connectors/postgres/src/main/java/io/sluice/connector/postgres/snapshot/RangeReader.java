@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 
+import io.sluice.connector.postgres.selection.TablePattern;
 import io.sluice.schemas.copy.BinaryCopyReader;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.RawTuples;
-import io.sluice.connector.postgres.selection.TablePattern;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;

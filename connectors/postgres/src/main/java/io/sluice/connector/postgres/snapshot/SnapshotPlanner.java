@@ -9,11 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
+import io.sluice.connector.postgres.selection.SelectedSchemas;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.schemas.envelope.TableSchema;
-import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.mapping.TypeMapper;
-import io.sluice.schemas.types.PgColumn;
 import io.sluice.schemas.types.TypeCatalog;
 
 /**
@@ -61,12 +60,7 @@ public final class SnapshotPlanner {
         List<TablePlan> plans = new ArrayList<>();
         try (PreparedStatement sizes = snapshot.prepareStatement(SIZES)) {
             for (SelectedTable table : tables) {
-                List<ColumnMapping> columns = new ArrayList<>();
-                for (PgColumn column : catalog.columns(table.schema(), table.name())) {
-                    columns.add(mapper.map(column));
-                }
-                TableSchema schema = TableSchema.of(topicPrefix, table.schema(), table.name(), columns,
-                        catalog.keyColumns(table.schema(), table.name()));
+                TableSchema schema = SelectedSchemas.of(table, catalog, mapper, topicPrefix);
                 sizes.setLong(1, table.oid());
                 long pages;
                 long bytes;
