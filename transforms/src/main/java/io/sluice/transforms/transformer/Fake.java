@@ -58,11 +58,24 @@ public final class Fake implements Transformer {
     String fake(String value) {
         SplittableRandom r = seeds.random(name, value);
         String out = draw.apply(r);
-        // A value that is itself on the list must not come back as itself.
-        for (int attempt = 0; attempt < 8 && out.equalsIgnoreCase(value.strip()); attempt++) {
+        // A value that is itself on the list must not come back as itself, nor inside a longer fake ("Bell" in "Campbell").
+        String original = value.strip();
+        for (int attempt = 0; attempt < 8 && containsIgnoringCase(out, original); attempt++) {
             out = draw.apply(r);
         }
         return sameCase(value, out);
+    }
+
+    static boolean containsIgnoringCase(String text, String part) {
+        if (part.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i + part.length() <= text.length(); i++) {
+            if (text.regionMatches(true, i, part, 0, part.length())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static String sameCase(String original, String fake) {
