@@ -39,19 +39,22 @@ final class RepeatCache implements ColumnRewrite {
             return rewrite.apply(value, row);
         }
         Object out = recent.get(value);
+        if (decided) {
+            // Past the trial nothing is counted: counters that every thread writes on every value would bounce between cores.
+            if (out == null) {
+                out = rewrite.apply(value, row);
+                remember(value, out);
+            }
+            return out;
+        }
         int n = ++lookups;
         if (out != null) {
             hits++;
             return out;
         }
         out = rewrite.apply(value, row);
-        if (immutable(out)) {
-            if (recent.size() >= CAPACITY) {
-                recent.clear();
-            }
-            recent.put(value, out);
-        }
-        if (!decided && n >= TRIAL) {
+        remember(value, out);
+        if (n >= TRIAL) {
             // ">=" not "==": counts lost between threads may step over the trial's end.
             decided = true;
             if (hits < n / 10) {
@@ -60,6 +63,15 @@ final class RepeatCache implements ColumnRewrite {
             }
         }
         return out;
+    }
+
+    private void remember(Object value, Object out) {
+        if (immutable(out)) {
+            if (recent.size() >= CAPACITY) {
+                recent.clear();
+            }
+            recent.put(value, out);
+        }
     }
 
     @Override

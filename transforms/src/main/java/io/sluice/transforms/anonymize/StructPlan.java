@@ -86,8 +86,10 @@ final class StructPlan {
             }
             try {
                 ColumnRewrite bound = rule.transformer().bind(f.schema());
-                // Outputs that depend on the value alone can be remembered; random ones and templates cannot.
-                rewrites[f.index()] = deterministic && rule.transformer().reads().isEmpty() ? RepeatCache.wrap(bound) : bound;
+                // Outputs that depend on the value alone can be remembered (random ones and templates cannot), which pays
+                // only where making one costs more than finding it again.
+                boolean remember = deterministic && rule.transformer().costly() && rule.transformer().reads().isEmpty();
+                rewrites[f.index()] = remember ? RepeatCache.wrap(bound) : bound;
             } catch (IllegalArgumentException e) {
                 problems.add(where + " (rule '" + rule.rule() + "'): " + e.getMessage());
                 continue;

@@ -64,4 +64,9 @@ public final class CardNumberFake implements Transformer {
         }
         return out.toString();
     }
+
+    @Override
+    public boolean costly() {
+        return true; // draws every digit and the Luhn check digit per value
+    }
 }

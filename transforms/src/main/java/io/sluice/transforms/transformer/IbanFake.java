@@ -85,4 +85,9 @@ public final class IbanFake implements Transformer {
         }
         return out.toString();
     }
+
+    @Override
+    public boolean costly() {
+        return true; // builds the account number and its mod-97 check digits per value
+    }
 }

@@ -127,4 +127,9 @@ public final class JsonPaths implements Transformer {
         }
         return node; // booleans and nulls carry too little to rewrite
     }
+
+    @Override
+    public boolean costly() {
+        return true; // parses and writes the document per value
+    }
 }

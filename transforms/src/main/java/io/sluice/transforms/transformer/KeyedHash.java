@@ -135,4 +135,9 @@ public final class KeyedHash implements Transformer {
         low = (low & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L; // the RFC variant
         return new java.util.UUID(high, low);
     }
+
+    @Override
+    public boolean costly() {
+        return true; // computes an HMAC-SHA-256 per value
+    }
 }

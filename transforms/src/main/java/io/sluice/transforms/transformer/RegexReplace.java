@@ -38,4 +38,9 @@ public final class RegexReplace implements Transformer {
     public ColumnRewrite bind(Schema schema) {
         return Fit.text("regex", schema, value -> pattern.matcher(value).replaceAll(replacement));
     }
+
+    @Override
+    public boolean costly() {
+        return true; // runs the expression per value
+    }
 }

@@ -25,4 +25,13 @@ public interface Transformer {
         return Set.of();
     }
 
+    /**
+     * Whether remembering recent outputs pays: true for rewrites that cost more than a lookup in a
+     * table of recent values, which on a busy pipeline is a few cache misses (some hundred
+     * nanoseconds). Name picks, shifts and noise are cheaper to redo.
+     */
+    default boolean costly() {
+        return false;
+    }
+
 }
