@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.kafka.connect.data.ConnectSchema;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -160,6 +161,8 @@ final class StructPlan {
         if (identity || in == null) {
             return in;
         }
+        // Values of a struct of this very schema were validated when it was made; those of another are checked here.
+        boolean checked = in.schema() == schema || in.schema().equals(schema);
         Object[] out = new Object[fields.size()];
         boolean[] done = templates ? new boolean[fields.size()] : null;
         ColumnRewrite.Row row = !templates ? ColumnRewrite.NO_ROW : column -> {
@@ -172,9 +175,14 @@ final class StructPlan {
             ColumnRewrite r = rewrites[i];
             if (r == null || (value == null && !r.rewritesNull()) || (!untouched.isEmpty() && untouched.contains(f.name()))) {
                 out[i] = value;
+                if (!checked) {
+                    ConnectSchema.validateValue(f.name(), f.schema(), value);
+                }
             } else {
                 try {
                     out[i] = r.apply(value, row);
+                    // Checked here rather than by Struct.put, which would check every column again (see StructFill).
+                    ConnectSchema.validateValue(f.schema(), out[i]);
                 } catch (RuntimeException e) {
                     throw new DataException("Cannot anonymize column " + f.name() + ": " + e.getMessage(), e);
                 }
@@ -183,10 +191,6 @@ final class StructPlan {
                 done[i] = true;
             }
         }
-        Struct result = new Struct(schema);
-        for (int i = 0; i < out.length; i++) {
-            result.put(fields.get(i), out[i]);
-        }
-        return result;
+        return StructFill.of(schema, out);
     }
 }

@@ -117,6 +117,40 @@ class AnonymizeTest {
     }
 
     @Test
+    void theRewrittenEventIsTheStructPutWouldBuildAndAFlatRowNotOfItsSchemaIsRefused() {
+        Anonymize<SourceRecord> t = anonymize(Map.of("rules", RULES, "mode", "strict"));
+        Struct value = (Struct) t.apply(change("public", "customers", null, row(1, "a@b.org", "Ann", "Lee", "x", "y"))).value();
+        value.validate();
+        Struct after = value.getStruct("after");
+        Struct rebuilt = new Struct(ROW);
+        ROW.fields().forEach(f -> rebuilt.put(f, after.get(f)));
+        assertThat(after).isEqualTo(rebuilt);
+        Struct envelope = new Struct(ENVELOPE);
+        ENVELOPE.fields().forEach(f -> envelope.put(f, value.get(f)));
+        assertThat(value).isEqualTo(envelope);
+
+        // A flat row whose struct has a schema equal to the record's, though another instance, is rewritten alike.
+        Schema equalRow = SchemaBuilder.struct().name(ROW.name()).optional()
+                .field("id", Schema.INT64_SCHEMA).field("email", Schema.OPTIONAL_STRING_SCHEMA).field("first_name", Schema.OPTIONAL_STRING_SCHEMA)
+                .field("last_name", Schema.OPTIONAL_STRING_SCHEMA).field("login", Schema.OPTIONAL_STRING_SCHEMA).field("notes", Schema.OPTIONAL_STRING_SCHEMA)
+                .build();
+        assertThat(equalRow).isEqualTo(ROW).isNotSameAs(ROW);
+        Struct flat = new Struct(equalRow).put("id", 1L).put("email", "a@b.org").put("first_name", "Ann").put("last_name", "Lee");
+        Struct flatOut = (Struct) t.apply(new SourceRecord(Map.of(), Map.of(), "shop.public.customers", null, null, null, ROW, flat)).value();
+        assertThat(flatOut.getString("first_name")).isEqualTo(after.getString("first_name"));
+        flatOut.validate();
+
+        // One whose struct does not fit the record's schema is refused, naming the column, as Struct.put would refuse it.
+        Schema other = SchemaBuilder.struct().name(ROW.name()).optional()
+                .field("id", Schema.STRING_SCHEMA).field("email", Schema.OPTIONAL_STRING_SCHEMA).field("first_name", Schema.OPTIONAL_STRING_SCHEMA)
+                .field("last_name", Schema.OPTIONAL_STRING_SCHEMA).field("login", Schema.OPTIONAL_STRING_SCHEMA).field("notes", Schema.OPTIONAL_STRING_SCHEMA)
+                .build();
+        Struct misfit = new Struct(other).put("id", "one").put("email", "a@b.org");
+        assertThatThrownBy(() -> t.apply(new SourceRecord(Map.of(), Map.of(), "shop.public.customers", null, null, null, ROW, misfit)))
+                .isInstanceOf(DataException.class).hasMessageContaining("id");
+    }
+
+    @Test
     void relaxedModePassesColumnsWithoutRules() {
         Anonymize<SourceRecord> t = anonymize(Map.of("rules", "public.customers.email = mask"));
         Struct after = ((Struct) t.apply(change("public", "customers", null, row(1, "ab@cd", "Ann", "Lee", "l", "n"))).value()).getStruct("after");
