@@ -1,0 +1,257 @@
+package io.sluice.plugin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.sluice.testing.kafka.ConnectCluster;
+
+/**
+ * The plugin archive as a user installs it: unzipped onto the {@code plugin.path} of a real
+ * Connect worker whose class path holds nothing of Sluice, with {@code plugin.discovery=service_load}
+ * (KIP-898), so the worker can only find the connectors and transforms through the archive's
+ * {@code META-INF/services} manifests. The worker's REST API then lists them, and validates their
+ * configurations reporting every error at once.
+ */
+class PluginArchiveIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final String VERSION = System.getProperty("sluice.version");
+    private static final String SOURCE = "io.sluice.connector.postgres.PostgresSourceConnector";
+    private static final String SINK = "io.sluice.sink.postgres.PostgresSinkConnector";
+    private static final String ANONYMIZE = "io.sluice.transforms.anonymize.Anonymize";
+    private static final String OPERATION_IS = "io.sluice.transforms.predicate.OperationIs";
+
+    private static Path pluginDir;
+    private static ConnectCluster cluster;
+
+    @BeforeAll
+    static void installAndStart() throws IOException {
+        Path archive = Paths.get(System.getProperty("sluice.plugin.archive"));
+        assertThat(archive).as("built by ./mvnw package").exists();
+        Path pluginPath = Paths.get("target", "plugin-path").toAbsolutePath();
+        deleteTree(pluginPath);
+        unzip(archive, pluginPath);
+        try (Stream<Path> top = Files.list(pluginPath)) {
+            List<Path> dirs = top.toList();
+            assertThat(dirs).as("one top directory, named like the archive").hasSize(1);
+            pluginDir = dirs.get(0);
+        }
+        assertThat(pluginDir.getFileName().toString()).isEqualTo("sluice-kafka-connect-sluice-" + VERSION);
+        cluster = ConnectCluster.start("plugin-archive", 1,
+                Map.of("plugin.path", pluginPath.toString(), "plugin.discovery", "service_load"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void theManifestDescribesTheComponent() throws IOException {
+        JsonNode manifest = JSON.readTree(pluginDir.resolve("manifest.json").toFile());
+        assertThat(manifest.path("name").asText()).isEqualTo("kafka-connect-sluice");
+        assertThat(manifest.path("version").asText()).isEqualTo(VERSION);
+        assertThat(manifest.path("owner").path("username").asText()).isEqualTo("sluice");
+        List<String> types = new ArrayList<>();
+        manifest.path("component_types").forEach(t -> types.add(t.asText()));
+        assertThat(types).containsExactlyInAnyOrder("source", "sink", "transform");
+        assertThat(manifest.path("title").asText()).isNotBlank();
+        assertThat(manifest.path("description").asText()).contains("PostgreSQL");
+        assertThat(pluginDir.resolve("doc/README.md")).content().contains(VERSION).doesNotContain("${");
+        assertThat(pluginDir.resolve("doc/configuration.md")).content().contains(SOURCE, SINK, ANONYMIZE, OPERATION_IS);
+    }
+
+    @Test
+    void libHoldsThePluginAndNothingTheWorkerProvides() throws IOException {
+        List<Path> jars;
+        try (Stream<Path> lib = Files.list(pluginDir.resolve("lib"))) {
+            jars = lib.toList();
+        }
+        List<String> names = jars.stream().map(p -> p.getFileName().toString()).toList();
+        assertThat(names).anyMatch(n -> n.startsWith("sluice-connector-postgres-"))
+                .anyMatch(n -> n.startsWith("sluice-sink-postgres-"))
+                .anyMatch(n -> n.startsWith("sluice-transforms-"))
+                .anyMatch(n -> n.startsWith("postgresql-"))
+                .noneMatch(n -> n.startsWith("kafka") || n.startsWith("connect-") || n.startsWith("slf4j") || n.startsWith("logback"));
+        Map<String, Set<String>> services = new HashMap<>();
+        for (Path jar : jars) {
+            try (JarFile file = new JarFile(jar.toFile())) {
+                for (ZipEntry e : file.stream().toList()) {
+                    // A class of Kafka's own packages in the plugin would shadow or clash with the worker's.
+                    assertThat(e.getName()).as("%s in %s", e.getName(), jar.getFileName())
+                            .doesNotStartWith("org/apache/kafka/").doesNotStartWith("org/slf4j/");
+                    if (e.getName().startsWith("META-INF/services/org.apache.kafka.connect.")) {
+                        String service = e.getName().substring("META-INF/services/".length());
+                        try (InputStream in = file.getInputStream(e)) {
+                            for (String line : new String(in.readAllBytes()).split("\n")) {
+                                if (!line.isBlank() && !line.strip().startsWith("#")) {
+                                    services.computeIfAbsent(service, k -> new HashSet<>()).add(line.strip());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assertThat(services.get("org.apache.kafka.connect.source.SourceConnector")).contains(SOURCE);
+        assertThat(services.get("org.apache.kafka.connect.sink.SinkConnector")).contains(SINK);
+        assertThat(services.get("org.apache.kafka.connect.transforms.Transformation")).contains(ANONYMIZE);
+        assertThat(services.get("org.apache.kafka.connect.transforms.predicates.Predicate")).contains(OPERATION_IS);
+    }
+
+    @Test
+    void aWorkerWithNothingOfSluiceOnItsClassPathFindsEveryComponentInTheArchive() throws Exception {
+        assertThatThrownBy(() -> Class.forName(SOURCE)).as("the test's own class path holds no Sluice classes")
+                .isInstanceOf(ClassNotFoundException.class);
+        JsonNode plugins = get("connector-plugins?connectorsOnly=false");
+        Map<String, JsonNode> byClass = new HashMap<>();
+        plugins.forEach(p -> byClass.put(p.path("class").asText(), p));
+        assertThat(byClass).containsKeys(SOURCE, SINK, ANONYMIZE, OPERATION_IS);
+        assertThat(byClass.get(SOURCE).path("type").asText()).isEqualTo("source");
+        assertThat(byClass.get(SINK).path("type").asText()).isEqualTo("sink");
+        assertThat(byClass.get(ANONYMIZE).path("type").asText()).isEqualTo("transformation");
+        assertThat(byClass.get(OPERATION_IS).path("type").asText()).isEqualTo("predicate");
+        for (String c : List.of(SOURCE, SINK, ANONYMIZE, OPERATION_IS)) {
+            assertThat(byClass.get(c).path("version").asText()).as(c).isEqualTo(VERSION);
+        }
+    }
+
+    @Test
+    void theSourceConfigurationIsValidatedThroughRestWithEveryErrorAtOnce() throws Exception {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", SOURCE);
+        config.put("name", "bad-source");
+        config.put("database.port", "99999");
+        config.put("snapshot.mode", "sometimes");
+        config.put("topic.prefix", "no spaces allowed");
+        config.put("transforms", "anon");
+        config.put("transforms.anon.type", ANONYMIZE);
+        config.put("transforms.anon.rules", "public.customers.email = nosuch()\npublic.customers = email");
+        config.put("transforms.anon.mode", "lenient");
+        JsonNode result = validate("PostgresSourceConnector", config);
+        Map<String, List<String>> errors = errors(result);
+        assertThat(errors).containsKeys("database.hostname", "database.user", "database.dbname", "database.port", "snapshot.mode",
+                "topic.prefix", "transforms.anon.rules", "transforms.anon.mode");
+        assertThat(errors.get("transforms.anon.rules")).anyMatch(e -> e.contains("nosuch"));
+        assertThat(result.path("error_count").asInt()).isGreaterThanOrEqualTo(8);
+        assertThat(documented(result)).as("every key has documentation").isTrue();
+    }
+
+    @Test
+    void theSinkConfigurationIsValidatedThroughRestWithEveryErrorAtOnce() throws Exception {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", SINK);
+        config.put("name", "bad-sink");
+        config.put("topics", "shop.public.customers");
+        config.put("copy.parallelism", "0");
+        config.put("table.exists", "sometimes");
+        config.put("position.table", "no_schema");
+        JsonNode result = validate("PostgresSinkConnector", config);
+        Map<String, List<String>> errors = errors(result);
+        assertThat(errors).containsKeys("connection.url", "copy.parallelism", "table.exists", "position.table");
+        assertThat(result.path("error_count").asInt()).isGreaterThanOrEqualTo(4);
+        assertThat(documented(result)).isTrue();
+    }
+
+    private static JsonNode validate(String plugin, Map<String, String> config) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.restUrl("connector-plugins/" + plugin + "/config/validate")))
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(config)))
+                .build();
+        HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body());
+    }
+
+    private static JsonNode get(String resource) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.restUrl(resource))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body());
+    }
+
+    /** Per key, the errors the worker reports. */
+    private static Map<String, List<String>> errors(JsonNode result) {
+        Map<String, List<String>> errors = new HashMap<>();
+        for (JsonNode c : result.path("configs")) {
+            List<String> messages = new ArrayList<>();
+            c.path("value").path("errors").forEach(e -> messages.add(e.asText()));
+            if (!messages.isEmpty()) {
+                errors.put(c.path("value").path("name").asText(), messages);
+            }
+        }
+        return errors;
+    }
+
+    /** Whether every key of Sluice's own (not Connect's common ones) comes with documentation. */
+    private static boolean documented(JsonNode result) {
+        boolean all = true;
+        for (JsonNode c : result.path("configs")) {
+            JsonNode definition = c.path("definition");
+            if (definition.isMissingNode()) {
+                continue;
+            }
+            all &= !definition.path("documentation").asText("").isBlank();
+        }
+        return all;
+    }
+
+    private static void unzip(Path archive, Path into) throws IOException {
+        try (ZipFile zip = new ZipFile(archive.toFile())) {
+            for (ZipEntry e : zip.stream().toList()) {
+                Path target = into.resolve(e.getName()).normalize();
+                if (!target.startsWith(into)) {
+                    throw new IOException("Entry outside the archive's directory: " + e.getName());
+                }
+                if (e.isDirectory()) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.createDirectories(target.getParent());
+                    try (InputStream in = zip.getInputStream(e)) {
+                        Files.copy(in, target);
+                    }
+                }
+            }
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
