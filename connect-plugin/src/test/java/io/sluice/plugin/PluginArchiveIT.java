@@ -21,7 +21,6 @@ import java.util.Set;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -29,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import io.sluice.testing.Workdir;
 import io.sluice.testing.kafka.ConnectCluster;
 
 /**
@@ -56,8 +56,10 @@ class PluginArchiveIT {
         Path archive = Paths.get(System.getProperty("sluice.plugin.archive"));
         assertThat(archive).as("built by ./mvnw package").exists();
         Path pluginPath = Paths.get("target", "plugin-path").toAbsolutePath();
-        deleteTree(pluginPath);
-        unzip(archive, pluginPath);
+        if (Files.exists(pluginPath)) {
+            Workdir.deleteTree(pluginPath);
+        }
+        Workdir.unzip(archive, pluginPath);
         try (Stream<Path> top = Files.list(pluginPath)) {
             List<Path> dirs = top.toList();
             assertThat(dirs).as("one top directory, named like the archive").hasSize(1);
@@ -147,16 +149,14 @@ class PluginArchiveIT {
 
     @Test
     void theSourceConfigurationIsValidatedThroughRestWithEveryErrorAtOnce() throws Exception {
-        Map<String, String> config = new HashMap<>();
-        config.put("connector.class", SOURCE);
-        config.put("name", "bad-source");
-        config.put("database.port", "99999");
-        config.put("snapshot.mode", "sometimes");
-        config.put("topic.prefix", "no spaces allowed");
-        config.put("transforms", "anon");
-        config.put("transforms.anon.type", ANONYMIZE);
-        config.put("transforms.anon.rules", "public.customers.email = nosuch()\npublic.customers = email");
-        config.put("transforms.anon.mode", "lenient");
+        Map<String, String> config = config(SOURCE, "bad-source",
+                "database.port", "99999",
+                "snapshot.mode", "sometimes",
+                "topic.prefix", "no spaces allowed",
+                "transforms", "anon",
+                "transforms.anon.type", ANONYMIZE,
+                "transforms.anon.rules", "public.customers.email = nosuch()\npublic.customers = email",
+                "transforms.anon.mode", "lenient");
         JsonNode result = validate("PostgresSourceConnector", config);
         Map<String, List<String>> errors = errors(result);
         assertThat(errors).containsKeys("database.hostname", "database.user", "database.dbname", "database.port", "snapshot.mode",
@@ -168,18 +168,26 @@ class PluginArchiveIT {
 
     @Test
     void theSinkConfigurationIsValidatedThroughRestWithEveryErrorAtOnce() throws Exception {
-        Map<String, String> config = new HashMap<>();
-        config.put("connector.class", SINK);
-        config.put("name", "bad-sink");
-        config.put("topics", "shop.public.customers");
-        config.put("copy.parallelism", "0");
-        config.put("table.exists", "sometimes");
-        config.put("position.table", "no_schema");
+        Map<String, String> config = config(SINK, "bad-sink",
+                "topics", "shop.public.customers",
+                "copy.parallelism", "0",
+                "table.exists", "sometimes",
+                "position.table", "no_schema");
         JsonNode result = validate("PostgresSinkConnector", config);
         Map<String, List<String>> errors = errors(result);
         assertThat(errors).containsKeys("connection.url", "copy.parallelism", "table.exists", "position.table");
         assertThat(result.path("error_count").asInt()).isGreaterThanOrEqualTo(4);
         assertThat(documented(result)).isTrue();
+    }
+
+    private static Map<String, String> config(String connectorClass, String name, String... keysAndValues) {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", connectorClass);
+        config.put("name", name);
+        for (int i = 0; i < keysAndValues.length; i += 2) {
+            config.put(keysAndValues[i], keysAndValues[i + 1]);
+        }
+        return config;
     }
 
     private static JsonNode validate(String plugin, Map<String, String> config) throws Exception {
@@ -223,35 +231,5 @@ class PluginArchiveIT {
             all &= !definition.path("documentation").asText("").isBlank();
         }
         return all;
-    }
-
-    private static void unzip(Path archive, Path into) throws IOException {
-        try (ZipFile zip = new ZipFile(archive.toFile())) {
-            for (ZipEntry e : zip.stream().toList()) {
-                Path target = into.resolve(e.getName()).normalize();
-                if (!target.startsWith(into)) {
-                    throw new IOException("Entry outside the archive's directory: " + e.getName());
-                }
-                if (e.isDirectory()) {
-                    Files.createDirectories(target);
-                } else {
-                    Files.createDirectories(target.getParent());
-                    try (InputStream in = zip.getInputStream(e)) {
-                        Files.copy(in, target);
-                    }
-                }
-            }
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(p);
-            }
-        }
     }
 }

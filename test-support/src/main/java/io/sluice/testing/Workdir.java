@@ -1,11 +1,16 @@
 package io.sluice.testing;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
+import java.util.Enumeration;
 import java.util.stream.Stream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 
 /**
  * Where locally launched services keep their data and logs: {@code target/test-services}
@@ -35,6 +40,28 @@ public final class Workdir {
         try (Stream<Path> paths = Files.walk(dir)) {
             for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Unpacks a zip archive into {@code target}, refusing entries that would land outside it. */
+    public static void unzip(Path zip, Path target) throws IOException {
+        try (ZipFile file = new ZipFile(zip.toFile())) {
+            Enumeration<? extends ZipEntry> entries = file.entries();
+            while (entries.hasMoreElements()) {
+                ZipEntry entry = entries.nextElement();
+                Path out = target.resolve(entry.getName()).normalize();
+                if (!out.startsWith(target)) {
+                    throw new IOException("Zip entry escapes the target directory: " + entry.getName());
+                }
+                if (entry.isDirectory()) {
+                    Files.createDirectories(out);
+                } else {
+                    Files.createDirectories(out.getParent());
+                    try (InputStream in = file.getInputStream(entry)) {
+                        Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                }
             }
         }
     }

@@ -1,15 +1,11 @@
 package io.sluice.testing.opensearch;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Enumeration;
 import java.util.stream.Stream;
-import java.util.zip.ZipEntry;
-import java.util.zip.ZipFile;
 
 import io.sluice.testing.Workdir;
 
@@ -35,7 +31,7 @@ final class OpenSearchDistribution {
         }
         try {
             Path staging = Files.createTempDirectory(serviceDir, "unpack-");
-            unzip(zip, staging);
+            Workdir.unzip(zip, staging);
             Path unpacked;
             try (Stream<Path> top = Files.list(staging)) {
                 unpacked = top.filter(Files::isDirectory).findFirst()
@@ -72,26 +68,5 @@ final class OpenSearchDistribution {
                     + "set sluice.test.opensearch.zip, or set SLUICE_TEST_OPENSEARCH to a running node");
         }
         return zip;
-    }
-
-    private static void unzip(Path zip, Path target) throws IOException {
-        try (ZipFile file = new ZipFile(zip.toFile())) {
-            Enumeration<? extends ZipEntry> entries = file.entries();
-            while (entries.hasMoreElements()) {
-                ZipEntry entry = entries.nextElement();
-                Path out = target.resolve(entry.getName()).normalize();
-                if (!out.startsWith(target)) {
-                    throw new IOException("Zip entry escapes the target directory: " + entry.getName());
-                }
-                if (entry.isDirectory()) {
-                    Files.createDirectories(out);
-                } else {
-                    Files.createDirectories(out.getParent());
-                    try (InputStream in = file.getInputStream(entry)) {
-                        Files.copy(in, out, StandardCopyOption.REPLACE_EXISTING);
-                    }
-                }
-            }
-        }
     }
 }
