@@ -105,6 +105,8 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
         if (!tgt.containsKey("connection.url")) {
             throw new IllegalArgumentException("The target needs url: postgres://user:password@host:port/database");
         }
+        // One stream in source order, whose record offsets start over with every run: the target keeps source positions.
+        tgt.put("position.mode", "source");
         Path offsetsFile = offsets != null ? offsets : Path.of(".sluice", pipelineName + ".offsets");
         return new PipelineSpec(pipelineName, src, tgt, Map.copyOf(transforms), offsetsFile);
     }

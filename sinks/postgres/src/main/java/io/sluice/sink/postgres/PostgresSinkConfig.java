@@ -36,6 +36,7 @@ public final class PostgresSinkConfig extends AbstractConfig {
     public static final String APPLY_INTERVAL = "apply.max.delay.ms";
     public static final String POSITION_TABLE = "position.table";
     public static final String APPLY_RETRY_TIMEOUT = "apply.retry.timeout.ms";
+    public static final String POSITION_MODE = "position.mode";
 
     private static final String CONNECTION = "Connection";
     private static final String LOAD = "Load";
@@ -112,11 +113,19 @@ public final class PostgresSinkConfig extends AbstractConfig {
                     "Table on the target (schema.table, created if missing) that holds the last applied position of each "
                             + "source, written in the same transaction as the changes, so that after a restart nothing is applied twice.",
                     CHANGES, 2, Width.MEDIUM, "Position table")
+            .define(POSITION_MODE, Type.STRING, "kafka", ConfigDef.CaseInsensitiveValidString.in("kafka", "source"), Importance.MEDIUM,
+                    "How the target records which streamed changes it has, in the same transaction as them, so that after a crash "
+                            + "or a rebalance nothing is applied twice or skipped. kafka: per topic partition, the offset after the "
+                            + "last change applied (in the kafka_offsets table beside position.table); a task given a partition "
+                            + "resumes there. Right on Kafka Connect, where many partitions and tasks feed one target in no common "
+                            + "order. source: per source, the last source position applied; right only for one stream in source "
+                            + "order, which is what the sluice command runs (it sets this).",
+                    CHANGES, 3, Width.SHORT, "Position mode")
             .define(APPLY_RETRY_TIMEOUT, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                     "How long streamed changes are tried again while the target cannot be reached (connection lost, server "
                             + "restarting or refusing connections), with pauses from 100 ms doubling up to 10 s. Nothing is lost "
                             + "meanwhile: the changes stay pending and the source keeps them. After this long the pipeline stops "
-                            + "with the reason; 0 stops at the first failure.", CHANGES, 3, Width.SHORT, "Retry timeout"),
+                            + "with the reason; 0 stops at the first failure.", CHANGES, 4, Width.SHORT, "Retry timeout"),
             TUNING, BATCH_BYTES);
 
     public PostgresSinkConfig(Map<String, String> props) {
@@ -182,6 +191,17 @@ public final class PostgresSinkConfig extends AbstractConfig {
 
     public long applyRetryTimeoutMillis() {
         return getLong(APPLY_RETRY_TIMEOUT);
+    }
+
+    /** Whether applied changes are tracked by Kafka offset per topic partition (else by source position). */
+    public boolean positionsByKafkaOffset() {
+        return "kafka".equalsIgnoreCase(getString(POSITION_MODE));
+    }
+
+    /** The connector's name on Kafka Connect, which keeps its offsets on the target apart from other connectors'. */
+    public String connectorName() {
+        Object name = originals().get("name");
+        return name == null ? "sluice" : name.toString();
     }
 
     public String positionTable() {

@@ -26,6 +26,7 @@ import io.sluice.schemas.naming.TopicNames;
 import io.sluice.sink.postgres.apply.AppliedPositions;
 import io.sluice.sink.postgres.apply.ChangeApplier;
 import io.sluice.sink.postgres.apply.ChangeTable;
+import io.sluice.sink.postgres.apply.KafkaOffsets;
 import io.sluice.sink.postgres.apply.SourcePosition;
 import io.sluice.sink.postgres.connections.ReplicaRole;
 import io.sluice.sink.postgres.copy.Batches;
@@ -92,6 +93,11 @@ public class PostgresSinkTask extends SinkTask {
     private Object lastTransaction;
     /** Per topic partition, the offset after the last record put. */
     private final Map<TopicPartition, Long> putOffsets = new HashMap<>();
+    /**
+     * Per partition this task was given, the offset after the last change the target has (Kafka
+     * offset positions): records below it are on the target already and are skipped.
+     */
+    private final Map<TopicPartition, Long> appliedUpTo = new HashMap<>();
     /** Per topic partition, the offset up to which (exclusive) every record is on the target; written by the apply thread. */
     private final Map<TopicPartition, Long> durableOffsets = new ConcurrentHashMap<>();
     /** Whether snapshot rows were sent to COPY and not yet waited for. */
@@ -128,7 +134,8 @@ public class PostgresSinkTask extends SinkTask {
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         AppliedPositions positions = new AppliedPositions(config.positionTable());
         claims = new SnapshotClaims(positions.schema());
-        changes = new ChangeApplier(config.endpoint(), positions,
+        KafkaOffsets offsets = config.positionsByKafkaOffset() ? new KafkaOffsets(positions.schema(), config.connectorName()) : null;
+        changes = new ChangeApplier(config.endpoint(), positions, offsets,
                 new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis(), applyBatches);
         try {
             reporter = context == null ? null : context.errantRecordReporter();
@@ -160,6 +167,12 @@ public class PostgresSinkTask extends SinkTask {
         schema.checkFailures();
         try {
             for (SinkRecord record : records) {
+                TopicPartition partition = partitionOf(record);
+                Long applied = appliedUpTo.get(partition);
+                if (applied != null && record.kafkaOffset() < applied) {
+                    skipped++; // on the target already: delivered again after a crash or a rebalance
+                    continue;
+                }
                 try {
                     apply(record);
                 } catch (DataException e) {
@@ -168,8 +181,7 @@ public class PostgresSinkTask extends SinkTask {
                     }
                     reporter.report(record, e);
                 }
-                putOffsets.put(new TopicPartition(record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition()),
-                        record.kafkaOffset() + 1);
+                putOffsets.put(partition, record.kafkaOffset() + 1);
             }
             applyIfDue();
         } catch (InterruptedException e) {
@@ -258,7 +270,20 @@ public class PostgresSinkTask extends SinkTask {
             }
             default -> throw new DataException("Change event with unknown op=" + op + " on " + record.topic());
         }
-        changes.taken(sourceName, position);
+        taken(record, sourceName, position);
+    }
+
+    /** Records that a change was taken: by its Kafka offset or its source position, whichever the target keeps. */
+    private void taken(SinkRecord record, String sourceName, SourcePosition position) {
+        if (config.positionsByKafkaOffset()) {
+            changes.takenAt(partitionOf(record), record.kafkaOffset() + 1);
+        } else {
+            changes.taken(sourceName, position);
+        }
+    }
+
+    private static TopicPartition partitionOf(SinkRecord record) {
+        return new TopicPartition(record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition());
     }
 
     /**
@@ -270,7 +295,8 @@ public class PostgresSinkTask extends SinkTask {
             finishLoads();
             streaming = true;
         }
-        if (position != null && changes.isApplied(sourceName, position)) {
+        // By Kafka offset, what the target has was skipped in put; positions from many partitions have no common order.
+        if (!config.positionsByKafkaOffset() && position != null && changes.isApplied(sourceName, position)) {
             skipped++;
             return true;
         }
@@ -512,7 +538,7 @@ public class PostgresSinkTask extends SinkTask {
                 schema.snapshotFinished(claims, source.getString("name"));
             }
         } else if (marker == null || "false".equals(marker)) {
-            applyStreamedSchemaChange(value, source, ddl);
+            applyStreamedSchemaChange(record, value, source, ddl);
         }
     }
 
@@ -521,21 +547,25 @@ public class PostgresSinkTask extends SinkTask {
      * in a target transaction of its own that also moves the position, so the rows after it
      * find the new shape and a restart does not apply it twice.
      */
-    private void applyStreamedSchemaChange(Struct value, Struct source, String ddl) throws InterruptedException {
+    private void applyStreamedSchemaChange(SinkRecord record, Struct value, Struct source, String ddl) throws InterruptedException {
         String sourceName = source.getString("name");
         SourcePosition position = SourcePosition.of(value);
         if (onTargetAlready(sourceName, position)) {
             return;
         }
+        Map<TopicPartition, Long> next = config.positionsByKafkaOffset() ? Map.of(partitionOf(record), record.kafkaOffset() + 1) : Map.of();
+        if (config.positionsByKafkaOffset()) {
+            position = null; // the offset says it; source positions of many partitions have no common order
+        }
         List<SchemaChangeEvents.TableChange> tableChanges = SchemaChangeEvents.tableChanges(value);
         if (!config.schemaApply()) {
             LOG.info("Schema change of {} not applied ({}=false): {}", tableChanges.stream().map(SchemaChangeEvents.TableChange::id).toList(),
                     PostgresSinkConfig.SCHEMA_APPLY, ddl);
-            changes.applyAlone(sourceName, position, "a schema change position", c -> { });
+            changes.applyAlone(sourceName, position, next, "a schema change position", c -> { });
             return;
         }
         // The source's name is its topic prefix, which names the tables' topics.
-        changes.applyAlone(sourceName, position, "schema change \"" + ddl + "\"", c -> StreamedSchemaChange.apply(c, tableChanges, ddl,
+        changes.applyAlone(sourceName, position, next, "schema change \"" + ddl + "\"", c -> StreamedSchemaChange.apply(c, tableChanges, ddl,
                 t -> tables.targetOf(TopicNames.forTable(sourceName, t[0], t[1]), t[0], t[1])));
         tables.invalidate();
         targets.clear();
@@ -735,12 +765,31 @@ public class PostgresSinkTask extends SinkTask {
         upTo.forEach((tp, offset) -> durableOffsets.merge(tp, offset, Math::max));
     }
 
+    /**
+     * Partitions given to this task (at start or in a rebalance). With Kafka offset positions,
+     * each resumes right after the last change the target has, which may be past what Kafka
+     * Connect committed (a crash between the target's commit and Connect's).
+     */
+    @Override
+    public void open(Collection<TopicPartition> partitions) {
+        if (!config.positionsByKafkaOffset() || partitions.isEmpty()) {
+            return;
+        }
+        Map<TopicPartition, Long> applied = changes.appliedOffsets(partitions);
+        if (!applied.isEmpty()) {
+            appliedUpTo.putAll(applied);
+            context.offset(applied);
+            LOG.info("Resuming {} partition(s) after the changes the target has: {}", applied.size(), applied);
+        }
+    }
+
     /** Partitions taken away (a rebalance): what this task knew of them no longer holds. */
     @Override
     public void close(Collection<TopicPartition> partitions) {
         for (TopicPartition tp : partitions) {
             putOffsets.remove(tp);
             durableOffsets.remove(tp);
+            appliedUpTo.remove(tp);
         }
     }
 

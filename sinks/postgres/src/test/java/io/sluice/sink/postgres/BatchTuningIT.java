@@ -111,6 +111,7 @@ class BatchTuningIT {
     private static Map<String, String> sinkProps(TestDatabase target, TcpProxy link, String... settings) {
         Map<String, String> props = InProcessPipe.sinkProps(target, settings);
         props.put("batch.tuning.max.cov", "0.3");
+        props.put("position.mode", "source");
         props.put("connection.url", "postgres://" + link.host() + ":" + link.port() + "/" + target.name() + "?sslmode=disable");
         return props;
     }

@@ -58,7 +58,7 @@ class ConfirmedOffsetsIT {
             PostgresSourceTask sourceTask = new PostgresSourceTask();
             sourceTask.initialize(SourceTaskContexts.withOffsets(Map.of()));
             PostgresSinkTask sink = new PostgresSinkTask();
-            sink.start(Map.of("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable",
+            sink.start(Map.of("position.mode", "source", "connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable",
                     "connection.username", target.user(), "connection.password", target.password(), "batch.max.bytes", "65536", "batch.tuning.enabled", "false"));
             Map<TopicPartition, List<long[]>> rowsByOffset = new HashMap<>();
             Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();

@@ -55,7 +55,7 @@ final class InProcessPipe implements AutoCloseable {
 
     static Map<String, String> sinkProps(TestDatabase target, String... settings) {
         Map<String, String> props = new HashMap<>(Map.of(
-                "connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable",
+                "position.mode", "source", "connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable",
                 "connection.username", target.user(), "connection.password", target.password()));
         for (int i = 0; i < settings.length; i += 2) {
             props.put(settings[i], settings[i + 1]);

@@ -56,6 +56,7 @@ class OutageIT {
         sourceProps.putAll(Map.of("database.hostname", toSource.host(), "database.port", Integer.toString(toSource.port()),
                 "topic.prefix", "outage", "status.update.interval.ms", "200", "stream.reconnect.timeout.ms", "60000"));
         Map<String, String> sinkProps = InProcessPipe.sinkProps(target, "apply.retry.timeout.ms", "60000");
+        sinkProps.put("position.mode", "source");
         sinkProps.put("connection.url", "postgres://" + toTarget.host() + ":" + toTarget.port() + "/" + target.name() + "?sslmode=disable");
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicLong transactions = new AtomicLong();

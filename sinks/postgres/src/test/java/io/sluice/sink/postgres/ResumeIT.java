@@ -147,7 +147,7 @@ class ResumeIT {
     }
 
     private static Map<String, String> sinkConfig(TestDatabase into) {
-        return Map.of("connection.url", "postgres://" + into.host() + ":" + into.port() + "/" + into.name() + "?sslmode=disable",
+        return Map.of("position.mode", "source", "connection.url", "postgres://" + into.host() + ":" + into.port() + "/" + into.name() + "?sslmode=disable",
                 "connection.username", into.user(), "connection.password", into.password(), "batch.max.bytes", "100000", "batch.tuning.enabled", "false");
     }
 

@@ -159,7 +159,7 @@ class SnapshotIntoPostgresIT {
     }
 
     private static Map<String, String> sinkConfig(TestDatabase db) {
-        return Map.of("connection.url", "postgres://" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable",
+        return Map.of("position.mode", "source", "connection.url", "postgres://" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable",
                 "connection.username", db.user(), "connection.password", db.password(), "batch.max.bytes", "200000", "batch.tuning.enabled", "false");
     }
 

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -24,6 +25,7 @@ import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.TunedBatchSize;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,6 +55,9 @@ public final class ChangeApplier implements AutoCloseable {
     private final Map<String, Long> pendingChanges = new HashMap<>();
     /** Per source, the newest position committed on the target; written by the apply thread. */
     private final Map<String, SourcePosition> appliedPositions = new ConcurrentHashMap<>();
+    /** Where Kafka offsets are kept on the target (on Kafka Connect); null when changes are tracked by source position. */
+    private final KafkaOffsets offsets;
+    private final Map<TopicPartition, Long> pendingOffsets = new HashMap<>();
     private final long retryTimeoutMillis;
     private final TunedBatchSize batchSize;
     private ExecutorService applyThread;
@@ -74,9 +79,19 @@ public final class ChangeApplier implements AutoCloseable {
      */
     public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, Consumer<Connection> setUp, long retryTimeoutMillis,
                          TunedBatchSize batchSize) {
+        this(endpoint, positions, null, setUp, retryTimeoutMillis, batchSize);
+    }
+
+    /**
+     * @param offsets where the Kafka offsets of applied changes are written, in their transactions
+     *                (on Kafka Connect, see {@link #takenAt}); null to track changes by source position only
+     */
+    public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, KafkaOffsets offsets, Consumer<Connection> setUp,
+                         long retryTimeoutMillis, TunedBatchSize batchSize) {
         this.endpoint = endpoint;
         this.batchSize = batchSize;
         this.positions = positions;
+        this.offsets = offsets;
         this.setUp = setUp;
         this.retryTimeoutMillis = retryTimeoutMillis;
     }
@@ -122,6 +137,27 @@ public final class ChangeApplier implements AutoCloseable {
             pendingChanges.merge(source, 1L, Long::sum);
         }
         touched();
+    }
+
+    /**
+     * Records that the change at a Kafka offset was taken: the offset after it is written with the
+     * batch, so that the partition resumes after it (see {@link KafkaOffsets}).
+     */
+    public void takenAt(TopicPartition partition, long nextOffset) {
+        pendingOffsets.merge(partition, nextOffset, Math::max);
+        touched();
+    }
+
+    /** The Kafka offsets after the last changes the target has, of these partitions (those with any). */
+    public Map<TopicPartition, Long> appliedOffsets(Collection<TopicPartition> partitions) {
+        if (offsets == null) {
+            return Map.of();
+        }
+        return onApplyThread(() -> {
+            Map<TopicPartition, Long> read = new HashMap<>();
+            retrying("Reading the applied Kafka offsets from " + offsets.name(), c -> read.putAll(offsets.read(c, partitions)));
+            return read;
+        });
     }
 
     private static SourcePosition newer(SourcePosition a, SourcePosition b) {
@@ -216,9 +252,11 @@ public final class ChangeApplier implements AutoCloseable {
                 sealed.add(s);
             }
         }
-        ChangeBatch batch = new ChangeBatch(List.copyOf(truncated), sealed, Map.copyOf(pendingPositions), Map.copyOf(pendingChanges), changes);
+        ChangeBatch batch = new ChangeBatch(List.copyOf(truncated), sealed, Map.copyOf(pendingPositions), Map.copyOf(pendingChanges),
+                Map.copyOf(pendingOffsets), changes);
         truncated.clear();
         pendingPositions.clear();
+        pendingOffsets.clear();
         pendingChanges.clear();
         pendingSince = 0;
         // One batch written while the next gathers: memory stays bounded when the target is the slower.
@@ -240,7 +278,7 @@ public final class ChangeApplier implements AutoCloseable {
         try {
             retrying("Applying " + batch.changes() + " changes", c -> {
                 c.setAutoCommit(false);
-                batch.write(c, positions, createdStages);
+                batch.write(c, positions, offsets, createdStages);
                 c.commit();
                 c.setAutoCommit(true);
             });
@@ -307,6 +345,11 @@ public final class ChangeApplier implements AutoCloseable {
      * @param position the schema change's position; null when it has none
      */
     public void applyAlone(String source, SourcePosition position, String what, TargetWork work) {
+        applyAlone(source, position, Map.of(), what, work);
+    }
+
+    /** As {@link #applyAlone(String, SourcePosition, String, TargetWork)}, writing the Kafka offset after the event too. */
+    public void applyAlone(String source, SourcePosition position, Map<TopicPartition, Long> nextOffsets, String what, TargetWork work) {
         apply();
         onApplyThread(() -> {
             retrying("Applying " + what, c -> {
@@ -314,6 +357,9 @@ public final class ChangeApplier implements AutoCloseable {
                 work.run(c);
                 if (position != null) {
                     positions.write(c, Map.of(source, position), Map.of(source, 1L));
+                }
+                if (offsets != null) {
+                    offsets.write(c, nextOffsets);
                 }
                 c.commit();
                 c.setAutoCommit(true);
@@ -398,6 +444,9 @@ public final class ChangeApplier implements AutoCloseable {
             }
             try {
                 positions.ensure(c);
+                if (offsets != null) {
+                    offsets.ensure(c);
+                }
             } catch (SQLException e) {
                 try {
                     c.close();

@@ -7,21 +7,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.apache.kafka.common.TopicPartition;
+
 /**
  * Changes sealed for one target transaction: the tables to empty first, each table's coalesced
- * changes, and the newest position of each source, written with them so the target always says
- * exactly which changes it has.
+ * changes, and the newest position of each source (or, on Kafka Connect, the offset after the
+ * newest change of each topic partition), written with them so the target always says exactly
+ * which changes it has.
  *
  * @param truncated quoted names of the tables emptied before the changes
  * @param positions per source, the newest position among the changes
  * @param counts    per source, how many changes were taken (for the position table's statistics)
+ * @param offsets   per topic partition, the Kafka offset after the newest change (on Kafka Connect; else empty)
  * @param changes   changes taken, before coalescing
  */
 record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<String, SourcePosition> positions,
-                   Map<String, Long> counts, long changes) {
+                   Map<String, Long> counts, Map<TopicPartition, Long> offsets, long changes) {
 
     /** Writes the batch inside the connection's open transaction; the caller commits. */
-    void write(Connection c, AppliedPositions positionTable, Set<String> createdStages) throws SQLException {
+    void write(Connection c, AppliedPositions positionTable, KafkaOffsets offsetTable, Set<String> createdStages) throws SQLException {
         if (!truncated.isEmpty()) {
             try (Statement s = c.createStatement()) {
                 s.execute("TRUNCATE ONLY " + String.join(", ", truncated));
@@ -32,6 +36,9 @@ record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<
         }
         if (!positions.isEmpty()) {
             positionTable.write(c, positions, counts);
+        }
+        if (!offsets.isEmpty()) {
+            offsetTable.write(c, offsets);
         }
     }
 }

@@ -1,0 +1,158 @@
+package io.sluice.sink.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.Operation;
+import io.sluice.schemas.envelope.SourceInfo;
+import io.sluice.testing.kafka.ConnectCluster;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+
+/**
+ * The PostgreSQL sink on a real Kafka Connect worker, fed change events through Kafka topics
+ * with the JSON converter. Its tasks read many topic partitions in no common order, so the
+ * target keeps the Kafka offset after the last change of each partition, in the transaction of
+ * the changes: a change older (by source position) than one already applied from another topic
+ * is still applied, and records Connect delivers again (its committed offsets behind the
+ * target's, as after a crash between the two commits) are not applied twice.
+ */
+@ExtendWith(PostgresExtension.class)
+class SinkOnConnectIT {
+
+    private static final String CONNECTOR = "sink-on-connect";
+    private static final String A = "shop.public.a";
+    private static final String B = "shop.public.b";
+    private static final Schema ROW_A = row("shop.public.a.Value");
+    private static final Schema ROW_B = row("shop.public.b.Value");
+    private static final JsonConverter JSON = new JsonConverter();
+
+    private static ConnectCluster cluster;
+
+    @BeforeAll
+    static void start() {
+        JSON.configure(Map.of("schemas.enable", "true", "converter.type", "value"));
+        cluster = ConnectCluster.start("sink-on-connect", 1);
+        cluster.embedded().kafka().createTopic(A, 2);
+        cluster.embedded().kafka().createTopic(B, 2);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void changesOfManyPartitionsAreAppliedOnceEachWhateverTheirOrder(TestDatabase target) throws Exception {
+        target.execute("CREATE TABLE a (id int PRIMARY KEY, v text)", "CREATE TABLE b (id int PRIMARY KEY, v text)");
+        produce(A, ROW_A, 0, 1, "a1", 300);
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", PostgresSinkConnector.class.getName());
+        config.put("tasks.max", "2");
+        config.put("topics", A + "," + B);
+        config.put("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable");
+        config.put("connection.username", target.user());
+        config.put("connection.password", target.password());
+        config.put("key.converter", JsonConverter.class.getName());
+        config.put("value.converter", JsonConverter.class.getName());
+        config.put("apply.max.delay.ms", "10");
+        cluster.embedded().configureConnector(CONNECTOR, config);
+        awaitValue(target, "a", 1, "a1");
+
+        // Older by source position than what is applied, from another topic: applied all the same.
+        produce(B, ROW_B, 1, 1, "b1", 200);
+        awaitValue(target, "b", 1, "b1");
+        assertThat(offsetsOnTarget(target)).containsEntry(new TopicPartition(A, 0), 1L).containsEntry(new TopicPartition(B, 1), 1L);
+
+        // Connect's committed offsets moved back to the start, as after a crash between the target's commit and Connect's:
+        // the tasks resume where the target is, so the change is not applied again over the row's later state.
+        cluster.embedded().stopConnector(CONNECTOR);
+        awaitStopped();
+        cluster.embedded().alterSinkConnectorOffset(CONNECTOR, new TopicPartition(A, 0), 0L);
+        cluster.embedded().alterSinkConnectorOffset(CONNECTOR, new TopicPartition(B, 1), 0L);
+        target.execute("UPDATE a SET v = 'changed on the target' WHERE id = 1", "UPDATE b SET v = 'changed on the target' WHERE id = 1");
+        cluster.embedded().resumeConnector(CONNECTOR);
+        produce(A, ROW_A, 0, 2, "a2", 400);
+        produce(B, ROW_B, 1, 2, "b2", 410);
+        awaitValue(target, "a", 2, "a2");
+        awaitValue(target, "b", 2, "b2");
+        assertThat(value(target, "a", 1)).isEqualTo("changed on the target");
+        assertThat(value(target, "b", 1)).isEqualTo("changed on the target");
+        assertThat(offsetsOnTarget(target)).containsEntry(new TopicPartition(A, 0), 2L).containsEntry(new TopicPartition(B, 1), 2L);
+        cluster.embedded().deleteConnector(CONNECTOR);
+    }
+
+    private static Schema row(String name) {
+        return SchemaBuilder.struct().name(name).optional().field("id", Schema.INT32_SCHEMA).field("v", Schema.OPTIONAL_STRING_SCHEMA).build();
+    }
+
+    /** An insert of one row, committed at {@code lsn}, into one partition of a table's topic. */
+    private static void produce(String topic, Schema rowSchema, int partition, int id, String v, long lsn) {
+        String table = topic.substring(topic.lastIndexOf('.') + 1);
+        Schema envelopeSchema = Envelope.schema(topic, rowSchema);
+        SourceInfo source = new SourceInfo("shop", "shop", "public", table, 1_700_000_000_000_000L, SourceInfo.Snapshot.FALSE, lsn, lsn, null);
+        Struct value = Envelope.create(envelopeSchema, Operation.CREATE, null, new Struct(rowSchema).put("id", id).put("v", v), source,
+                1_700_000_000_000_000L);
+        value.put(Envelope.TRANSACTION, Envelope.transaction(lsn, lsn, 1, 1));
+        Schema keySchema = SchemaBuilder.struct().name(topic + ".Key").field("id", Schema.INT32_SCHEMA).build();
+        String key = new String(JSON.fromConnectData(topic, keySchema, new Struct(keySchema).put("id", id)), StandardCharsets.UTF_8);
+        cluster.embedded().kafka().produce(topic, partition, key,
+                new String(JSON.fromConnectData(topic, envelopeSchema, value), StandardCharsets.UTF_8));
+    }
+
+    private static void awaitValue(TestDatabase target, String table, int id, String expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!Objects.equals(value(target, table, id), expected)) {
+            assertThat(System.nanoTime()).as("%s.%d = %s on the target within 60 s", table, id, expected).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    private static void awaitStopped() throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!"STOPPED".equals(cluster.embedded().connectorStatus(CONNECTOR).connector().state())) {
+            assertThat(System.nanoTime()).as("the connector stopped within 60 s").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    private static String value(TestDatabase target, String table, int id) throws Exception {
+        try (Connection c = target.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT v FROM " + table + " WHERE id = " + id)) {
+            return rs.next() ? rs.getString(1) : null;
+        }
+    }
+
+    private static Map<TopicPartition, Long> offsetsOnTarget(TestDatabase target) throws Exception {
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        try (Connection c = target.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT topic, kafka_partition, next_offset FROM sluice.kafka_offsets WHERE connector = '"
+                     + CONNECTOR + "'")) {
+            while (rs.next()) {
+                offsets.put(new TopicPartition(rs.getString(1), rs.getInt(2)), rs.getLong(3));
+            }
+        }
+        return offsets;
+    }
+}
