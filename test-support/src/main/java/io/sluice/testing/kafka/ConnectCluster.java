@@ -27,14 +27,30 @@ public final class ConnectCluster implements AutoCloseable {
     }
 
     public static ConnectCluster start(String name, int workers, Map<String, String> workerProperties) {
+        return start(name, workers, workerProperties, Map.of());
+    }
+
+    /**
+     * Workers with exactly-once source support enabled (KIP-618), on a broker whose transaction
+     * log fits its one node.
+     */
+    public static ConnectCluster startExactlyOnce(String name, int workers) {
+        return start(name, workers, Map.of("exactly.once.source.support", "enabled"),
+                Map.of("transaction.state.log.replication.factor", "1", "transaction.state.log.min.isr", "1"));
+    }
+
+    private static ConnectCluster start(String name, int workers, Map<String, String> workerProperties, Map<String, String> brokerProperties) {
         Map<String, String> props = new HashMap<>();
         props.put("offset.flush.interval.ms", "1000");
         props.putAll(workerProperties);
+        java.util.Properties broker = new java.util.Properties();
+        broker.putAll(brokerProperties);
         EmbeddedConnectCluster cluster = new EmbeddedConnectCluster.Builder()
                 .name(name)
                 .numWorkers(workers)
                 .numBrokers(1)
                 .workerProps(props)
+                .brokerProps(broker)
                 .build();
         cluster.start();
         LOG.info("Kafka Connect cluster {} started with {} workers, brokers at {}", name, workers, cluster.kafka().bootstrapServers());

@@ -15,6 +15,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.source.ExactlyOnceSupport;
 import org.apache.kafka.connect.source.SourceConnector;
 
 /**
@@ -50,6 +51,19 @@ public class PostgresSourceConnector extends SourceConnector {
 
     @Override
     public void stop() {
+    }
+
+    /**
+     * Exactly-once delivery on a Connect cluster (KIP-618) is supported: every record carries the
+     * offset that resumes right after it, and a restarted task resumes from the offset committed
+     * with the last records: the stream from the slot, which is confirmed only up to committed
+     * offsets and so still holds what follows, skipping what the offset covers; the snapshot with
+     * the tables it had not finished (an interrupted table is sent again behind a truncate
+     * event, which the sink applies). Transaction boundaries are the worker's (per poll).
+     */
+    @Override
+    public ExactlyOnceSupport exactlyOnceSupport(Map<String, String> connectorConfig) {
+        return ExactlyOnceSupport.SUPPORTED;
     }
 
     @Override
