@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.sluice.testing.kafka.ConnectCluster;
+import io.sluice.testing.kafka.ConnectorConfigs;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -47,16 +48,8 @@ class AnonymizeOnConnectIT {
         TestDatabase source = TestDatabases.create(AnonymizeOnConnectIT.class);
         source.execute("CREATE TABLE customers (id bigint PRIMARY KEY, email text, name text, card text)",
                 "INSERT INTO customers SELECT g, 'user' || g || '@corp.example.org', 'Name ' || g, '5500 0000 0000 0004' FROM generate_series(1, 200) g");
-        Map<String, String> config = new HashMap<>(source.sourceConnection());
-        config.put("connector.class", "io.sluice.connector.postgres.PostgresSourceConnector");
-        config.put("tasks.max", "1");
-        config.put("topic.prefix", "anonconnect");
-        config.put("table.include.list", "public.customers");
+        Map<String, String> config = ConnectorConfigs.source(source, "anonconnect", "public.customers");
         config.put("snapshot.mode", "initial_only");
-        config.put("topic.creation.default.replication.factor", "1");
-        config.put("topic.creation.default.partitions", "1");
-        config.put("key.converter", JsonConverter.class.getName());
-        config.put("value.converter", JsonConverter.class.getName());
         config.put("transforms", "anonymize");
         config.put("transforms.anonymize.type", Anonymize.class.getName());
         config.put("transforms.anonymize.mode", "strict");

@@ -3,7 +3,6 @@ package io.sluice.connector.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -15,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import io.sluice.testing.kafka.ConnectCluster;
+import io.sluice.testing.kafka.ConnectorConfigs;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -35,19 +35,11 @@ class ExactlyOnceOnConnectIT {
         TestDatabase source = TestDatabases.create(ExactlyOnceOnConnectIT.class);
         source.execute("CREATE TABLE items (id int PRIMARY KEY, v text)",
                 "INSERT INTO items SELECT g, 'row ' || g FROM generate_series(1, 500) g");
-        Map<String, String> config = new HashMap<>(source.sourceConnection());
+        Map<String, String> config = ConnectorConfigs.source(source, "eos", "public.items");
         config.put("name", "eos-source");
-        config.put("connector.class", PostgresSourceConnector.class.getName());
-        config.put("tasks.max", "1");
-        config.put("topic.prefix", "eos");
-        config.put("table.include.list", "public.items");
         config.put("snapshot.schema", "none");
         config.put("ddl.capture", "false");
         config.put("exactly.once.support", "required");
-        config.put("topic.creation.default.replication.factor", "1");
-        config.put("topic.creation.default.partitions", "1");
-        config.put("key.converter", JsonConverter.class.getName());
-        config.put("value.converter", JsonConverter.class.getName());
 
         try (ConnectCluster connect = ConnectCluster.startExactlyOnce("eos-connect", 1);
              KafkaConsumer<byte[], byte[]> reader = connect.embedded().kafka().createConsumerAndSubscribeTo(

@@ -1,0 +1,30 @@
+package io.sluice.testing.kafka;
+
+import java.util.HashMap;
+import java.util.Map;
+
+import io.sluice.testing.postgres.TestDatabase;
+
+/** Connector configurations as a Connect user writes them, for tests that create connectors through a worker. */
+public final class ConnectorConfigs {
+
+    private ConnectorConfigs() {
+    }
+
+    /**
+     * Sluice's source connector on a test database, one task, topics created by the worker with
+     * one partition, JSON with schemas; the map is the caller's to add to.
+     */
+    public static Map<String, String> source(TestDatabase database, String topicPrefix, String tables) {
+        Map<String, String> config = new HashMap<>(database.sourceConnection());
+        config.put("connector.class", "io.sluice.connector.postgres.PostgresSourceConnector");
+        config.put("tasks.max", "1");
+        config.put("topic.prefix", topicPrefix);
+        config.put("table.include.list", tables);
+        config.put("topic.creation.default.replication.factor", "1");
+        config.put("topic.creation.default.partitions", "1");
+        config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        return config;
+    }
+}
