@@ -34,7 +34,8 @@ import io.sluice.testing.postgres.TestDatabase;
  * target keeps the Kafka offset after the last change of each partition, in the transaction of
  * the changes: a change older (by source position) than one already applied from another topic
  * is still applied, and records Connect delivers again (its committed offsets behind the
- * target's, as after a crash between the two commits) are not applied twice.
+ * target's, as after a crash between the two commits) are not applied twice. A record it cannot
+ * apply goes to the dead-letter queue with the reason in its headers, and the rest go on.
  */
 @ExtendWith(PostgresExtension.class)
 class SinkOnConnectIT {
@@ -65,7 +66,7 @@ class SinkOnConnectIT {
 
     @Test
     void changesOfManyPartitionsAreAppliedOnceEachWhateverTheirOrder(TestDatabase target) throws Exception {
-        target.execute("CREATE TABLE a (id int PRIMARY KEY, v text)", "CREATE TABLE b (id int PRIMARY KEY, v text)");
+        target.execute("CREATE TABLE public.a (id int PRIMARY KEY, v text)", "CREATE TABLE public.b (id int PRIMARY KEY, v text)");
         produce(A, ROW_A, 0, 1, "a1", 300);
         Map<String, String> config = new HashMap<>();
         config.put("connector.class", PostgresSinkConnector.class.getName());
@@ -91,7 +92,7 @@ class SinkOnConnectIT {
         awaitStopped();
         cluster.embedded().alterSinkConnectorOffset(CONNECTOR, new TopicPartition(A, 0), 0L);
         cluster.embedded().alterSinkConnectorOffset(CONNECTOR, new TopicPartition(B, 1), 0L);
-        target.execute("UPDATE a SET v = 'changed on the target' WHERE id = 1", "UPDATE b SET v = 'changed on the target' WHERE id = 1");
+        target.execute("UPDATE public.a SET v = 'changed on the target' WHERE id = 1", "UPDATE public.b SET v = 'changed on the target' WHERE id = 1");
         cluster.embedded().resumeConnector(CONNECTOR);
         produce(A, ROW_A, 0, 2, "a2", 400);
         produce(B, ROW_B, 1, 2, "b2", 410);
@@ -101,6 +102,42 @@ class SinkOnConnectIT {
         assertThat(value(target, "b", 1)).isEqualTo("changed on the target");
         assertThat(offsetsOnTarget(target)).containsEntry(new TopicPartition(A, 0), 2L).containsEntry(new TopicPartition(B, 1), 2L);
         cluster.embedded().deleteConnector(CONNECTOR);
+    }
+
+    @Test
+    void aRecordTheSinkCannotApplyGoesToTheDeadLetterQueueWithTheReason(TestDatabase target) throws Exception {
+        String topic = "dlq.public.c";
+        String deadLetters = "sluice-dead-letters";
+        cluster.embedded().kafka().createTopic(topic, 1);
+        // Qualified: the sink made a schema named like the test user (sluice), which comes first on the search path.
+        target.execute("CREATE TABLE public.c (id int PRIMARY KEY, v text)");
+        Schema row = row("dlq.public.c.Value");
+        cluster.embedded().kafka().produce(topic, 0, null, "{\"schema\":{\"type\":\"string\"},\"payload\":\"not a change event\"}");
+        produce(topic, row, 0, 1, "c1", 500);
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", PostgresSinkConnector.class.getName());
+        config.put("topics", topic);
+        config.put("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable");
+        config.put("connection.username", target.user());
+        config.put("connection.password", target.password());
+        config.put("key.converter", JsonConverter.class.getName());
+        config.put("value.converter", JsonConverter.class.getName());
+        config.put("apply.max.delay.ms", "10");
+        config.put("errors.tolerance", "all");
+        config.put("errors.deadletterqueue.topic.name", deadLetters);
+        config.put("errors.deadletterqueue.topic.replication.factor", "1");
+        config.put("errors.deadletterqueue.context.headers.enable", "true");
+        cluster.embedded().configureConnector("sink-dlq", config);
+        awaitValue(target, "c", 1, "c1");
+        var dead = cluster.embedded().kafka().consume(1, 60_000, deadLetters);
+        assertThat(dead.count()).isEqualTo(1);
+        var record = dead.iterator().next();
+        assertThat(new String(record.value(), StandardCharsets.UTF_8)).contains("not a change event");
+        var reason = record.headers().lastHeader("__connect.errors.exception.message");
+        assertThat(reason).as("the reason in the headers").isNotNull();
+        assertThat(new String(reason.value(), StandardCharsets.UTF_8)).contains(topic).contains("no struct value");
+        assertThat(new String(record.headers().lastHeader("__connect.errors.topic").value(), StandardCharsets.UTF_8)).isEqualTo(topic);
+        cluster.embedded().deleteConnector("sink-dlq");
     }
 
     private static Schema row(String name) {
@@ -139,7 +176,7 @@ class SinkOnConnectIT {
 
     private static String value(TestDatabase target, String table, int id) throws Exception {
         try (Connection c = target.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT v FROM " + table + " WHERE id = " + id)) {
+             ResultSet rs = s.executeQuery("SELECT v FROM public." + table + " WHERE id = " + id)) {
             return rs.next() ? rs.getString(1) : null;
         }
     }
