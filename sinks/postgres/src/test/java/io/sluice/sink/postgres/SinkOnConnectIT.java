@@ -68,16 +68,8 @@ class SinkOnConnectIT {
     void changesOfManyPartitionsAreAppliedOnceEachWhateverTheirOrder(TestDatabase target) throws Exception {
         target.execute("CREATE TABLE public.a (id int PRIMARY KEY, v text)", "CREATE TABLE public.b (id int PRIMARY KEY, v text)");
         produce(A, ROW_A, 0, 1, "a1", 300);
-        Map<String, String> config = new HashMap<>();
-        config.put("connector.class", PostgresSinkConnector.class.getName());
+        Map<String, String> config = sinkConfig(target, A + "," + B);
         config.put("tasks.max", "2");
-        config.put("topics", A + "," + B);
-        config.put("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable");
-        config.put("connection.username", target.user());
-        config.put("connection.password", target.password());
-        config.put("key.converter", JsonConverter.class.getName());
-        config.put("value.converter", JsonConverter.class.getName());
-        config.put("apply.max.delay.ms", "10");
         cluster.embedded().configureConnector(CONNECTOR, config);
         awaitValue(target, "a", 1, "a1");
 
@@ -114,15 +106,7 @@ class SinkOnConnectIT {
         Schema row = row("dlq.public.c.Value");
         cluster.embedded().kafka().produce(topic, 0, null, "{\"schema\":{\"type\":\"string\"},\"payload\":\"not a change event\"}");
         produce(topic, row, 0, 1, "c1", 500);
-        Map<String, String> config = new HashMap<>();
-        config.put("connector.class", PostgresSinkConnector.class.getName());
-        config.put("topics", topic);
-        config.put("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable");
-        config.put("connection.username", target.user());
-        config.put("connection.password", target.password());
-        config.put("key.converter", JsonConverter.class.getName());
-        config.put("value.converter", JsonConverter.class.getName());
-        config.put("apply.max.delay.ms", "10");
+        Map<String, String> config = sinkConfig(target, topic);
         config.put("errors.tolerance", "all");
         config.put("errors.deadletterqueue.topic.name", deadLetters);
         config.put("errors.deadletterqueue.topic.replication.factor", "1");
@@ -138,6 +122,20 @@ class SinkOnConnectIT {
         assertThat(new String(reason.value(), StandardCharsets.UTF_8)).contains(topic).contains("no struct value");
         assertThat(new String(record.headers().lastHeader("__connect.errors.topic").value(), StandardCharsets.UTF_8)).isEqualTo(topic);
         cluster.embedded().deleteConnector("sink-dlq");
+    }
+
+    /** The sink on the test database, reading JSON with schemas, applying changes as they come. */
+    private static Map<String, String> sinkConfig(TestDatabase target, String topics) {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", PostgresSinkConnector.class.getName());
+        config.put("topics", topics);
+        config.put("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable");
+        config.put("connection.username", target.user());
+        config.put("connection.password", target.password());
+        config.put("key.converter", JsonConverter.class.getName());
+        config.put("value.converter", JsonConverter.class.getName());
+        config.put("apply.max.delay.ms", "10");
+        return config;
     }
 
     private static Schema row(String name) {
