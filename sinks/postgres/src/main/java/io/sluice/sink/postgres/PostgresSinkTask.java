@@ -170,7 +170,10 @@ public class PostgresSinkTask extends SinkTask {
                 TopicPartition partition = partitionOf(record);
                 Long applied = appliedUpTo.get(partition);
                 if (applied != null && record.kafkaOffset() < applied) {
-                    skipped++; // on the target already: delivered again after a crash or a rebalance
+                    // On the target already (delivered again after a crash or a rebalance), so durable: Connect may commit past it.
+                    skipped++;
+                    putOffsets.put(partition, record.kafkaOffset() + 1);
+                    durableOffsets.merge(partition, record.kafkaOffset() + 1, Math::max);
                     continue;
                 }
                 try {
