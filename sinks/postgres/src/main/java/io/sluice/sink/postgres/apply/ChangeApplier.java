@@ -76,15 +76,8 @@ public final class ChangeApplier implements AutoCloseable {
      * @param setUp              session settings for the connection (replica role); must not throw for a setting merely refused
      * @param retryTimeoutMillis how long to keep trying while the target cannot be reached
      * @param batchSize          the size batches are sealed at, told how long each took
-     */
-    public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, Consumer<Connection> setUp, long retryTimeoutMillis,
-                         TunedBatchSize batchSize) {
-        this(endpoint, positions, null, setUp, retryTimeoutMillis, batchSize);
-    }
-
-    /**
-     * @param offsets where the Kafka offsets of applied changes are written, in their transactions
-     *                (on Kafka Connect, see {@link #takenAt}); null to track changes by source position only
+     * @param offsets            where the Kafka offsets of applied changes are written, in their transactions (on Kafka
+     *                           Connect, see {@link #takenAt}); null to track changes by source position only
      */
     public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, KafkaOffsets offsets, Consumer<Connection> setUp,
                          long retryTimeoutMillis, TunedBatchSize batchSize) {
@@ -338,17 +331,13 @@ public final class ChangeApplier implements AutoCloseable {
 
     /**
      * Applies what is pending, then runs {@code work} (a schema change) in a transaction of its
-     * own that also writes {@code position}, so after a restart it is skipped like a change.
-     * Staging tables and the tables' pending state are dropped: the tables' shapes may have
-     * changed.
+     * own that also writes {@code position} (or the Kafka offset after it), so after a restart it
+     * is skipped like a change. Staging tables and the tables' pending state are dropped: the
+     * tables' shapes may have changed.
      *
-     * @param position the schema change's position; null when it has none
+     * @param position    the schema change's position; null when it has none or offsets say it
+     * @param nextOffsets the Kafka offset after the event, written when offsets are kept on the target
      */
-    public void applyAlone(String source, SourcePosition position, String what, TargetWork work) {
-        applyAlone(source, position, Map.of(), what, work);
-    }
-
-    /** As {@link #applyAlone(String, SourcePosition, String, TargetWork)}, writing the Kafka offset after the event too. */
     public void applyAlone(String source, SourcePosition position, Map<TopicPartition, Long> nextOffsets, String what, TargetWork work) {
         apply();
         onApplyThread(() -> {
