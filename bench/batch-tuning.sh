@@ -30,10 +30,7 @@ mbit="${MBIT:-1000}"
 tp_init tuning
 chmod 777 "$tp_work"
 server_options=(max_wal_size=4GB checkpoint_timeout=30min)
-source_port="$(tp_free_port 55420)"
-tp_start source "$source_port" "${server_options[@]}"
-target_port="$(tp_free_port $(( source_port + 1 )))"
-tp_start target "$target_port" "${server_options[@]}"
+tp_start_pair 55420 "${server_options[@]}"
 proxy_port="$(tp_free_port $(( target_port + 1 )))"
 src="postgres://sluice@127.0.0.1:$source_port/bench"
 psql=("$tp_bin/psql" -q -X -v ON_ERROR_STOP=1)

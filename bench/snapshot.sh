@@ -26,10 +26,7 @@ command -v pgcopydb >/dev/null || { echo "pgcopydb is missing: apt-get install p
 tp_init bench
 chmod 777 "$tp_work"
 server_options=(max_wal_size=4GB checkpoint_timeout=30min max_connections=100)
-source_port="$(tp_free_port 55320)"
-tp_start source "$source_port" "${server_options[@]}"
-target_port="$(tp_free_port $(( source_port + 1 )))"
-tp_start target "$target_port" "${server_options[@]}"
+tp_start_pair 55320 "${server_options[@]}"
 src="postgres://sluice@127.0.0.1:$source_port/bench"
 dst="postgres://sluice@127.0.0.1:$target_port/copy"
 psql=("$tp_bin/psql" -q -X -v ON_ERROR_STOP=1)

@@ -50,6 +50,17 @@ tp_start() {
   tp_started+=("$name")
 }
 
+# tp_start_pair FIRST_PORT [SETTING=VALUE...]: servers "source" and "target" with the same
+# settings, on the first free ports from FIRST_PORT; sets source_port and target_port.
+tp_start_pair() {
+  local first="$1"
+  shift
+  source_port="$(tp_free_port "$first")"
+  tp_start source "$source_port" "$@"
+  target_port="$(tp_free_port $(( source_port + 1 )))"
+  tp_start target "$target_port" "$@"
+}
+
 tp_cleanup() {
   if [ "${KEEP:-0}" = 1 ]; then
     echo "Servers left running; data in $tp_work (stop with: ${tp_as_pg[*]} $tp_bin/pg_ctl -D $tp_work/<name> stop)"

@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.sluice.transforms.transformer.ColumnRewrite;
 
 /**
- * Remembers a deterministic rewrite's recent outputs, so a value that repeats (a city, a first
- * name, a birthday, a plan) is rewritten once rather than once per row. It holds at most
+ * Remembers a costly deterministic rewrite's recent outputs, so a value that repeats (an account
+ * number many rows share, a hashed code) is rewritten once rather than once per row. It holds at most
  * {@value #CAPACITY} values, starting over when full, and turns itself off on a column whose
  * values rarely repeat (emails, ids), where remembering would cost more than it saves.
  */
@@ -39,21 +39,23 @@ final class RepeatCache implements ColumnRewrite {
             return rewrite.apply(value, row);
         }
         Object out = recent.get(value);
-        if (decided) {
-            // Past the trial nothing is counted: counters that every thread writes on every value would bounce between cores.
-            if (out == null) {
-                out = rewrite.apply(value, row);
-                remember(value, out);
-            }
-            return out;
+        boolean hit = out != null;
+        if (!hit) {
+            out = rewrite.apply(value, row);
+            remember(value, out);
         }
+        if (!decided) {
+            // Only during the trial: counters that every thread wrote on every value would bounce between cores.
+            tally(hit);
+        }
+        return out;
+    }
+
+    private void tally(boolean hit) {
         int n = ++lookups;
-        if (out != null) {
+        if (hit) {
             hits++;
-            return out;
         }
-        out = rewrite.apply(value, row);
-        remember(value, out);
         if (n >= TRIAL) {
             // ">=" not "==": counts lost between threads may step over the trial's end.
             decided = true;
@@ -62,7 +64,6 @@ final class RepeatCache implements ColumnRewrite {
                 recent.clear();
             }
         }
-        return out;
     }
 
     private void remember(Object value, Object out) {

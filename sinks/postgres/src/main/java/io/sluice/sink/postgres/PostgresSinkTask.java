@@ -98,6 +98,8 @@ public class PostgresSinkTask extends SinkTask {
      * offset positions): records below it are on the target already and are skipped.
      */
     private final Map<TopicPartition, Long> appliedUpTo = new HashMap<>();
+    /** Whether the target keeps Kafka offsets (else source positions), read once: it is asked for every change. */
+    private boolean byKafkaOffset;
     /** Per topic partition, the offset up to which (exclusive) every record is on the target; written by the apply thread. */
     private final Map<TopicPartition, Long> durableOffsets = new ConcurrentHashMap<>();
     /** Whether snapshot rows were sent to COPY and not yet waited for. */
@@ -134,7 +136,8 @@ public class PostgresSinkTask extends SinkTask {
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         AppliedPositions positions = new AppliedPositions(config.positionTable());
         claims = new SnapshotClaims(positions.schema());
-        KafkaOffsets offsets = config.positionsByKafkaOffset() ? new KafkaOffsets(positions.schema(), config.connectorName()) : null;
+        byKafkaOffset = config.positionsByKafkaOffset();
+        KafkaOffsets offsets = byKafkaOffset ? new KafkaOffsets(positions.schema(), config.connectorName()) : null;
         changes = new ChangeApplier(config.endpoint(), positions, offsets,
                 new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis(), applyBatches);
         try {
@@ -278,7 +281,7 @@ public class PostgresSinkTask extends SinkTask {
 
     /** Records that a change was taken: by its Kafka offset or its source position, whichever the target keeps. */
     private void taken(SinkRecord record, String sourceName, SourcePosition position) {
-        if (config.positionsByKafkaOffset()) {
+        if (byKafkaOffset) {
             changes.takenAt(partitionOf(record), record.kafkaOffset() + 1);
         } else {
             changes.taken(sourceName, position);
@@ -299,7 +302,7 @@ public class PostgresSinkTask extends SinkTask {
             streaming = true;
         }
         // By Kafka offset, what the target has was skipped in put; positions from many partitions have no common order.
-        if (!config.positionsByKafkaOffset() && position != null && changes.isApplied(sourceName, position)) {
+        if (!byKafkaOffset && position != null && changes.isApplied(sourceName, position)) {
             skipped++;
             return true;
         }
@@ -556,8 +559,9 @@ public class PostgresSinkTask extends SinkTask {
         if (onTargetAlready(sourceName, position)) {
             return;
         }
-        Map<TopicPartition, Long> next = config.positionsByKafkaOffset() ? Map.of(partitionOf(record), record.kafkaOffset() + 1) : Map.of();
-        if (config.positionsByKafkaOffset()) {
+        Map<TopicPartition, Long> next = Map.of();
+        if (byKafkaOffset) {
+            next = Map.of(partitionOf(record), record.kafkaOffset() + 1);
             position = null; // the offset says it; source positions of many partitions have no common order
         }
         List<SchemaChangeEvents.TableChange> tableChanges = SchemaChangeEvents.tableChanges(value);
@@ -775,7 +779,7 @@ public class PostgresSinkTask extends SinkTask {
      */
     @Override
     public void open(Collection<TopicPartition> partitions) {
-        if (!config.positionsByKafkaOffset() || partitions.isEmpty()) {
+        if (!byKafkaOffset || partitions.isEmpty()) {
             return;
         }
         Map<TopicPartition, Long> applied = changes.appliedOffsets(partitions);

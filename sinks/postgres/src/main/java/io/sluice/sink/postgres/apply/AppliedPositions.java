@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.util.Map;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.postgres.connections.MissingRelation;
 import io.sluice.schemas.postgres.Lsn;
 
 /**
@@ -65,7 +66,7 @@ public final class AppliedPositions {
                         rs.getObject(3, java.time.OffsetDateTime.class), rs.getLong(4))) : java.util.Optional.empty();
             }
         } catch (SQLException e) {
-            if (missing(e)) {
+            if (MissingRelation.is(e)) {
                 return java.util.Optional.empty();
             }
             throw e;
@@ -78,7 +79,7 @@ public final class AppliedPositions {
             s.setString(1, source);
             return s.executeUpdate() > 0;
         } catch (SQLException e) {
-            if (missing(e)) {
+            if (MissingRelation.is(e)) {
                 return false;
             }
             throw e;
@@ -90,10 +91,6 @@ public final class AppliedPositions {
         return status(c, source).map(Applied::position).orElse(null);
     }
 
-    /** Whether a failure says the table (or its schema) does not exist: nothing was ever applied. */
-    private static boolean missing(SQLException e) {
-        return "42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState());
-    }
 
     /**
      * Records the positions, inside the caller's transaction, and adds the changes applied with

@@ -13,6 +13,7 @@ import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.postgres.connections.MissingRelation;
 
 /**
  * The table on the target that holds, per sink connector and topic partition, the Kafka offset
@@ -73,7 +74,7 @@ public final class KafkaOffsets {
                 }
             }
         } catch (SQLException e) {
-            if (!"42P01".equals(e.getSQLState()) && !"3F000".equals(e.getSQLState())) {
+            if (!MissingRelation.is(e)) {
                 throw e;
             }
         }

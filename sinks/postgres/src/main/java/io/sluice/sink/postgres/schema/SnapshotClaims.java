@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.List;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.postgres.connections.MissingRelation;
 
 /**
  * The table on the target that names, per source, the tables a snapshot created and has not
@@ -55,7 +56,7 @@ public final class SnapshotClaims {
                 return List.of((String[]) tables.getArray());
             }
         } catch (SQLException e) {
-            if (missing(e)) {
+            if (MissingRelation.is(e)) {
                 return List.of();
             }
             throw e;
@@ -91,16 +92,12 @@ public final class SnapshotClaims {
             return released;
         } catch (SQLException e) {
             c.rollback();
-            if (missing(e)) {
+            if (MissingRelation.is(e)) {
                 return false;
             }
             throw e;
         } finally {
             c.setAutoCommit(autoCommit);
         }
-    }
-
-    private static boolean missing(SQLException e) {
-        return "42P01".equals(e.getSQLState()) || "3F000".equals(e.getSQLState());
     }
 }
