@@ -11,11 +11,10 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
-import io.sluice.testing.postgres.PostgresBinaries;
+import io.sluice.testing.postgres.Pgbench;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.slf4j.Logger;
@@ -44,7 +43,7 @@ class SluiceKillIT {
 
     @Test
     void killedAtRandomMomentsUnderAPgbenchWorkloadLosesNothingAndAppliesNothingTwice() throws Exception {
-        Path pgbench = pgbench();
+        Pgbench pgbench = Pgbench.locate();
         TestDatabase source = TestDatabases.create(SluiceKillIT.class);
         TestDatabase target = TestDatabases.create(SluiceKillIT.class);
         long seed = System.nanoTime();
@@ -54,7 +53,7 @@ class SluiceKillIT {
         SluiceProcess sluice = null;
         boolean passed = false;
         try {
-            run(pgbench, source, "-i", "-q", "-s", "4", "--foreign-keys");
+            pgbench.run(source, "-i", "-q", "-s", "4", "--foreign-keys");
             // Wide values stored out of line, updated without touching them: unchanged TOAST under crashes.
             source.execute("CREATE TABLE documents (id int PRIMARY KEY, version int NOT NULL, body text NOT NULL)",
                     "ALTER TABLE documents ALTER COLUMN body SET STORAGE EXTERNAL",
@@ -62,7 +61,7 @@ class SluiceKillIT {
             Files.createDirectories(work);
             Path script = work.resolve("documents.sql");
             Files.writeString(script, "\\set id random(1, 500)\nUPDATE documents SET version = version + 1 WHERE id = :id;\n");
-            workload = start(pgbench, source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "250", "-T", "3600",
+            workload = pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "250", "-T", "3600",
                     "-b", "tpcb-like@9", "-f", script + "@1");
 
             String[] command = {"run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", "kill",
@@ -202,38 +201,5 @@ class SluiceKillIT {
     private static boolean marked(TestDatabase target) throws Exception {
         return target.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'pgbench_history'") == 1
                 && target.queryLong("SELECT count(*) FROM pgbench_history WHERE filler = 'the end'") == 1;
-    }
-
-    private static Path pgbench() {
-        Path program;
-        try {
-            program = PostgresBinaries.locate().program("pgbench");
-        } catch (IllegalStateException e) {
-            program = null;
-        }
-        if (program == null || !Files.isExecutable(program)) {
-            Assumptions.abort("pgbench is not installed (Debian: apt-get install postgresql); the kill test needs its workload");
-        }
-        return program;
-    }
-
-    /** Starts pgbench on the database; its output goes to {@code output}. */
-    private static Process start(Path pgbench, TestDatabase db, ProcessBuilder.Redirect output, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(pgbench.toString(), "-h", db.host(), "-p", Integer.toString(db.port()),
-                "-U", db.user()));
-        command.addAll(List.of(args));
-        command.add(db.name());
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output);
-        builder.environment().put("PGPASSWORD", db.password());
-        Process p = builder.start();
-        p.getOutputStream().close();
-        return p;
-    }
-
-    private static void run(Path pgbench, TestDatabase db, String... args) throws Exception {
-        Process p = start(pgbench, db, ProcessBuilder.Redirect.PIPE, args);
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(p.waitFor(300, TimeUnit.SECONDS)).isTrue();
-        assertThat(p.exitValue()).as(out).isZero();
     }
 }

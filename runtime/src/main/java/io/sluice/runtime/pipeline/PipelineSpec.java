@@ -97,6 +97,9 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
             }
         });
 
+        // One process keeps the source's order across tables: barriers are for a cluster's partitions.
+        src.put("barriers.topic.partitions", "0");
+
         Map<String, String> tgt = new LinkedHashMap<>(target);
         String targetUrl = tgt.remove("url");
         if (targetUrl != null) {

@@ -14,6 +14,14 @@ public final class Identifiers {
         return '"' + identifier.replace("\"", "\"\"") + '"';
     }
 
+    /** A string constant for SQL, {@code it's} becoming {@code 'it''s'} (standard_conforming_strings, on since PostgreSQL 9.1). */
+    public static String literal(String value) {
+        if (value.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("String contains a NUL character");
+        }
+        return "'" + value.replace("'", "''") + "'";
+    }
+
     /** {@code schema.table}, each part quoted. */
     public static String quote(String schema, String name) {
         return quote(schema) + "." + quote(name);

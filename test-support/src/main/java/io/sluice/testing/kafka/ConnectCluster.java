@@ -35,8 +35,14 @@ public final class ConnectCluster implements AutoCloseable {
      * log fits its one node.
      */
     public static ConnectCluster startExactlyOnce(String name, int workers) {
-        return start(name, workers, Map.of("exactly.once.source.support", "enabled"),
-                Map.of("transaction.state.log.replication.factor", "1", "transaction.state.log.min.isr", "1"));
+        return startExactlyOnce(name, workers, Map.of());
+    }
+
+    /** As {@link #startExactlyOnce(String, int)}, with more worker settings. */
+    public static ConnectCluster startExactlyOnce(String name, int workers, Map<String, String> workerProperties) {
+        Map<String, String> props = new HashMap<>(workerProperties);
+        props.put("exactly.once.source.support", "enabled");
+        return start(name, workers, props, Map.of("transaction.state.log.replication.factor", "1", "transaction.state.log.min.isr", "1"));
     }
 
     private static ConnectCluster start(String name, int workers, Map<String, String> workerProperties, Map<String, String> brokerProperties) {

@@ -27,4 +27,21 @@ public final class ConnectorConfigs {
         config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
         return config;
     }
+
+    /**
+     * Sluice's PostgreSQL sink into a test database, JSON with schemas, changes applied as they
+     * come; the caller adds {@code topics} or {@code topics.regex}.
+     */
+    public static Map<String, String> sink(TestDatabase target, int tasks) {
+        Map<String, String> config = new HashMap<>();
+        config.put("connector.class", "io.sluice.sink.postgres.PostgresSinkConnector");
+        config.put("tasks.max", String.valueOf(tasks));
+        config.put("connection.url", "postgres://" + target.host() + ":" + target.port() + "/" + target.name() + "?sslmode=disable");
+        config.put("connection.username", target.user());
+        config.put("connection.password", target.password());
+        config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        config.put("apply.max.delay.ms", "10");
+        return config;
+    }
 }

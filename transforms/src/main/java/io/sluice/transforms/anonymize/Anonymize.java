@@ -20,6 +20,7 @@ import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.transforms.Transformation;
 
 import io.sluice.schemas.SluiceVersion;
+import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.RawTuples;
@@ -75,8 +76,8 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
     public R apply(R record) {
         Schema valueSchema = record.valueSchema();
         Object value = record.value();
-        if (valueSchema != null && SchemaChangeEvents.VALUE_SCHEMA.name().equals(valueSchema.name())) {
-            return record;
+        if (valueSchema != null && SchemaChangeEvents.VALUE_SCHEMA.name().equals(valueSchema.name()) || Barriers.is(valueSchema)) {
+            return record; // no row data: schema events, and the ordering barriers a cluster's sink needs as they are
         }
         if (value != null && valueSchema == null) {
             throw new DataException("Anonymize needs records with schemas, and the record on topic " + record.topic()

@@ -49,12 +49,16 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String DDL_CAPTURE = "ddl.capture";
     public static final String RECONNECT_TIMEOUT = "stream.reconnect.timeout.ms";
     public static final String TEXT_COLUMNS = "column.text.list";
+    public static final String BARRIER_PARTITIONS = "barriers.topic.partitions";
+    /** Kafka Connect's key for the partitions of the topics it creates for a source (KIP-158). */
+    public static final String TOPIC_CREATION_PARTITIONS = "topic.creation.default.partitions";
 
     private static final String CONNECTION = "Connection";
     private static final String TABLES = "Tables";
     private static final String SNAPSHOT = "Snapshot";
     private static final String STREAMING = "Streaming";
     private static final String TYPES = "Types";
+    private static final String CLUSTER = "Kafka Connect cluster";
 
     /** What the connector does at start. */
     public enum SnapshotMode {
@@ -157,7 +161,15 @@ public final class PostgresSourceConfig extends AbstractConfig {
                     TYPES, 1, Width.SHORT, "Numeric mapping")
             .define(TEXT_COLUMNS, Type.LIST, "", Importance.LOW,
                     "Columns (schema.table.column) carried as their PostgreSQL text whatever their type, e.g. arrays with "
-                            + "lower bounds other than 1.", TYPES, 2, Width.LONG, "Columns as text");
+                            + "lower bounds other than 1.", TYPES, 2, Width.LONG, "Columns as text")
+            .define(BARRIER_PARTITIONS, Type.INT, 0, ConfigDef.Range.between(0, 10_000), Importance.HIGH,
+                    "On a Kafka Connect cluster whose Sluice PostgreSQL sink applies the snapshot's schema or streamed schema "
+                            + "changes: the partition count of the table topics (as " + TOPIC_CREATION_PARTITIONS + " creates them). "
+                            + "Each schema event and stage of the snapshot then also writes an ordering barrier into every partition "
+                            + "of the topics of the tables it concerns, and the sink applies the event only once all rows before it "
+                            + "are in and holds the rows after it until it is applied: order across topics and partitions, as the "
+                            + "source had it. 0 writes none: for the sluice command (one process keeps the order), and for sinks "
+                            + "other than Sluice's, which do not know barrier records.", CLUSTER, 1, Width.SHORT, "Barrier partitions");
 
     public PostgresSourceConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -265,6 +277,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public MappingOptions mappingOptions() {
         NumericMode mode = NumericMode.valueOf(getString(NUMERIC_MAPPING).toUpperCase(java.util.Locale.ROOT));
         return new MappingOptions(mode, Set.copyOf(getList(TEXT_COLUMNS)));
+    }
+
+    /** The partitions of each table topic to write ordering barriers into; 0 for none. */
+    public int barrierPartitions() {
+        return getInt(BARRIER_PARTITIONS);
     }
 
     /** Checks each entry parses as a table pattern. */

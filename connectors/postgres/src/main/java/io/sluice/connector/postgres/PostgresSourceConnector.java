@@ -83,6 +83,14 @@ public class PostgresSourceConnector extends SourceConnector {
             return result;
         }
         PostgresSourceConfig config = new PostgresSourceConfig(connectorConfigs);
+        String created = connectorConfigs.get(PostgresSourceConfig.TOPIC_CREATION_PARTITIONS);
+        if (config.barrierPartitions() > 0 && created != null && !created.isBlank() && !created.trim().equals("-1")
+                && !created.trim().equals(String.valueOf(config.barrierPartitions()))) {
+            valueOf(result, PostgresSourceConfig.BARRIER_PARTITIONS).addErrorMessage("Barriers go into " + config.barrierPartitions()
+                    + " partitions of each table topic, but " + PostgresSourceConfig.TOPIC_CREATION_PARTITIONS + " creates them with "
+                    + created.trim() + ": set both to the same count, or the sink waits for barriers that never come (fewer) or "
+                    + "applies rows before their schema (more)");
+        }
         PgEndpoint endpoint = endpoint(config);
         try (Connection c = PgConnect.open(endpoint, "sluice validate")) {
             if (config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {

@@ -9,6 +9,7 @@ import java.util.Optional;
 
 import io.sluice.connector.postgres.PostgresSourceConfig.SnapshotMode;
 import io.sluice.schemas.postgres.Lsn;
+import io.sluice.connector.postgres.barrier.BarrierWriter;
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicaIdentities;
@@ -26,6 +27,7 @@ import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -56,6 +58,10 @@ public class PostgresSourceTask extends SourceTask {
     private boolean snapshotting;
     /** Whether this task ran the snapshot (it knows what its snapshot saw without reading offsets). */
     private boolean snapshotStarted;
+    /** Adds ordering barriers for a sink on a Kafka Connect cluster; null when none are asked for. */
+    private BarrierWriter barriers;
+    /** Set when a record landed in a partition that holds no barriers; the next poll fails with it. */
+    private volatile String beyondBarriers;
 
     @Override
     public String version() {
@@ -66,6 +72,7 @@ public class PostgresSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         config = new PostgresSourceConfig(props);
         endpoint = PostgresSourceConnector.endpoint(config);
+        barriers = config.barrierPartitions() > 0 ? new BarrierWriter(config.topicPrefix(), config.barrierPartitions()) : null;
         SnapshotMode mode = config.snapshotMode();
         SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(), selector(), mapper(),
                 config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
@@ -287,9 +294,12 @@ public class PostgresSourceTask extends SourceTask {
 
     @Override
     public List<SourceRecord> poll() throws InterruptedException {
+        if (beyondBarriers != null) {
+            throw new ConnectException(beyondBarriers);
+        }
         StreamRun running = stream;
         if (running != null) {
-            List<SourceRecord> records = running.poll(MAX_BATCH, POLL_WAIT_MILLIS);
+            List<SourceRecord> records = withBarriers(running.poll(MAX_BATCH, POLL_WAIT_MILLIS));
             return records.isEmpty() ? null : records;
         }
         if (!snapshotting) {
@@ -297,7 +307,9 @@ public class PostgresSourceTask extends SourceTask {
             return null;
         }
         List<SourceRecord> records = snapshot.poll(MAX_BATCH, POLL_WAIT_MILLIS);
-        if (!records.isEmpty() && isEndOfSnapshot(records.get(records.size() - 1))) {
+        boolean ended = !records.isEmpty() && isEndOfSnapshot(records.get(records.size() - 1));
+        records = withBarriers(records);
+        if (ended) {
             snapshotting = false;
             closeSlotCreator();
             if (config.snapshotMode() == SnapshotMode.INITIAL) {
@@ -311,8 +323,29 @@ public class PostgresSourceTask extends SourceTask {
         return records.isEmpty() ? null : records;
     }
 
+    private List<SourceRecord> withBarriers(List<SourceRecord> records) {
+        return barriers == null || records.isEmpty() ? records : barriers.withBarriers(records);
+    }
+
     private static boolean isEndOfSnapshot(SourceRecord record) {
         return record.sourceOffset() != null && Boolean.TRUE.equals(record.sourceOffset().get(SnapshotRun.COMPLETED));
+    }
+
+    /**
+     * Checks, with barriers on, that each record landed in a partition that gets them: a topic
+     * with more partitions than {@code barriers.topic.partitions} would let the sink apply the
+     * rows of the others out of order. (Fewer fail by themselves: a barrier cannot be written.)
+     */
+    @Override
+    public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+        if (barriers != null && metadata != null && metadata.partition() >= config.barrierPartitions() && beyondBarriers == null) {
+            beyondBarriers = "Topic " + metadata.topic() + " has a partition " + metadata.partition() + ", but "
+                    + PostgresSourceConfig.BARRIER_PARTITIONS + "=" + config.barrierPartitions() + " writes ordering barriers into "
+                    + "partitions 0 to " + (config.barrierPartitions() - 1) + " only, so a Sluice sink could apply its rows out of "
+                    + "order. Set " + PostgresSourceConfig.BARRIER_PARTITIONS + " to the table topics' partition count (all must "
+                    + "have the same), then restart the connector";
+            LOG.error(beyondBarriers);
+        }
     }
 
     /** Called after the runtime stored offsets: the slot may release what they cover. */

@@ -12,10 +12,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.sluice.schemas.SluiceVersion;
+import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.RawTuples;
@@ -28,6 +30,9 @@ import io.sluice.sink.postgres.apply.ChangeApplier;
 import io.sluice.sink.postgres.apply.ChangeTable;
 import io.sluice.sink.postgres.apply.KafkaOffsets;
 import io.sluice.sink.postgres.apply.SourcePosition;
+import io.sluice.sink.postgres.barrier.BarrierGate;
+import io.sluice.sink.postgres.barrier.BarrierTables;
+import io.sluice.sink.postgres.barrier.Subscription;
 import io.sluice.sink.postgres.connections.ReplicaRole;
 import io.sluice.sink.postgres.copy.Batches;
 import io.sluice.sink.postgres.copy.CopyLoader;
@@ -98,6 +103,15 @@ public class PostgresSinkTask extends SinkTask {
      * offset positions): records below it are on the target already and are skipped.
      */
     private final Map<TopicPartition, Long> appliedUpTo = new HashMap<>();
+    /**
+     * Per partition this task was given, the runs of offsets whose snapshot rows are on the target
+     * already (COPYs commit out of order, so one offset cannot say it); records in them are skipped.
+     */
+    private final Map<TopicPartition, java.util.NavigableMap<Long, Long>> loadedRuns = new HashMap<>();
+    /** Per partition, the batch its last record went into, while that record went into one (the run of offsets goes on). */
+    private final Map<TopicPartition, TableBatch> lastBatchOf = new HashMap<>();
+    /** The batch the record being applied went into; null when it went into none. */
+    private TableBatch coveredBy;
     /** Whether the target keeps Kafka offsets (else source positions), read once: it is asked for every change. */
     private boolean byKafkaOffset;
     /** Per topic partition, the offset up to which (exclusive) every record is on the target; written by the apply thread. */
@@ -116,6 +130,10 @@ public class PostgresSinkTask extends SinkTask {
      * epoch is durable once no open batch or unfinished COPY holds rows from it or before it.
      */
     private long epoch;
+    /** Holds partitions at ordering barriers (a source on a Kafka Connect cluster writes them). */
+    private BarrierGate gate;
+    /** Releases of barriers whose tables are being built in the background, until they are written. */
+    private final List<CompletableFuture<Void>> releasing = new ArrayList<>();
     /** Per ended epoch, the offsets after its records, until it is durable. */
     private final TreeMap<Long, Map<TopicPartition, Long>> epochOffsets = new TreeMap<>();
     /** A partial batch older than this is sent, so that its epoch can be confirmed. */
@@ -132,12 +150,15 @@ public class PostgresSinkTask extends SinkTask {
         tables = new TargetTables(config.endpoint(), config.tableNameFormat());
         copyBatches = new TunedBatchSize("snapshot COPY", config.batchTuning(), config.batchBytes());
         applyBatches = new TunedBatchSize("stream apply", config.batchTuning(), config.batchBytes());
-        loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole(), config.loadBufferBytes(), copyBatches);
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         AppliedPositions positions = new AppliedPositions(config.positionTable());
         claims = new SnapshotClaims(positions.schema());
         byKafkaOffset = config.positionsByKafkaOffset();
         KafkaOffsets offsets = byKafkaOffset ? new KafkaOffsets(positions.schema(), config.connectorName()) : null;
+        loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole(), config.loadBufferBytes(), copyBatches,
+                offsets);
+        gate = new BarrierGate(config.endpoint(), new BarrierTables(positions.schema(), config.connectorName()), offsets,
+                Subscription.of(props));
         changes = new ChangeApplier(config.endpoint(), positions, offsets,
                 new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis(), applyBatches);
         try {
@@ -171,6 +192,9 @@ public class PostgresSinkTask extends SinkTask {
         try {
             for (SinkRecord record : records) {
                 TopicPartition partition = partitionOf(record);
+                if (gate.holds(partition)) {
+                    continue; // held at a barrier: its records come again when it goes on
+                }
                 Long applied = appliedUpTo.get(partition);
                 if (applied != null && record.kafkaOffset() < applied) {
                     // On the target already (delivered again after a crash or a rebalance), so durable: Connect may commit past it.
@@ -179,6 +203,27 @@ public class PostgresSinkTask extends SinkTask {
                     durableOffsets.merge(partition, record.kafkaOffset() + 1, Math::max);
                     continue;
                 }
+                if (inLoadedRun(partition, record.kafkaOffset())) {
+                    skipped++; // a snapshot row the target has (its COPY committed before a crash or a rebalance)
+                    putOffsets.put(partition, record.kafkaOffset() + 1);
+                    continue;
+                }
+                if (Barriers.is(record.valueSchema()) && record.value() instanceof Struct barrier) {
+                    if (passes(barrier.getString("id"), partition, record.kafkaOffset())) {
+                        putOffsets.put(partition, record.kafkaOffset() + 1);
+                    }
+                    continue;
+                }
+                Barriers.Barrier event = record.value() == null ? null : Barriers.of(record.headers());
+                if (event != null && gate.isReleased(event.id())) {
+                    skipped++; // applied before a restart or a rebalance
+                    putOffsets.put(partition, record.kafkaOffset() + 1);
+                    continue;
+                }
+                if (event != null && !gate.ready(context, partition, record.kafkaOffset(), event)) {
+                    continue;
+                }
+                coveredBy = null;
                 try {
                     apply(record);
                 } catch (DataException e) {
@@ -187,13 +232,58 @@ public class PostgresSinkTask extends SinkTask {
                     }
                     reporter.report(record, e);
                 }
+                if (byKafkaOffset && coveredBy == null) {
+                    lastBatchOf.remove(partition); // the partition's run of offsets in its batch ends
+                }
                 putOffsets.put(partition, record.kafkaOffset() + 1);
             }
             applyIfDue();
+            gate.check(context);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while loading", e);
         }
+    }
+
+    /** Notes that the record's row went into the batch (before the batch may be sent), extending its partition's run of offsets. */
+    private void covered(SinkRecord record, TableBatch batch) {
+        coveredBy = batch;
+        if (byKafkaOffset) {
+            TopicPartition partition = partitionOf(record);
+            batch.covers(partition, record.kafkaOffset(), lastBatchOf.get(partition) == batch);
+            lastBatchOf.put(partition, batch);
+        }
+    }
+
+    private boolean inLoadedRun(TopicPartition partition, long offset) {
+        java.util.NavigableMap<Long, Long> runs = loadedRuns.isEmpty() ? null : loadedRuns.get(partition);
+        if (runs == null) {
+            return false;
+        }
+        Map.Entry<Long, Long> run = runs.floorEntry(offset);
+        return run != null && offset <= run.getValue();
+    }
+
+    /**
+     * Whether a partition goes past a barrier record: at once when the barrier's event is applied;
+     * else every row before it is made durable on the target and the partition is held there.
+     */
+    private boolean passes(String barrier, TopicPartition partition, long offset) {
+        if (gate.isReleased(barrier)) {
+            // Another task may have changed the target's tables: what this one knows of them is read again.
+            if (changes.hasPending()) {
+                changes.apply();
+            }
+            tables.invalidate();
+            targets.clear();
+            checkedRaw.clear();
+            return true;
+        }
+        changes.apply();
+        sendAndAwait();
+        markDurable(putOffsets);
+        gate.holdAtBarrier(context, partition, offset, barrier);
+        return false;
     }
 
     private void apply(SinkRecord record) throws InterruptedException {
@@ -220,7 +310,12 @@ public class PostgresSinkTask extends SinkTask {
         String op = value.getString(Envelope.OP);
         Struct source = value.getStruct(Envelope.SOURCE);
         if (op.equals("t") && "true".equals(source.getString("snapshot"))) {
-            emptyForReload(targetOf(record.topic(), source.getString("schema"), source.getString("table")));
+            Barriers.Barrier barrier = Barriers.of(record.headers());
+            if (barrier != null) {
+                emptyForReload(record, source, barrier);
+            } else {
+                emptyForReload(targetOf(record.topic(), source.getString("schema"), source.getString("table")));
+            }
             return;
         }
         // Rows of a table copied into the stream (it joined the selection with rows) go with the changes, in their order.
@@ -235,6 +330,7 @@ public class PostgresSinkTask extends SinkTask {
         long before = batch.bytes();
         batch.opened(epoch);
         batch.add(after);
+        covered(record, batch);
         pendingBytes += batch.bytes() - before;
         sendIfFull(batch);
     }
@@ -345,6 +441,34 @@ public class PostgresSinkTask extends SinkTask {
         loader.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]), "Emptying " + name + " to copy it again");
     }
 
+    /**
+     * Empties a table a resumed snapshot copies again, on a cluster: every row of it before the
+     * barrier is in (the event waited for that), none after it yet; the emptying and the barrier's
+     * release are one transaction. The event came on the schema-change topic, so its table's topic
+     * is named from the source.
+     */
+    private void emptyForReload(SinkRecord record, Struct source, Barriers.Barrier barrier) throws InterruptedException {
+        String sourceName = source.getString("name");
+        String[] target = tableTarget(sourceName, source);
+        sendAll();
+        loader.awaitAll();
+        changes.applyAlone(sourceName, null, byKafkaOffset ? Map.of(partitionOf(record), record.kafkaOffset() + 1) : Map.of(),
+                "emptying " + targetNames.get(target) + " to copy it again", c -> {
+                    try (java.sql.Statement s = c.createStatement()) {
+                        s.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]));
+                    }
+                    gate.release(c, barrier.id());
+                });
+        gate.released(barrier.id());
+    }
+
+    /** The target of the table a schema event names, whose topic is named from the source. */
+    private String[] tableTarget(String sourceName, Struct source) {
+        String schemaName = source.getString("schema");
+        String table = source.getString("table");
+        return targetOf(TopicNames.forTable(sourceName, schemaName, table), schemaName, table);
+    }
+
     /** Makes every snapshot row durable before the first streamed change, and reads the target's keys again (post-data made them). */
     private void finishLoads() throws InterruptedException {
         sendAll();
@@ -436,6 +560,7 @@ public class PostgresSinkTask extends SinkTask {
         byte[] tuples = value.getBytes("tuples");
         batch.opened(epoch);
         batch.addRaw(tuples, value.getInt32("rows"));
+        covered(record, batch);
         pendingBytes += tuples.length;
         sendIfFull(batch);
     }
@@ -509,6 +634,18 @@ public class PostgresSinkTask extends SinkTask {
         String marker = source.getString("snapshot");
         String ddl = value.getString("ddl");
         boolean tolerateExisting = config.tableExists() != ExistingTables.FAIL || mayExist(record);
+        Barriers.Barrier barrier = Barriers.of(record.headers());
+        if (barrier == null && byKafkaOffset && config.schemaApply()) {
+            throw new ConnectException("The schema event on " + record.topic() + " (offset " + record.kafkaOffset() + ") carries no ordering "
+                    + "barrier. On a Kafka Connect cluster rows and schema events travel on different topics and partitions, so the "
+                    + "sink cannot apply them in the source's order without barriers: set barriers.topic.partitions on the Sluice "
+                    + "source connector to the table topics' partition count. (Or set " + PostgresSinkConfig.SCHEMA_APPLY
+                    + "=false to keep the target's schema yourself.)");
+        }
+        if (barrier != null) {
+            applyAtBarrier(record, value, source, marker, ddl, barrier);
+            return;
+        }
         if ("first".equals(marker)) {
             // Connections opened meanwhile, as the schema is created: each costs round trips.
             loader.openAhead();
@@ -544,8 +681,83 @@ public class PostgresSinkTask extends SinkTask {
                 schema.snapshotFinished(claims, source.getString("name"));
             }
         } else if (marker == null || "false".equals(marker)) {
-            applyStreamedSchemaChange(record, value, source, ddl);
+            applyStreamedSchemaChange(record, value, source, ddl, null);
         }
+    }
+
+    /**
+     * A schema event on a cluster, once every partition of its barrier has arrived: every row
+     * before it, of every task, is on the target, and none after it. The barrier is released when
+     * the event's work is committed (in the same transaction where the work has one), and the
+     * partitions held at it go on. Loads are never frozen here: a table's rows come through many
+     * tasks' transactions.
+     */
+    private void applyAtBarrier(SinkRecord record, Struct value, Struct source, String marker, String ddl, Barriers.Barrier barrier)
+            throws InterruptedException {
+        String sourceName = source.getString("name");
+        freezeLoads = false;
+        if ("first".equals(marker)) {
+            loader.openAhead();
+            schema.openAhead();
+            if (config.schemaApply() && ddl != null) {
+                schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, sourceName);
+                tables.invalidate();
+            }
+            gate.release(barrier.id());
+        } else if ("last_in_data_collection".equals(marker)) {
+            String[] target = tableTarget(sourceName, source);
+            // Its rows are all committed (each partition arrived after its own); built in the background, released when built.
+            String held = "barrier " + barrier.id();
+            holds.computeIfAbsent(held, k -> new ConcurrentHashMap<>()).put(partitionOf(record), record.kafkaOffset());
+            CompletableFuture<Void> release = schema.buildTable(target, CompletableFuture.completedFuture(null),
+                    config.schemaApply() ? ddl : null, true).thenRun(() -> {
+                        gate.releaseElsewhere(barrier.id());
+                        holds.remove(held);
+                    });
+            synchronized (releasing) {
+                releasing.add(release);
+            }
+        } else if ("last".equals(marker)) {
+            sendAll();
+            loader.awaitAll();
+            List<CompletableFuture<Void>> pending;
+            synchronized (releasing) {
+                pending = List.copyOf(releasing);
+                releasing.clear();
+            }
+            for (CompletableFuture<Void> release : pending) {
+                release.join();
+            }
+            schema.checkFailures();
+            List<String[]> loaded = loadedTables(value);
+            dropResumeIndexes(loaded);
+            schema.applyPostData(config.schemaApply() ? ddl : null, loaded, true);
+            tables.invalidate();
+            if (config.schemaApply()) {
+                schema.snapshotFinished(claims, sourceName);
+            }
+            gate.release(barrier.id());
+            LOG.info("Snapshot of {} applied: post-data built once every partition had its rows in", sourceName);
+        } else if (marker == null || "false".equals(marker)) {
+            applyStreamedSchemaChange(record, value, source, ddl, barrier);
+        } else {
+            gate.release(barrier.id());
+        }
+    }
+
+    /**
+     * Drops the temporary unique indexes that let resumed snapshot rows be upserted, whichever
+     * task made them, before post-data builds the real keys.
+     */
+    private void dropResumeIndexes(List<String[]> loaded) {
+        if (loaded.isEmpty()) {
+            return;
+        }
+        String names = String.join(", ", loaded.stream().map(t -> "to_regclass(" + Identifiers.literal(Identifiers.quote(t[0], t[1])) + ")").toList());
+        loader.execute("DO $$DECLARE i regclass; BEGIN FOR i IN SELECT x.indexrelid::regclass FROM pg_index x JOIN pg_class c "
+                + "ON c.oid = x.indexrelid WHERE c.relname LIKE 'sluice\\_resume\\_%' AND x.indrelid IN (" + names + ") LOOP "
+                + "EXECUTE 'DROP INDEX IF EXISTS ' || i; END LOOP; END$$", "Dropping the indexes that let the snapshot resume");
+        resumeIndexes.clear();
     }
 
     /**
@@ -553,7 +765,8 @@ public class PostgresSinkTask extends SinkTask {
      * in a target transaction of its own that also moves the position, so the rows after it
      * find the new shape and a restart does not apply it twice.
      */
-    private void applyStreamedSchemaChange(SinkRecord record, Struct value, Struct source, String ddl) throws InterruptedException {
+    private void applyStreamedSchemaChange(SinkRecord record, Struct value, Struct source, String ddl, Barriers.Barrier barrier)
+            throws InterruptedException {
         String sourceName = source.getString("name");
         SourcePosition position = SourcePosition.of(value);
         if (onTargetAlready(sourceName, position)) {
@@ -568,15 +781,32 @@ public class PostgresSinkTask extends SinkTask {
         if (!config.schemaApply()) {
             LOG.info("Schema change of {} not applied ({}=false): {}", tableChanges.stream().map(SchemaChangeEvents.TableChange::id).toList(),
                     PostgresSinkConfig.SCHEMA_APPLY, ddl);
-            changes.applyAlone(sourceName, position, next, "a schema change position", c -> { });
+            changes.applyAlone(sourceName, position, next, "a schema change position", c -> released(c, barrier));
+            noteReleased(barrier);
             return;
         }
         // The source's name is its topic prefix, which names the tables' topics.
-        changes.applyAlone(sourceName, position, next, "schema change \"" + ddl + "\"", c -> StreamedSchemaChange.apply(c, tableChanges, ddl,
-                t -> tables.targetOf(TopicNames.forTable(sourceName, t[0], t[1]), t[0], t[1])));
+        changes.applyAlone(sourceName, position, next, "schema change \"" + ddl + "\"", c -> {
+            StreamedSchemaChange.apply(c, tableChanges, ddl, t -> tables.targetOf(TopicNames.forTable(sourceName, t[0], t[1]), t[0], t[1]));
+            released(c, barrier);
+        });
+        noteReleased(barrier);
         tables.invalidate();
         targets.clear();
         checkedRaw.clear();
+    }
+
+    /** Releases the barrier, if any, in the transaction of its event's work. */
+    private void released(java.sql.Connection c, Barriers.Barrier barrier) throws java.sql.SQLException {
+        if (barrier != null) {
+            gate.release(c, barrier.id());
+        }
+    }
+
+    private void noteReleased(Barriers.Barrier barrier) {
+        if (barrier != null) {
+            gate.released(barrier.id());
+        }
     }
 
     /** The target tables of the tables a schema event lists. */
@@ -779,10 +1009,23 @@ public class PostgresSinkTask extends SinkTask {
      */
     @Override
     public void open(Collection<TopicPartition> partitions) {
+        gate.opened(context, partitions);
         if (!byKafkaOffset || partitions.isEmpty()) {
             return;
         }
         Map<TopicPartition, Long> applied = changes.appliedOffsets(partitions);
+        changes.loadedRuns(partitions).forEach((tp, runs) -> {
+            Long next = applied.get(tp);
+            if (next != null) {
+                runs.headMap(next).entrySet().removeIf(run -> run.getValue() < next); // below the partition's offset anyway
+            }
+            if (!runs.isEmpty()) {
+                loadedRuns.put(tp, runs);
+            }
+        });
+        if (!loadedRuns.isEmpty()) {
+            LOG.info("Snapshot rows the target has already are skipped in {} partition(s)", loadedRuns.size());
+        }
         if (!applied.isEmpty()) {
             appliedUpTo.putAll(applied);
             context.offset(applied);
@@ -790,13 +1033,25 @@ public class PostgresSinkTask extends SinkTask {
         }
     }
 
-    /** Partitions taken away (a rebalance): what this task knew of them no longer holds. */
+    /**
+     * Partitions taken away (a rebalance, or the task stopping). Every record of them put so far
+     * is written first, with its offsets: the task that gets them next reads where the target is
+     * and starts after it, so a row still in a batch here must not be left to go in later, after
+     * that task has applied it again. Then what this task knew of them no longer holds.
+     */
     @Override
     public void close(Collection<TopicPartition> partitions) {
+        if (byKafkaOffset && !partitions.isEmpty()) {
+            changes.apply();
+            sendAndAwait();
+        }
+        gate.closed(partitions);
         for (TopicPartition tp : partitions) {
             putOffsets.remove(tp);
             durableOffsets.remove(tp);
             appliedUpTo.remove(tp);
+            loadedRuns.remove(tp);
+            lastBatchOf.remove(tp);
         }
     }
 
@@ -836,6 +1091,9 @@ public class PostgresSinkTask extends SinkTask {
         }
         if (tables != null) {
             tables.close();
+        }
+        if (gate != null) {
+            gate.close();
         }
     }
 }

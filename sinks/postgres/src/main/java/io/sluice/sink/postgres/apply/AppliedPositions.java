@@ -4,11 +4,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Map;
 
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.postgres.connections.MissingRelation;
+import io.sluice.sink.postgres.connections.OwnTables;
 import io.sluice.schemas.postgres.Lsn;
 
 /**
@@ -45,11 +45,9 @@ public final class AppliedPositions {
 
     /** Creates the table if it is missing. */
     public void ensure(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema));
-            s.execute("CREATE TABLE IF NOT EXISTS " + qualified + " (source text PRIMARY KEY, lsn_commit pg_lsn NOT NULL, "
-                    + "event bigint NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), changes bigint NOT NULL DEFAULT 0)");
-        }
+        OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema), "CREATE TABLE IF NOT EXISTS " + qualified
+                + " (source text PRIMARY KEY, lsn_commit pg_lsn NOT NULL, event bigint NOT NULL, applied_at timestamptz NOT NULL "
+                + "DEFAULT now(), changes bigint NOT NULL DEFAULT 0)");
     }
 
     /** What the table says of one source. */

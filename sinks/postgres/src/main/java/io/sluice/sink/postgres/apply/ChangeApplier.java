@@ -153,6 +153,18 @@ public final class ChangeApplier implements AutoCloseable {
         });
     }
 
+    /** The runs of offsets whose snapshot rows the target has, of these partitions (see {@link KafkaOffsets#writeRuns}). */
+    public Map<TopicPartition, java.util.NavigableMap<Long, Long>> loadedRuns(Collection<TopicPartition> partitions) {
+        if (offsets == null) {
+            return Map.of();
+        }
+        return onApplyThread(() -> {
+            Map<TopicPartition, java.util.NavigableMap<Long, Long>> read = new HashMap<>();
+            retrying("Reading the loaded Kafka offsets from " + offsets.name(), c -> read.putAll(offsets.readRuns(c, partitions)));
+            return read;
+        });
+    }
+
     private static SourcePosition newer(SourcePosition a, SourcePosition b) {
         return a.compareTo(b) >= 0 ? a : b;
     }

@@ -5,15 +5,18 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
 
 import org.apache.kafka.common.TopicPartition;
 
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.postgres.connections.MissingRelation;
+import io.sluice.sink.postgres.connections.OwnTables;
 
 /**
  * The table on the target that holds, per sink connector and topic partition, the Kafka offset
@@ -27,6 +30,7 @@ public final class KafkaOffsets {
 
     private final String schema;
     private final String qualified;
+    private final String loaded;
     private final String connector;
 
     /**
@@ -36,6 +40,7 @@ public final class KafkaOffsets {
     public KafkaOffsets(String schema, String connector) {
         this.schema = schema;
         this.qualified = Identifiers.quote(schema, "kafka_offsets");
+        this.loaded = Identifiers.quote(schema, "kafka_loaded_runs");
         this.connector = connector;
     }
 
@@ -46,11 +51,11 @@ public final class KafkaOffsets {
 
     /** Creates the table if it is missing. */
     public void ensure(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
-                    + " (connector text NOT NULL, topic text NOT NULL, kafka_partition int NOT NULL, next_offset bigint NOT NULL, "
-                    + "applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (connector, topic, kafka_partition))");
-        }
+        OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
+                + " (connector text NOT NULL, topic text NOT NULL, kafka_partition int NOT NULL, next_offset bigint NOT NULL, "
+                + "applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (connector, topic, kafka_partition)); "
+                + "CREATE TABLE IF NOT EXISTS " + loaded + " (connector text NOT NULL, topic text NOT NULL, kafka_partition int NOT NULL, "
+                + "first_offset bigint NOT NULL, last_offset bigint NOT NULL, PRIMARY KEY (connector, topic, kafka_partition, first_offset))");
     }
 
     /** The offsets after the last records applied, of the partitions that have any; the table may not exist yet. */
@@ -79,6 +84,71 @@ public final class KafkaOffsets {
             }
         }
         return offsets;
+    }
+
+    /**
+     * Records, inside the caller's transaction (a snapshot COPY's), the runs of offsets whose rows
+     * it writes: COPYs of one partition commit in any order, so no single offset says what is in.
+     */
+    public void writeRuns(Connection c, Map<TopicPartition, List<long[]>> runs) throws SQLException {
+        if (runs.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + loaded + " (connector, topic, kafka_partition, first_offset, last_offset) "
+                + "VALUES (?, ?, ?, ?, ?) ON CONFLICT (connector, topic, kafka_partition, first_offset) DO UPDATE SET "
+                + "last_offset = greatest(" + loaded + ".last_offset, EXCLUDED.last_offset)")) {
+            for (Map.Entry<TopicPartition, List<long[]>> e : runs.entrySet()) {
+                for (long[] run : e.getValue()) {
+                    s.setString(1, connector);
+                    s.setString(2, e.getKey().topic());
+                    s.setInt(3, e.getKey().partition());
+                    s.setLong(4, run[0]);
+                    s.setLong(5, run[1]);
+                    s.addBatch();
+                }
+            }
+            s.executeBatch();
+        }
+    }
+
+    /** The runs of offsets the target has rows of, {first, last} by first, per partition; the table may not exist yet. */
+    public Map<TopicPartition, NavigableMap<Long, Long>> readRuns(Connection c, Collection<TopicPartition> partitions) throws SQLException {
+        Map<TopicPartition, NavigableMap<Long, Long>> runs = new HashMap<>();
+        if (partitions.isEmpty()) {
+            return runs;
+        }
+        try (PreparedStatement s = c.prepareStatement("SELECT r.topic, r.kafka_partition, r.first_offset, r.last_offset FROM " + loaded
+                + " r JOIN unnest(?::text[], ?::int[]) AS p(topic, kafka_partition) USING (topic, kafka_partition) WHERE r.connector = ?")) {
+            s.setArray(1, c.createArrayOf("text", partitions.stream().map(TopicPartition::topic).toArray()));
+            s.setArray(2, c.createArrayOf("int4", partitions.stream().map(TopicPartition::partition).toArray()));
+            s.setString(3, connector);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    runs.computeIfAbsent(new TopicPartition(rs.getString(1), rs.getInt(2)), p -> new TreeMap<>()).put(rs.getLong(3), rs.getLong(4));
+                }
+            }
+        } catch (SQLException e) {
+            if (!MissingRelation.is(e)) {
+                throw e;
+            }
+        }
+        return runs;
+    }
+
+    /**
+     * Moves a partition's offset to {@code next} (everything before it is on the target) and
+     * forgets the runs it covers, inside the caller's transaction.
+     */
+    public void settle(Connection c, TopicPartition partition, long next) throws SQLException {
+        write(c, Map.of(partition, next));
+        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + loaded + " WHERE connector = ? AND topic = ? AND kafka_partition = ? "
+                + "AND last_offset < ?")) {
+            s.setString(1, connector);
+            s.setString(2, partition.topic());
+            s.setInt(3, partition.partition());
+            s.setLong(4, next);
+            s.execute();
+        }
     }
 
     /**

@@ -21,6 +21,7 @@ import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.ByteBudget;
 import io.sluice.sink.core.batch.ThroughputMeter;
 import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.postgres.apply.KafkaOffsets;
 import io.sluice.sink.postgres.connections.ConnectionPool;
 import io.sluice.sink.postgres.connections.ReplicaRole;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -59,13 +60,19 @@ public final class CopyLoader implements AutoCloseable {
     private final Map<String, FrozenLoad> frozen = new HashMap<>();
     private final AtomicLong rowsLoaded = new AtomicLong();
     private final AtomicLong bytesLoaded = new AtomicLong();
+    /** Where each COPY records the Kafka offsets of its rows; null when the target keeps source positions. */
+    private final KafkaOffsets offsets;
+    private volatile boolean offsetTablesMade;
 
     /**
      * @param bufferBytes bytes of chunks in flight at most, across all connections
      * @param batchSize   told of each chunk written whole
+     * @param offsets     the target's Kafka offset tables, written with each COPY's rows; null for none
      */
-    public CopyLoader(PgEndpoint endpoint, int parallelism, boolean replicaRole, long bufferBytes, TunedBatchSize batchSize) {
+    public CopyLoader(PgEndpoint endpoint, int parallelism, boolean replicaRole, long bufferBytes, TunedBatchSize batchSize,
+                      KafkaOffsets offsets) {
         this.endpoint = endpoint;
+        this.offsets = offsets;
         this.budget = new ByteBudget(bufferBytes);
         this.batchSize = batchSize;
         this.executor = Executors.newFixedThreadPool(parallelism, r -> {
@@ -252,6 +259,13 @@ public final class CopyLoader implements AutoCloseable {
             }
             measure.start();
             write(load.connection, chunk, chunk.copySql(true));
+            if (offsets != null && !chunk.runs().isEmpty()) {
+                if (!offsetTablesMade) {
+                    connections.use(offsets::ensure); // not in the load's transaction, which would hold the creation lock to its end
+                    offsetTablesMade = true;
+                }
+                offsets.writeRuns(load.connection, chunk.runs().byPartition());
+            }
         } catch (SQLException e) {
             throw new ConnectException("COPY of " + chunk.rows() + " rows into " + chunk.target() + " on " + endpoint.display()
                     + " failed: " + PgConnect.explain(e, endpoint).getMessage(), e);
@@ -324,9 +338,17 @@ public final class CopyLoader implements AutoCloseable {
     private void copy(TableBatch.Chunk chunk, Measure measure) {
         try {
             connections.use(connection -> {
+                boolean withRuns = offsets != null && !chunk.runs().isEmpty();
+                if (withRuns && !offsetTablesMade) {
+                    offsets.ensure(connection);
+                    offsetTablesMade = true;
+                }
                 measure.start();
-                if (chunk.upsert() != null) {
+                boolean transaction = chunk.upsert() != null || withRuns;
+                if (transaction) {
                     connection.setAutoCommit(false);
+                }
+                if (chunk.upsert() != null) {
                     try (Statement s = connection.createStatement()) {
                         s.execute(chunk.upsert().stageSql());
                     }
@@ -336,6 +358,12 @@ public final class CopyLoader implements AutoCloseable {
                     try (Statement s = connection.createStatement()) {
                         s.execute(chunk.upsert().insertSql());
                     }
+                }
+                if (withRuns) {
+                    // In the rows' transaction: a task that gets the partition next skips exactly what is in.
+                    offsets.writeRuns(connection, chunk.runs().byPartition());
+                }
+                if (transaction) {
                     connection.commit();
                     connection.setAutoCommit(true);
                 }

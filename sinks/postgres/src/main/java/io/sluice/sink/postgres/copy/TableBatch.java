@@ -35,6 +35,8 @@ public final class TableBatch {
     /** The sink's offset epoch its first row came in (see {@link #opened}); -1 while empty. */
     private long epoch = -1;
     private long openedNanos;
+    /** The offsets of its rows, when the target keeps Kafka offsets. */
+    private OffsetRuns runs = new OffsetRuns();
 
     /**
      * Rows that go through a temporary staging table: COPY into it, then one INSERT ... SELECT
@@ -167,6 +169,15 @@ public final class TableBatch {
         return target;
     }
 
+    /**
+     * Notes the offset of the record just added.
+     *
+     * @param continues whether the partition's previous record went into this batch too
+     */
+    public void covers(org.apache.kafka.common.TopicPartition partition, long offset, boolean continues) {
+        runs.cover(partition, offset, continues);
+    }
+
     public Schema rowSchema() {
         return rowSchema;
     }
@@ -212,8 +223,9 @@ public final class TableBatch {
 
     /** Hands over the encoded rows and starts an empty batch. */
     public Chunk take() {
-        Chunk chunk = new Chunk(target, table, copySql, upsert, rawParts, tuples, rows, epoch);
+        Chunk chunk = new Chunk(target, table, copySql, upsert, rawParts, tuples, rows, epoch, runs);
         epoch = -1;
+        runs = new OffsetRuns();
         tuples = new WireBuffer(rawParts.isEmpty() ? Math.min(Math.max(1 << 16, chunk.tuples().size()), 1 << 24) : 1 << 8);
         rawParts = new ArrayList<>();
         rawBytes = 0;
@@ -224,10 +236,10 @@ public final class TableBatch {
     /**
      * Rows ready for one COPY, raw tuples first, then encoded ones; with {@code upsert}, into a
      * staging table merged in the same transaction. {@code epoch} is the oldest offset epoch of
-     * its rows.
+     * its rows; {@code runs} their offsets (empty unless the target keeps Kafka offsets).
      */
     public record Chunk(String target, String table, String copyStatement, Upsert upsert, List<byte[]> raw, WireBuffer tuples, long rows,
-                        long epoch) {
+                        long epoch, OffsetRuns runs) {
 
         /**
          * The COPY; {@code freeze} writes the rows frozen, which needs the table emptied or

@@ -206,8 +206,9 @@ public final class SchemaApplier implements AutoCloseable {
      * @param table  the target table {schema, table}
      * @param rowsIn completes when every row of the table is committed
      * @param script the table's post-data; null for none
+     * @return completes when the table is built
      */
-    public void buildTable(String[] table, CompletableFuture<?> rowsIn, String script, boolean tolerateExisting) {
+    public CompletableFuture<Void> buildTable(String[] table, CompletableFuture<?> rowsIn, String script, boolean tolerateExisting) {
         DumpScript dump = DumpScript.parse(script);
         String name = Identifiers.quote(table[0], table[1]);
         CompletableFuture<Void> build = rowsIn
@@ -222,6 +223,7 @@ public final class SchemaApplier implements AutoCloseable {
         synchronized (tableBuilds) {
             tableBuilds.add(build);
         }
+        return build;
     }
 
     /** Throws the failure of a table's post-data build, if one failed. */

@@ -10,6 +10,7 @@ import java.util.List;
 
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.postgres.connections.MissingRelation;
+import io.sluice.sink.postgres.connections.OwnTables;
 
 /**
  * The table on the target that names, per source, the tables a snapshot created and has not
@@ -31,11 +32,9 @@ public final class SnapshotClaims {
 
     /** Records, in the caller's transaction, that the source's snapshot created these tables (quoted names). */
     void claim(Connection c, String source, List<String> tables) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            // One string, one round trip.
-            s.execute("CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
-                    + " (source text PRIMARY KEY, tables text[] NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
-        }
+        // One string, one round trip.
+        OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
+                + " (source text PRIMARY KEY, tables text[] NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " (source, tables) VALUES (?, ?) "
                 + "ON CONFLICT (source) DO UPDATE SET tables = EXCLUDED.tables, created_at = now()")) {
             s.setString(1, source);

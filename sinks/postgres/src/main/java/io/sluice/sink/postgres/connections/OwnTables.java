@@ -1,0 +1,49 @@
+package io.sluice.sink.postgres.connections;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Creates Sluice's own tables on the target (positions, offsets, claims, barriers) when they are
+ * missing. Many tasks start at once on a cluster, and two concurrent {@code CREATE TABLE IF NOT
+ * EXISTS} of one table can both miss it and one then fails on the catalog's unique index; a
+ * transaction-scoped advisory lock makes them take turns.
+ */
+public final class OwnTables {
+
+    /** The advisory lock's key: any fixed number, spelled so it is recognizable in pg_locks. */
+    private static final long LOCK = 0x511CE_0001L;
+
+    private OwnTables() {
+    }
+
+    /**
+     * Runs the statements (each {@code IF NOT EXISTS}) under the lock: in the caller's transaction
+     * when one is open (the lock is held until it ends), else in a transaction of their own.
+     */
+    public static void create(Connection c, String... statements) throws SQLException {
+        boolean own = c.getAutoCommit();
+        if (own) {
+            c.setAutoCommit(false);
+        }
+        try (Statement s = c.createStatement()) {
+            s.execute("SELECT pg_advisory_xact_lock(" + LOCK + ")");
+            for (String statement : statements) {
+                s.execute(statement);
+            }
+            if (own) {
+                c.commit();
+            }
+        } catch (SQLException | RuntimeException e) {
+            if (own) {
+                c.rollback();
+            }
+            throw e;
+        } finally {
+            if (own) {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.sluice.sink.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import io.sluice.testing.kafka.ConnectCluster;
+import io.sluice.testing.kafka.ConnectorConfigs;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+
+/**
+ * Sluice's source and sink on a Kafka Connect worker, the table topics with three partitions and
+ * three sink tasks: schema events travel on their own topic, rows on the tables' topics, and the
+ * ordering barriers the source writes let the sink apply them in the source's order — the
+ * snapshot's schema before its rows, each table's keys after its rows, streamed schema changes
+ * between the rows before and after them, a new table's topic from its first row.
+ */
+@ExtendWith(PostgresExtension.class)
+class BarriersOnConnectIT {
+
+    private static final int PARTITIONS = 3;
+
+    @Test
+    void snapshotAndSchemaChangesApplyInTheSourceOrderAcrossPartitions() throws Exception {
+        TestDatabase source = TestDatabases.create(BarriersOnConnectIT.class);
+        TestDatabase target = TestDatabases.create(BarriersOnConnectIT.class);
+        source.execute("CREATE TABLE items (id int PRIMARY KEY, name text, qty int)",
+                "INSERT INTO items SELECT g, 'item ' || g, g FROM generate_series(1, 3000) g",
+                "CREATE TABLE notes (id int PRIMARY KEY, body text)",
+                "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 200) g",
+                "CREATE INDEX notes_body ON notes (body)",
+                "CREATE TABLE log (at int, line text)",
+                "INSERT INTO log SELECT g, 'line ' || g FROM generate_series(1, 500) g");
+        try (ConnectCluster connect = ConnectCluster.start("barriers", 1)) {
+            connect.embedded().configureConnector("barriers-source", sourceConfig(source));
+            connect.embedded().configureConnector("barriers-sink", sinkConfig(target));
+            awaitEqual(source, target, List.of("items", "notes", "log"));
+            assertThat(target.queryText(indexes("notes"))).as("post-data after the rows").isEqualTo(source.queryText(indexes("notes")));
+
+            source.execute("INSERT INTO items SELECT g, 'item ' || g, g FROM generate_series(3001, 3500) g",
+                    "UPDATE items SET qty = qty + 1 WHERE id % 7 = 0",
+                    "ALTER TABLE items ADD COLUMN color text DEFAULT 'red'",
+                    "INSERT INTO items SELECT g, 'item ' || g, g, 'blue' FROM generate_series(3501, 3800) g",
+                    "UPDATE items SET color = 'green' WHERE id % 11 = 0",
+                    "BEGIN; UPDATE notes SET body = body || '!' WHERE id <= 50; ALTER TABLE notes RENAME COLUMN body TO text; "
+                            + "UPDATE notes SET text = text || '?' WHERE id > 150; COMMIT",
+                    "DELETE FROM notes WHERE id % 5 = 0",
+                    "BEGIN; CREATE TABLE fresh (k text PRIMARY KEY, v int NOT NULL DEFAULT 0); INSERT INTO fresh VALUES ('a', 1); COMMIT",
+                    "INSERT INTO fresh SELECT 'k' || g, g FROM generate_series(1, 300) g",
+                    "ALTER TABLE items DROP COLUMN qty",
+                    "UPDATE items SET name = name || '.' WHERE id % 13 = 0",
+                    "INSERT INTO log VALUES (-1, 'end')");
+            awaitEqual(source, target, List.of("items", "notes", "log", "fresh"));
+            for (String table : List.of("items", "notes", "fresh")) {
+                assertThat(target.queryText(columns(table))).as("columns of " + table).isEqualTo(source.queryText(columns(table)));
+            }
+            var status = connect.embedded().connectorStatus("barriers-sink");
+            assertThat(status.tasks()).as("sink tasks").hasSize(PARTITIONS)
+                    .allSatisfy(task -> assertThat(task.state()).as("task %d: %s", task.id(), task.trace()).isEqualTo("RUNNING"));
+            connect.embedded().deleteConnector("barriers-source");
+            connect.embedded().deleteConnector("barriers-sink");
+        } finally {
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
+    private static Map<String, String> sourceConfig(TestDatabase source) {
+        Map<String, String> config = ConnectorConfigs.source(source, "bar", "public.*");
+        config.put("name", "barriers-source");
+        config.put("topic.creation.default.partitions", String.valueOf(PARTITIONS));
+        config.put("barriers.topic.partitions", String.valueOf(PARTITIONS));
+        config.put("slot.name", "barriers_slot");
+        return config;
+    }
+
+    /** The sink reading every topic of the source (the schema-change topic too), with new topics found within a second. */
+    private static Map<String, String> sinkConfig(TestDatabase target) {
+        Map<String, String> config = ConnectorConfigs.sink(target, PARTITIONS);
+        config.put("topics.regex", "bar" + "\\..*");
+        // Topics appear as the source first writes to them: found within a second, not the consumer's default five minutes.
+        config.put("consumer.override.metadata.max.age.ms", "1000");
+        return config;
+    }
+
+    private static void awaitEqual(TestDatabase source, TestDatabase target, List<String> tables) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+        for (String table : tables) {
+            String expected = source.checksum("public." + table);
+            String actual = null;
+            while (System.nanoTime() < deadline) {
+                try {
+                    actual = target.checksum("public." + table);
+                } catch (java.sql.SQLException e) {
+                    actual = e.getMessage(); // not created yet
+                }
+                if (expected.equals(actual)) {
+                    break;
+                }
+                Thread.sleep(250);
+            }
+            assertThat(actual).as("checksum of %s on the target", table).isEqualTo(expected);
+        }
+    }
+
+    private static String columns(String table) {
+        return "SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum) FROM pg_attribute "
+                + "WHERE attrelid = 'public." + table + "'::regclass AND attnum > 0 AND NOT attisdropped";
+    }
+
+    private static String indexes(String table) {
+        return "SELECT string_agg(indexname, ', ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = 'public' AND tablename = '"
+                + table + "'";
+    }
+}

@@ -1,0 +1,196 @@
+package io.sluice.sink.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
+import org.apache.kafka.connect.util.clusters.WorkerHandle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sluice.testing.kafka.ConnectCluster;
+import io.sluice.testing.kafka.ConnectorConfigs;
+import io.sluice.testing.postgres.Pgbench;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+
+/**
+ * The whole pipeline on a Kafka Connect cluster of three workers: Sluice's source (exactly once,
+ * ordering barriers into three partitions per table topic) and its sink (three tasks) created
+ * through the REST API, a snapshot and then a pgbench workload streamed PostgreSQL → Kafka →
+ * PostgreSQL. Mid-stream the worker with the most sink tasks is stopped and its tasks move to the
+ * other two; once the workload stops, every table on the target equals the source's — the
+ * insert-only, keyless pgbench_history included, so nothing was lost or applied twice. The same
+ * again with the Anonymize transform in the source's chain.
+ */
+@ExtendWith(PostgresExtension.class)
+class ClusterPipelineIT {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterPipelineIT.class);
+    private static final int PARTITIONS = 3;
+    private static final List<String> PGBENCH = List.of("pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history");
+
+    @Test
+    void snapshotAndStreamingSurviveAWorkerStoppedMidStream() throws Exception {
+        pipeline("plain", false);
+    }
+
+    @Test
+    void theSameWithAnonymizationInTheSourceChain() throws Exception {
+        pipeline("anon", true);
+    }
+
+    private void pipeline(String name, boolean anonymize) throws Exception {
+        Pgbench pgbench = Pgbench.locate();
+        TestDatabase source = TestDatabases.create(ClusterPipelineIT.class);
+        TestDatabase target = TestDatabases.create(ClusterPipelineIT.class);
+        Process workload = null;
+        // Tasks of a stopped worker move after two seconds, not Connect's default five minutes.
+        try (ConnectCluster connect = ConnectCluster.startExactlyOnce(name, 3, Map.of("scheduled.rebalance.max.delay.ms", "2000"))) {
+            pgbench.run(source, "-i", "-q", "-s", "1");
+            source.execute("CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL, visits int NOT NULL DEFAULT 0)",
+                    "INSERT INTO customers SELECT g, 'customer' || g || '@shop.test', 0 FROM generate_series(1, 1000) g");
+            Path script = Files.createTempFile("customers", ".sql");
+            Files.writeString(script, "\\set id random(1, 1000)\nUPDATE customers SET visits = visits + 1, "
+                    + "email = 'customer' || :id || '.' || (visits + 1) || '@shop.test' WHERE id = :id;\n");
+
+            connect.embedded().configureConnector(name + "-source", sourceConfig(source, name, anonymize));
+            connect.embedded().configureConnector(name + "-sink", sinkConfig(target, name));
+            workload = pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "100", "-T", "600",
+                    "-b", "tpcb-like@4", "-f", script + "@1");
+
+            await(() -> count(target, "pgbench_history") >= 100, "streamed changes on the target");
+            WorkerHandle stopped = busiestWorker(connect, name + "-sink");
+            String gone = ":" + stopped.url().getPort(); // the handle forgets its address once stopped
+            LOG.info("Stopping worker {} mid-stream", stopped.url());
+            connect.embedded().removeWorker(stopped);
+            await(() -> allRunningElsewhere(connect, name + "-sink", gone), "the sink's tasks running on the other workers");
+            long before = count(target, "pgbench_history");
+            await(() -> count(target, "pgbench_history") >= before + 100, "changes applied after the worker stopped");
+
+            workload.destroy();
+            workload.waitFor();
+            source.execute("INSERT INTO pgbench_history (tid, bid, aid, delta, mtime, filler) VALUES (1, 1, 1, 0, now(), 'the end')");
+            await(() -> count(target, "pgbench_history WHERE filler = 'the end'") == 1, "the last change on the target");
+            // Each table's partitions have their own tasks: the last change of one table says nothing of another's.
+            for (String table : PGBENCH) {
+                assertEventuallyEqual(source, target, "public." + table);
+            }
+            if (anonymize) {
+                assertEventuallyEqual(source, target, "(SELECT id, visits FROM public.customers)");
+                Map<Integer, String> original = emails(source);
+                Map<Integer, String> masked = emails(target);
+                assertThat(masked.keySet()).isEqualTo(original.keySet());
+                assertThat(masked).allSatisfy((id, email) -> assertThat(email).as("customer %d", id)
+                        .isNotEqualTo(original.get(id)).doesNotContain("customer").contains("@"));
+            } else {
+                assertEventuallyEqual(source, target, "public.customers");
+            }
+            ConnectorStateInfo status = connect.embedded().connectorStatus(name + "-sink");
+            assertThat(status.tasks()).allSatisfy(t -> assertThat(t.state()).as("task %d: %s", t.id(), t.trace()).isEqualTo("RUNNING"));
+            connect.embedded().deleteConnector(name + "-source");
+            connect.embedded().deleteConnector(name + "-sink");
+        } finally {
+            if (workload != null) {
+                workload.destroyForcibly();
+            }
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
+    private static void assertEventuallyEqual(TestDatabase source, TestDatabase target, String table) throws Exception {
+        String expected = source.checksum(table);
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (!expected.equals(target.checksum(table)) && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+        }
+        assertThat(target.checksum(table)).as(table).isEqualTo(expected);
+    }
+
+    private static Map<String, String> sourceConfig(TestDatabase source, String name, boolean anonymize) {
+        Map<String, String> config = ConnectorConfigs.source(source, name, "public.*");
+        config.put("topic.creation.default.partitions", String.valueOf(PARTITIONS));
+        config.put("barriers.topic.partitions", String.valueOf(PARTITIONS));
+        config.put("exactly.once.support", "required");
+        config.put("slot.name", name + "_slot");
+        config.put("status.update.interval.ms", "500");
+        if (anonymize) {
+            config.put("transforms", "anonymize");
+            config.put("transforms.anonymize.type", "io.sluice.transforms.anonymize.Anonymize");
+            config.put("transforms.anonymize.secret", "a secret for this test only");
+            config.put("transforms.anonymize.rules", "public.customers.email = email");
+        }
+        return config;
+    }
+
+    /** The sink reading every topic of the source (the schema-change topic too), with new topics found within a second. */
+    private static Map<String, String> sinkConfig(TestDatabase target, String name) {
+        Map<String, String> config = ConnectorConfigs.sink(target, PARTITIONS);
+        config.put("topics.regex", name + "\\..*");
+        // Topics appear as the source first writes to them: found within a second, not the consumer's default five minutes.
+        config.put("consumer.override.metadata.max.age.ms", "1000");
+        return config;
+    }
+
+    /** The worker running the most tasks of the connector. */
+    private static WorkerHandle busiestWorker(ConnectCluster connect, String connector) {
+        Map<String, Long> tasks = connect.embedded().connectorStatus(connector).tasks().stream()
+                .collect(Collectors.groupingBy(ConnectorStateInfo.TaskState::workerId, Collectors.counting()));
+        String busiest = tasks.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        Map<String, WorkerHandle> byId = connect.embedded().workers().stream()
+                .collect(Collectors.toMap(w -> w.url().getHost() + ":" + w.url().getPort(), Function.identity()));
+        return byId.entrySet().stream().filter(e -> e.getKey().equals(busiest) || busiest.endsWith(":" + e.getValue().url().getPort()))
+                .map(Map.Entry::getValue).min(Comparator.comparing(w -> w.url().toString())).orElseThrow();
+    }
+
+    /** Whether every task of the connector runs, none on the worker at {@code :port}. */
+    private static boolean allRunningElsewhere(ConnectCluster connect, String connector, String gone) {
+        List<ConnectorStateInfo.TaskState> tasks = connect.embedded().connectorStatus(connector).tasks();
+        return tasks.size() == PARTITIONS && tasks.stream().allMatch(t -> t.state().equals("RUNNING") && !t.workerId().endsWith(gone));
+    }
+
+    private static long count(TestDatabase db, String from) {
+        try {
+            return db.queryLong("SELECT count(*) FROM " + from);
+        } catch (java.sql.SQLException e) {
+            return -1; // not created yet
+        }
+    }
+
+    private static Map<Integer, String> emails(TestDatabase db) throws Exception {
+        Map<Integer, String> emails = new TreeMap<>();
+        try (var c = db.connect(); var s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, email FROM public.customers")) {
+            while (rs.next()) {
+                emails.put(rs.getInt(1), rs.getString(2));
+            }
+        }
+        return emails;
+    }
+
+    @FunctionalInterface
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void await(Condition condition, String what) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(240).toNanos();
+        while (!condition.holds()) {
+            assertThat(System.nanoTime()).as("%s within 240 s", what).isLessThan(deadline);
+            Thread.sleep(250);
+        }
+    }
+}
