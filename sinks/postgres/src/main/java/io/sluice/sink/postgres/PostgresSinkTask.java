@@ -110,6 +110,11 @@ public class PostgresSinkTask extends SinkTask {
     private final Map<TopicPartition, java.util.NavigableMap<Long, Long>> loadedRuns = new HashMap<>();
     /** Per partition, the batch its last record went into, while that record went into one (the run of offsets goes on). */
     private final Map<TopicPartition, TableBatch> lastBatchOf = new HashMap<>();
+    /**
+     * Per partition, the source position of the newest change taken or on the target: a change
+     * at or below it was sent again by a source that restarted (at least once) and is skipped.
+     */
+    private final Map<TopicPartition, SourcePosition> partitionPositions = new HashMap<>();
     /** The batch the record being applied went into; null when it went into none. */
     private TableBatch coveredBy;
     /** Whether the target keeps Kafka offsets (else source positions), read once: it is asked for every change. */
@@ -346,6 +351,13 @@ public class PostgresSinkTask extends SinkTask {
         if (onTargetAlready(sourceName, position)) {
             return;
         }
+        if (byKafkaOffset && position != null) {
+            SourcePosition newest = partitionPositions.get(partitionOf(record));
+            if (newest != null && position.compareTo(newest) <= 0) {
+                skipped++; // sent again by the source after its restart: this partition has it already
+                return;
+            }
+        }
         Struct transaction = value.schema().field(Envelope.TRANSACTION) == null ? null : value.getStruct(Envelope.TRANSACTION);
         Object txId = transaction == null ? null : transaction.getString("id");
         long pending = changes.pendingBytes();
@@ -378,7 +390,11 @@ public class PostgresSinkTask extends SinkTask {
     /** Records that a change was taken: by its Kafka offset or its source position, whichever the target keeps. */
     private void taken(SinkRecord record, String sourceName, SourcePosition position) {
         if (byKafkaOffset) {
-            changes.takenAt(partitionOf(record), record.kafkaOffset() + 1);
+            TopicPartition partition = partitionOf(record);
+            changes.takenAt(partition, record.kafkaOffset() + 1, position);
+            if (position != null) {
+                partitionPositions.merge(partition, position, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+            }
         } else {
             changes.taken(sourceName, position);
         }
@@ -517,8 +533,11 @@ public class PostgresSinkTask extends SinkTask {
             String index = "sluice_resume_" + Integer.toHexString(table.hashCode());
             sendAll();
             loader.awaitAll();
-            loader.execute("CREATE UNIQUE INDEX IF NOT EXISTS " + Identifiers.quote(index) + " ON " + table + " ("
-                    + String.join(", ", eventKey.stream().map(Identifiers::quote).toList()) + ")", "Indexing " + table + " to resume");
+            String create = "CREATE UNIQUE INDEX IF NOT EXISTS " + Identifiers.quote(index) + " ON " + table + " ("
+                    + String.join(", ", eventKey.stream().map(Identifiers::quote).toList()) + ")";
+            // On a cluster, tasks resuming the same table make the same index: one at a time, the others find it there.
+            loader.execute("DO $$BEGIN PERFORM pg_advisory_xact_lock(hashtext(" + Identifiers.literal(table) + ")); EXECUTE "
+                    + Identifiers.literal(create) + "; END$$", "Indexing " + table + " to resume");
             resumeIndexes.put(table, Identifiers.quote(target[0], index));
         }
         return eventKey;
@@ -1014,6 +1033,7 @@ public class PostgresSinkTask extends SinkTask {
             return;
         }
         Map<TopicPartition, Long> applied = changes.appliedOffsets(partitions);
+        partitionPositions.putAll(changes.appliedPartitionPositions(partitions));
         changes.loadedRuns(partitions).forEach((tp, runs) -> {
             Long next = applied.get(tp);
             if (next != null) {
@@ -1052,6 +1072,7 @@ public class PostgresSinkTask extends SinkTask {
             appliedUpTo.remove(tp);
             loadedRuns.remove(tp);
             lastBatchOf.remove(tp);
+            partitionPositions.remove(tp);
         }
     }
 

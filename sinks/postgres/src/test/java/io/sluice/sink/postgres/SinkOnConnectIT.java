@@ -97,6 +97,35 @@ class SinkOnConnectIT {
     }
 
     @Test
+    void changesASourceSendsAgainAreSkippedByTheirSourcePosition(TestDatabase target) throws Exception {
+        // A table without a key: an insert applied twice would show as two rows.
+        String topic = "again.public.k";
+        cluster.embedded().kafka().createTopic(topic, 1);
+        target.execute("CREATE TABLE public.k (id int, v text)");
+        Schema row = row("again.public.k.Value");
+        produce(topic, row, 0, 1, "first", 700);
+        produce(topic, row, 0, 2, "second", 800);
+        // A source that restarted before Connect committed its offsets (at least once) sends them again, then goes on.
+        produce(topic, row, 0, 1, "first", 700);
+        produce(topic, row, 0, 2, "second", 800);
+        produce(topic, row, 0, 3, "third", 900);
+        Map<String, String> config = sinkConfig(target, topic);
+        cluster.embedded().configureConnector("sink-again", config);
+        awaitValue(target, "k", 3, "third");
+        assertThat(target.queryLong("SELECT count(*) FROM public.k")).isEqualTo(3);
+
+        // Known after a restart too: the position is on the target with the offsets.
+        cluster.embedded().restartConnectorAndTasks("sink-again", false, true, false);
+        produce(topic, row, 0, 3, "third", 900);
+        produce(topic, row, 0, 4, "fourth", 1000);
+        awaitValue(target, "k", 4, "fourth");
+        assertThat(target.queryLong("SELECT count(*) FROM public.k")).isEqualTo(4);
+        assertThat(target.queryText("SELECT source_lsn::text || ' ' || source_event FROM sluice.kafka_offsets WHERE connector = 'sink-again'"))
+                .isEqualTo(io.sluice.schemas.postgres.Lsn.format(1000) + " 1");
+        cluster.embedded().deleteConnector("sink-again");
+    }
+
+    @Test
     void aRecordTheSinkCannotApplyGoesToTheDeadLetterQueueWithTheReason(TestDatabase target) throws Exception {
         String topic = "dlq.public.c";
         String deadLetters = "sluice-dead-letters";

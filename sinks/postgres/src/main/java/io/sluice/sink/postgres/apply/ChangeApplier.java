@@ -58,6 +58,7 @@ public final class ChangeApplier implements AutoCloseable {
     /** Where Kafka offsets are kept on the target (on Kafka Connect); null when changes are tracked by source position. */
     private final KafkaOffsets offsets;
     private final Map<TopicPartition, Long> pendingOffsets = new HashMap<>();
+    private final Map<TopicPartition, SourcePosition> pendingPartitionPositions = new HashMap<>();
     private final long retryTimeoutMillis;
     private final TunedBatchSize batchSize;
     private ExecutorService applyThread;
@@ -136,32 +137,47 @@ public final class ChangeApplier implements AutoCloseable {
      * Records that the change at a Kafka offset was taken: the offset after it is written with the
      * batch, so that the partition resumes after it (see {@link KafkaOffsets}).
      */
-    public void takenAt(TopicPartition partition, long nextOffset) {
+    public void takenAt(TopicPartition partition, long nextOffset, SourcePosition position) {
         pendingOffsets.merge(partition, nextOffset, Math::max);
+        if (position != null) {
+            pendingPartitionPositions.merge(partition, position, ChangeApplier::newer);
+        }
         touched();
     }
 
     /** The Kafka offsets after the last changes the target has, of these partitions (those with any). */
     public Map<TopicPartition, Long> appliedOffsets(Collection<TopicPartition> partitions) {
-        if (offsets == null) {
-            return Map.of();
-        }
-        return onApplyThread(() -> {
-            Map<TopicPartition, Long> read = new HashMap<>();
-            retrying("Reading the applied Kafka offsets from " + offsets.name(), c -> read.putAll(offsets.read(c, partitions)));
-            return read;
-        });
+        return fromOffsetTables("Reading the applied Kafka offsets", c -> offsets.read(c, partitions));
+    }
+
+    /**
+     * The source position of the newest change the target has from each of these partitions:
+     * a change the source sent again (after its restart, at least once) comes later in the same
+     * partition with a position at or below it.
+     */
+    public Map<TopicPartition, SourcePosition> appliedPartitionPositions(Collection<TopicPartition> partitions) {
+        return fromOffsetTables("Reading the applied positions", c -> offsets.readPositions(c, partitions));
     }
 
     /** The runs of offsets whose snapshot rows the target has, of these partitions (see {@link KafkaOffsets#writeRuns}). */
     public Map<TopicPartition, java.util.NavigableMap<Long, Long>> loadedRuns(Collection<TopicPartition> partitions) {
+        return fromOffsetTables("Reading the loaded Kafka offsets", c -> offsets.readRuns(c, partitions));
+    }
+
+    @FunctionalInterface
+    private interface OffsetsRead<T> {
+        Map<TopicPartition, T> read(Connection c) throws SQLException;
+    }
+
+    /** Reads Sluice's offset tables on the apply thread's connection, retried like a batch; empty when none are kept. */
+    private <T> Map<TopicPartition, T> fromOffsetTables(String what, OffsetsRead<T> read) {
         if (offsets == null) {
             return Map.of();
         }
         return onApplyThread(() -> {
-            Map<TopicPartition, java.util.NavigableMap<Long, Long>> read = new HashMap<>();
-            retrying("Reading the loaded Kafka offsets from " + offsets.name(), c -> read.putAll(offsets.readRuns(c, partitions)));
-            return read;
+            Map<TopicPartition, T> result = new HashMap<>();
+            retrying(what + " from " + offsets.name(), c -> result.putAll(read.read(c)));
+            return result;
         });
     }
 
@@ -258,10 +274,11 @@ public final class ChangeApplier implements AutoCloseable {
             }
         }
         ChangeBatch batch = new ChangeBatch(List.copyOf(truncated), sealed, Map.copyOf(pendingPositions), Map.copyOf(pendingChanges),
-                Map.copyOf(pendingOffsets), changes);
+                Map.copyOf(pendingOffsets), Map.copyOf(pendingPartitionPositions), changes);
         truncated.clear();
         pendingPositions.clear();
         pendingOffsets.clear();
+        pendingPartitionPositions.clear();
         pendingChanges.clear();
         pendingSince = 0;
         // One batch written while the next gathers: memory stays bounded when the target is the slower.
@@ -360,7 +377,7 @@ public final class ChangeApplier implements AutoCloseable {
                     positions.write(c, Map.of(source, position), Map.of(source, 1L));
                 }
                 if (offsets != null) {
-                    offsets.write(c, nextOffsets);
+                    offsets.write(c, nextOffsets, Map.of());
                 }
                 c.commit();
                 c.setAutoCommit(true);

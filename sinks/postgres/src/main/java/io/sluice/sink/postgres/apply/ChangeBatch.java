@@ -19,10 +19,12 @@ import org.apache.kafka.common.TopicPartition;
  * @param positions per source, the newest position among the changes
  * @param counts    per source, how many changes were taken (for the position table's statistics)
  * @param offsets   per topic partition, the Kafka offset after the newest change (on Kafka Connect; else empty)
+ * @param partitionPositions per topic partition, the source position of its newest change (on Kafka Connect)
  * @param changes   changes taken, before coalescing
  */
 record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<String, SourcePosition> positions,
-                   Map<String, Long> counts, Map<TopicPartition, Long> offsets, long changes) {
+                   Map<String, Long> counts, Map<TopicPartition, Long> offsets, Map<TopicPartition, SourcePosition> partitionPositions,
+                   long changes) {
 
     /** Writes the batch inside the connection's open transaction; the caller commits. */
     void write(Connection c, AppliedPositions positionTable, KafkaOffsets offsetTable, Set<String> createdStages) throws SQLException {
@@ -38,7 +40,7 @@ record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<
             positionTable.write(c, positions, counts);
         }
         if (!offsets.isEmpty()) {
-            offsetTable.write(c, offsets);
+            offsetTable.write(c, offsets, partitionPositions);
         }
     }
 }

@@ -1,6 +1,5 @@
 package io.sluice.sink.postgres.apply;
 
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -55,7 +54,8 @@ public final class KafkaOffsets {
                 + " (connector text NOT NULL, topic text NOT NULL, kafka_partition int NOT NULL, next_offset bigint NOT NULL, "
                 + "applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (connector, topic, kafka_partition)); "
                 + "CREATE TABLE IF NOT EXISTS " + loaded + " (connector text NOT NULL, topic text NOT NULL, kafka_partition int NOT NULL, "
-                + "first_offset bigint NOT NULL, last_offset bigint NOT NULL, PRIMARY KEY (connector, topic, kafka_partition, first_offset))");
+                + "first_offset bigint NOT NULL, last_offset bigint NOT NULL, PRIMARY KEY (connector, topic, kafka_partition, first_offset)); "
+                + "ALTER TABLE " + qualified + " ADD COLUMN IF NOT EXISTS source_lsn pg_lsn, ADD COLUMN IF NOT EXISTS source_event bigint");
     }
 
     /** The offsets after the last records applied, of the partitions that have any; the table may not exist yet. */
@@ -64,14 +64,9 @@ public final class KafkaOffsets {
         if (partitions.isEmpty()) {
             return offsets;
         }
-        String[] topics = partitions.stream().map(TopicPartition::topic).toArray(String[]::new);
-        Integer[] numbers = partitions.stream().map(TopicPartition::partition).toArray(Integer[]::new);
         try (PreparedStatement s = c.prepareStatement("SELECT o.topic, o.kafka_partition, o.next_offset FROM " + qualified
                 + " o JOIN unnest(?::text[], ?::int[]) AS p(topic, kafka_partition) USING (topic, kafka_partition) WHERE o.connector = ?")) {
-            Array topicArray = c.createArrayOf("text", topics);
-            Array numberArray = c.createArrayOf("int4", numbers);
-            s.setArray(1, topicArray);
-            s.setArray(2, numberArray);
+            bindPartitions(c, s, partitions);
             s.setString(3, connector);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -119,8 +114,7 @@ public final class KafkaOffsets {
         }
         try (PreparedStatement s = c.prepareStatement("SELECT r.topic, r.kafka_partition, r.first_offset, r.last_offset FROM " + loaded
                 + " r JOIN unnest(?::text[], ?::int[]) AS p(topic, kafka_partition) USING (topic, kafka_partition) WHERE r.connector = ?")) {
-            s.setArray(1, c.createArrayOf("text", partitions.stream().map(TopicPartition::topic).toArray()));
-            s.setArray(2, c.createArrayOf("int4", partitions.stream().map(TopicPartition::partition).toArray()));
+            bindPartitions(c, s, partitions);
             s.setString(3, connector);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -157,20 +151,69 @@ public final class KafkaOffsets {
      * batch of it cannot undo what the partition's new task wrote.
      */
     public void write(Connection c, Map<TopicPartition, Long> nextOffsets) throws SQLException {
+        write(c, nextOffsets, Map.of());
+    }
+
+    /**
+     * As {@link #write(Connection, Map)}, also with the source position of each partition's newest
+     * change, which never moves back either.
+     */
+    public void write(Connection c, Map<TopicPartition, Long> nextOffsets, Map<TopicPartition, SourcePosition> positions) throws SQLException {
         if (nextOffsets.isEmpty()) {
             return;
         }
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " AS o (connector, topic, kafka_partition, next_offset) "
-                + "VALUES (?, ?, ?, ?) ON CONFLICT (connector, topic, kafka_partition) DO UPDATE SET "
-                + "next_offset = greatest(o.next_offset, EXCLUDED.next_offset), applied_at = now()")) {
+        String newer = "(EXCLUDED.source_lsn, EXCLUDED.source_event) > (o.source_lsn, o.source_event) OR o.source_lsn IS NULL";
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " AS o (connector, topic, kafka_partition, next_offset, "
+                + "source_lsn, source_event) VALUES (?, ?, ?, ?, ?::pg_lsn, ?) ON CONFLICT (connector, topic, kafka_partition) DO UPDATE SET "
+                + "next_offset = greatest(o.next_offset, EXCLUDED.next_offset), applied_at = now(), "
+                + "source_lsn = CASE WHEN " + newer + " THEN coalesce(EXCLUDED.source_lsn, o.source_lsn) ELSE o.source_lsn END, "
+                + "source_event = CASE WHEN " + newer + " THEN coalesce(EXCLUDED.source_event, o.source_event) ELSE o.source_event END")) {
             for (Map.Entry<TopicPartition, Long> e : nextOffsets.entrySet()) {
+                SourcePosition position = positions.get(e.getKey());
                 s.setString(1, connector);
                 s.setString(2, e.getKey().topic());
                 s.setInt(3, e.getKey().partition());
                 s.setLong(4, e.getValue());
+                s.setString(5, position == null ? null : position.lsnText());
+                if (position == null) {
+                    s.setNull(6, java.sql.Types.BIGINT);
+                } else {
+                    s.setLong(6, position.event());
+                }
                 s.addBatch();
             }
             s.executeBatch();
         }
+    }
+
+    /** The source position of each partition's newest change the target has, of the partitions that have one. */
+    public Map<TopicPartition, SourcePosition> readPositions(Connection c, Collection<TopicPartition> partitions) throws SQLException {
+        Map<TopicPartition, SourcePosition> positions = new HashMap<>();
+        if (partitions.isEmpty()) {
+            return positions;
+        }
+        try (PreparedStatement s = c.prepareStatement("SELECT o.topic, o.kafka_partition, o.source_lsn::text, o.source_event FROM " + qualified
+                + " o JOIN unnest(?::text[], ?::int[]) AS p(topic, kafka_partition) USING (topic, kafka_partition) "
+                + "WHERE o.connector = ? AND o.source_lsn IS NOT NULL")) {
+            bindPartitions(c, s, partitions);
+            s.setString(3, connector);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    positions.put(new TopicPartition(rs.getString(1), rs.getInt(2)),
+                            new SourcePosition(io.sluice.schemas.postgres.Lsn.parse(rs.getString(3)), rs.getLong(4)));
+                }
+            }
+        } catch (SQLException e) {
+            if (!MissingRelation.is(e) && !"42703".equals(e.getSQLState())) { // undefined_column: made before positions were kept
+                throw e;
+            }
+        }
+        return positions;
+    }
+
+    /** Binds the partitions as the statement's first two parameters, for {@code unnest(?::text[], ?::int[]) AS p(topic, kafka_partition)}. */
+    private static void bindPartitions(Connection c, PreparedStatement s, Collection<TopicPartition> partitions) throws SQLException {
+        s.setArray(1, c.createArrayOf("text", partitions.stream().map(TopicPartition::topic).toArray()));
+        s.setArray(2, c.createArrayOf("int4", partitions.stream().map(TopicPartition::partition).toArray()));
     }
 }
