@@ -43,24 +43,33 @@ class ClusterPipelineIT {
     private static final int PARTITIONS = 3;
     private static final List<String> PGBENCH = List.of("pgbench_accounts", "pgbench_branches", "pgbench_tellers", "pgbench_history");
 
+    /** When the worker is stopped. */
+    private enum Stop { MID_STREAM, MID_SNAPSHOT }
+
     @Test
     void snapshotAndStreamingSurviveAWorkerStoppedMidStream() throws Exception {
-        pipeline("plain", false);
+        pipeline("plain", false, Stop.MID_STREAM);
     }
 
     @Test
     void theSameWithAnonymizationInTheSourceChain() throws Exception {
-        pipeline("anon", true);
+        pipeline("anon", true, Stop.MID_STREAM);
     }
 
-    private void pipeline(String name, boolean anonymize) throws Exception {
+    /** Snapshot rows committed by the stopped worker's tasks are not loaded again by the tasks that take their partitions. */
+    @Test
+    void theSnapshotSurvivesAWorkerStoppedWhileRowsLoad() throws Exception {
+        pipeline("load", false, Stop.MID_SNAPSHOT);
+    }
+
+    private void pipeline(String name, boolean anonymize, Stop when) throws Exception {
         Pgbench pgbench = Pgbench.locate();
         TestDatabase source = TestDatabases.create(ClusterPipelineIT.class);
         TestDatabase target = TestDatabases.create(ClusterPipelineIT.class);
         Process workload = null;
         // Tasks of a stopped worker move after two seconds, not Connect's default five minutes.
         try (ConnectCluster connect = ConnectCluster.startExactlyOnce(name, 3, Map.of("scheduled.rebalance.max.delay.ms", "2000"))) {
-            pgbench.run(source, "-i", "-q", "-s", "1");
+            pgbench.run(source, "-i", "-q", "-s", when == Stop.MID_SNAPSHOT ? "3" : "1");
             source.execute("CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL, visits int NOT NULL DEFAULT 0)",
                     "INSERT INTO customers SELECT g, 'customer' || g || '@shop.test', 0 FROM generate_series(1, 1000) g");
             Path script = Files.createTempFile("customers", ".sql");
@@ -72,10 +81,16 @@ class ClusterPipelineIT {
             workload = pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "100", "-T", "600",
                     "-b", "tpcb-like@4", "-f", script + "@1");
 
-            await(() -> count(target, "pgbench_history") >= 100, "streamed changes on the target");
+            if (when == Stop.MID_STREAM) {
+                await(() -> count(target, "pgbench_history") >= 100, "streamed changes on the target");
+            } else {
+                await(() -> count(target, "pgbench_accounts") > 0, "snapshot rows on the target");
+                assertThat(target.queryLong("SELECT count(*) FROM pg_indexes WHERE tablename = 'pgbench_accounts'"))
+                        .as("the snapshot is still loading (no keys yet) when the worker stops").isZero();
+            }
             WorkerHandle stopped = busiestWorker(connect, name + "-sink");
             String gone = ":" + stopped.url().getPort(); // the handle forgets its address once stopped
-            LOG.info("Stopping worker {} mid-stream", stopped.url());
+            LOG.info("Stopping worker {} ({})", stopped.url(), when);
             connect.embedded().removeWorker(stopped);
             await(() -> allRunningElsewhere(connect, name + "-sink", gone), "the sink's tasks running on the other workers");
             long before = count(target, "pgbench_history");
