@@ -73,6 +73,52 @@ class BarriersOnConnectIT {
         }
     }
 
+    /**
+     * Barriers must reach every partition: validation reports a partition count that differs from
+     * the one topics are created with, and a topic with more partitions than the barriers cover
+     * stops the source with the reason.
+     */
+    @Test
+    void aTopicWithMorePartitionsThanTheBarriersStopsTheSource() throws Exception {
+        TestDatabase source = TestDatabases.create(BarriersOnConnectIT.class);
+        source.execute("CREATE TABLE items (id int PRIMARY KEY, name text)",
+                "INSERT INTO items SELECT g, 'item ' || g FROM generate_series(1, 200) g");
+        try (ConnectCluster connect = ConnectCluster.start("few-barriers", 1)) {
+            Map<String, String> config = ConnectorConfigs.source(source, "few", "public.items");
+            config.put("barriers.topic.partitions", "2");
+            config.put("topic.creation.default.partitions", "3");
+            var validated = connect.embedded().validateConnectorConfig("PostgresSourceConnector", config);
+            assertThat(validated.values().stream().filter(v -> v.configValue().name().equals("barriers.topic.partitions"))
+                    .flatMap(v -> v.configValue().errors().stream())).anySatisfy(e -> assertThat(e).contains("creates them with 3"));
+
+            // Topics made beforehand with more partitions than the barriers cover: validation cannot see it, the source does.
+            config.remove("topic.creation.default.partitions");
+            config.remove("topic.creation.default.replication.factor");
+            config.put("slot.name", "few_slot");
+            connect.embedded().kafka().createTopic("few.public.items", 3);
+            connect.embedded().kafka().createTopic("few.schema-changes", 1);
+            connect.embedded().configureConnector("few-source", config);
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            String trace = null;
+            while (trace == null) {
+                assertThat(System.nanoTime()).as("the source stopped within 120 s").isLessThan(deadline);
+                try {
+                    var tasks = connect.embedded().connectorStatus("few-source").tasks();
+                    if (!tasks.isEmpty() && tasks.get(0).state().equals("FAILED")) {
+                        trace = tasks.get(0).trace();
+                    }
+                } catch (org.apache.kafka.connect.runtime.rest.errors.ConnectRestException e) {
+                    // no status yet: the connector is starting
+                }
+                Thread.sleep(250);
+            }
+            assertThat(trace).contains("few.public.items").contains("barriers.topic.partitions=2");
+            connect.embedded().deleteConnector("few-source");
+        } finally {
+            TestDatabases.drop(source);
+        }
+    }
+
     private static Map<String, String> sourceConfig(TestDatabase source) {
         Map<String, String> config = ConnectorConfigs.source(source, "bar", "public.*");
         config.put("name", "barriers-source");
