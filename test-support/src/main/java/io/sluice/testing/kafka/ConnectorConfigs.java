@@ -29,6 +29,29 @@ public final class ConnectorConfigs {
     }
 
     /**
+     * The source writing ordering barriers into topics it creates with {@code partitions}
+     * partitions, for a Sluice sink on a cluster.
+     */
+    public static Map<String, String> sourceWithBarriers(TestDatabase database, String topicPrefix, String tables, int partitions) {
+        Map<String, String> config = source(database, topicPrefix, tables);
+        config.put("topic.creation.default.partitions", String.valueOf(partitions));
+        config.put("barriers.topic.partitions", String.valueOf(partitions));
+        return config;
+    }
+
+    /**
+     * The sink reading every topic of a source's prefix (its schema-change topic too), finding new
+     * topics within a second rather than the consumer's default five minutes: topics appear as the
+     * source first writes to them.
+     */
+    public static Map<String, String> sinkOfPrefix(TestDatabase target, String topicPrefix, int tasks) {
+        Map<String, String> config = sink(target, tasks);
+        config.put("topics.regex", java.util.regex.Pattern.quote(topicPrefix) + "\\..*");
+        config.put("consumer.override.metadata.max.age.ms", "1000");
+        return config;
+    }
+
+    /**
      * Sluice's PostgreSQL sink into a test database, JSON with schemas, changes applied as they
      * come; the caller adds {@code topics} or {@code topics.regex}.
      */

@@ -98,9 +98,42 @@ public final class TestDatabase {
         return Long.parseLong(queryText(sql));
     }
 
+    /**
+     * Waits until a query gives here what it gives on {@code source} (a query that fails here, as on a
+     * table not made yet, is not there yet); fails with both answers after {@code within}.
+     */
+    public void awaitSameAs(TestDatabase source, String query, java.time.Duration within, String what) throws Exception {
+        String expected = source.queryText(query);
+        long deadline = System.nanoTime() + within.toNanos();
+        String actual;
+        while (true) {
+            try {
+                actual = queryText(query);
+            } catch (SQLException e) {
+                actual = e.getMessage();
+            }
+            if (java.util.Objects.equals(actual, expected) || System.nanoTime() >= deadline) {
+                break;
+            }
+            Thread.sleep(250);
+        }
+        if (!java.util.Objects.equals(actual, expected)) {
+            throw new AssertionError(what + " within " + within.toSeconds() + " s: expected " + expected + " but was " + actual);
+        }
+    }
+
+    /** Waits until a table's {@link #checksum} here is the one on {@code source}. */
+    public void awaitChecksumOf(TestDatabase source, String table, java.time.Duration within) throws Exception {
+        awaitSameAs(source, checksumQuery(table), within, "checksum of " + table + " on the target");
+    }
+
     /** A table's row count and a digest of its rows' text in order, equal for equal contents whatever the physical order. */
     public String checksum(String table) throws SQLException {
-        return queryText("SELECT count(*) || ' ' || coalesce(md5(string_agg(h, '' ORDER BY h)), '-') FROM (SELECT md5(t::text) AS h FROM "
-                + table + " t) rows");
+        return queryText(checksumQuery(table));
+    }
+
+    private static String checksumQuery(String table) {
+        return "SELECT count(*) || ' ' || coalesce(md5(string_agg(h, '' ORDER BY h)), '-') FROM (SELECT md5(t::text) AS h FROM "
+                + table + " t) rows";
     }
 }

@@ -1,5 +1,8 @@
 package io.sluice.sink.postgres;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -9,6 +12,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -107,7 +111,7 @@ public class PostgresSinkTask extends SinkTask {
      * Per partition this task was given, the runs of offsets whose snapshot rows are on the target
      * already (COPYs commit out of order, so one offset cannot say it); records in them are skipped.
      */
-    private final Map<TopicPartition, java.util.NavigableMap<Long, Long>> loadedRuns = new HashMap<>();
+    private final Map<TopicPartition, NavigableMap<Long, Long>> loadedRuns = new HashMap<>();
     /** Per partition, the batch its last record went into, while that record went into one (the run of offsets goes on). */
     private final Map<TopicPartition, TableBatch> lastBatchOf = new HashMap<>();
     /**
@@ -261,7 +265,7 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     private boolean inLoadedRun(TopicPartition partition, long offset) {
-        java.util.NavigableMap<Long, Long> runs = loadedRuns.isEmpty() ? null : loadedRuns.get(partition);
+        NavigableMap<Long, Long> runs = loadedRuns.isEmpty() ? null : loadedRuns.get(partition);
         if (runs == null) {
             return false;
         }
@@ -470,7 +474,7 @@ public class PostgresSinkTask extends SinkTask {
         loader.awaitAll();
         changes.applyAlone(sourceName, null, byKafkaOffset ? Map.of(partitionOf(record), record.kafkaOffset() + 1) : Map.of(),
                 "emptying " + targetNames.get(target) + " to copy it again", c -> {
-                    try (java.sql.Statement s = c.createStatement()) {
+                    try (Statement s = c.createStatement()) {
                         s.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]));
                     }
                     gate.release(c, barrier.id());
@@ -816,7 +820,7 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     /** Releases the barrier, if any, in the transaction of its event's work. */
-    private void released(java.sql.Connection c, Barriers.Barrier barrier) throws java.sql.SQLException {
+    private void released(Connection c, Barriers.Barrier barrier) throws SQLException {
         if (barrier != null) {
             gate.release(c, barrier.id());
         }

@@ -40,10 +40,10 @@ class BarriersOnConnectIT {
                 "INSERT INTO log SELECT g, 'line ' || g FROM generate_series(1, 500) g");
         try (ConnectCluster connect = ConnectCluster.start("barriers", 1)) {
             connect.embedded().configureConnector("barriers-source", sourceConfig(source));
-            connect.embedded().configureConnector("barriers-sink", sinkConfig(target));
-            awaitEqual(source, target, List.of("items", "notes", "log"));
+            connect.embedded().configureConnector("barriers-sink", ConnectorConfigs.sinkOfPrefix(target, "bar", PARTITIONS));
+            awaitEqual(source, target, "items", "notes", "log");
             // The rows are in before their table's keys and indexes are built: those come after them.
-            awaitSame(source, target, indexes("notes"), "post-data after the rows");
+            target.awaitSameAs(source, indexes("notes"), Duration.ofSeconds(60), "post-data after the rows");
 
             source.execute("INSERT INTO items SELECT g, 'item ' || g, g FROM generate_series(3001, 3500) g",
                     "UPDATE items SET qty = qty + 1 WHERE id % 7 = 0",
@@ -58,9 +58,9 @@ class BarriersOnConnectIT {
                     "ALTER TABLE items DROP COLUMN qty",
                     "UPDATE items SET name = name || '.' WHERE id % 13 = 0",
                     "INSERT INTO log VALUES (-1, 'end')");
-            awaitEqual(source, target, List.of("items", "notes", "log", "fresh"));
+            awaitEqual(source, target, "items", "notes", "log", "fresh");
             for (String table : List.of("items", "notes", "fresh")) {
-                awaitSame(source, target, columns(table), "columns of " + table);
+                target.awaitSameAs(source, columns(table), Duration.ofSeconds(60), "columns of " + table);
             }
             var status = connect.embedded().connectorStatus("barriers-sink");
             assertThat(status.tasks()).as("sink tasks").hasSize(PARTITIONS)
@@ -119,51 +119,17 @@ class BarriersOnConnectIT {
         }
     }
 
+    private static void awaitEqual(TestDatabase source, TestDatabase target, String... tables) throws Exception {
+        for (String table : tables) {
+            target.awaitChecksumOf(source, "public." + table, Duration.ofSeconds(180));
+        }
+    }
+
     private static Map<String, String> sourceConfig(TestDatabase source) {
-        Map<String, String> config = ConnectorConfigs.source(source, "bar", "public.*");
+        Map<String, String> config = ConnectorConfigs.sourceWithBarriers(source, "bar", "public.*", PARTITIONS);
         config.put("name", "barriers-source");
-        config.put("topic.creation.default.partitions", String.valueOf(PARTITIONS));
-        config.put("barriers.topic.partitions", String.valueOf(PARTITIONS));
         config.put("slot.name", "barriers_slot");
         return config;
-    }
-
-    /** The sink reading every topic of the source (the schema-change topic too), with new topics found within a second. */
-    private static Map<String, String> sinkConfig(TestDatabase target) {
-        Map<String, String> config = ConnectorConfigs.sink(target, PARTITIONS);
-        config.put("topics.regex", "bar" + "\\..*");
-        // Topics appear as the source first writes to them: found within a second, not the consumer's default five minutes.
-        config.put("consumer.override.metadata.max.age.ms", "1000");
-        return config;
-    }
-
-    private static void awaitEqual(TestDatabase source, TestDatabase target, List<String> tables) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
-        for (String table : tables) {
-            String expected = source.checksum("public." + table);
-            String actual = null;
-            while (System.nanoTime() < deadline) {
-                try {
-                    actual = target.checksum("public." + table);
-                } catch (java.sql.SQLException e) {
-                    actual = e.getMessage(); // not created yet
-                }
-                if (expected.equals(actual)) {
-                    break;
-                }
-                Thread.sleep(250);
-            }
-            assertThat(actual).as("checksum of %s on the target", table).isEqualTo(expected);
-        }
-    }
-
-    private static void awaitSame(TestDatabase source, TestDatabase target, String query, String what) throws Exception {
-        String expected = source.queryText(query);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!java.util.Objects.equals(target.queryText(query), expected) && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-        }
-        assertThat(target.queryText(query)).as(what).isEqualTo(expected);
     }
 
     private static String columns(String table) {

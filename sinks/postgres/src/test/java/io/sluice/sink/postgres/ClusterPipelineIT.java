@@ -77,7 +77,7 @@ class ClusterPipelineIT {
                     + "email = 'customer' || :id || '.' || (visits + 1) || '@shop.test' WHERE id = :id;\n");
 
             connect.embedded().configureConnector(name + "-source", sourceConfig(source, name, anonymize));
-            connect.embedded().configureConnector(name + "-sink", sinkConfig(target, name));
+            connect.embedded().configureConnector(name + "-sink", ConnectorConfigs.sinkOfPrefix(target, name, PARTITIONS));
             workload = pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "100", "-T", "600",
                     "-b", "tpcb-like@4", "-f", script + "@1");
 
@@ -102,17 +102,17 @@ class ClusterPipelineIT {
             await(() -> count(target, "pgbench_history WHERE filler = 'the end'") == 1, "the last change on the target");
             // Each table's partitions have their own tasks: the last change of one table says nothing of another's.
             for (String table : PGBENCH) {
-                assertEventuallyEqual(source, target, "public." + table);
+                target.awaitChecksumOf(source, "public." + table, Duration.ofSeconds(60));
             }
             if (anonymize) {
-                assertEventuallyEqual(source, target, "(SELECT id, visits FROM public.customers)");
+                target.awaitChecksumOf(source, "(SELECT id, visits FROM public.customers)", Duration.ofSeconds(60));
                 Map<Integer, String> original = emails(source);
                 Map<Integer, String> masked = emails(target);
                 assertThat(masked.keySet()).isEqualTo(original.keySet());
                 assertThat(masked).allSatisfy((id, email) -> assertThat(email).as("customer %d", id)
                         .isNotEqualTo(original.get(id)).doesNotContain("customer").contains("@"));
             } else {
-                assertEventuallyEqual(source, target, "public.customers");
+                target.awaitChecksumOf(source, "public.customers", Duration.ofSeconds(60));
             }
             ConnectorStateInfo status = connect.embedded().connectorStatus(name + "-sink");
             assertThat(status.tasks()).allSatisfy(t -> assertThat(t.state()).as("task %d: %s", t.id(), t.trace()).isEqualTo("RUNNING"));
@@ -127,19 +127,8 @@ class ClusterPipelineIT {
         }
     }
 
-    private static void assertEventuallyEqual(TestDatabase source, TestDatabase target, String table) throws Exception {
-        String expected = source.checksum(table);
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!expected.equals(target.checksum(table)) && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-        }
-        assertThat(target.checksum(table)).as(table).isEqualTo(expected);
-    }
-
     private static Map<String, String> sourceConfig(TestDatabase source, String name, boolean anonymize) {
-        Map<String, String> config = ConnectorConfigs.source(source, name, "public.*");
-        config.put("topic.creation.default.partitions", String.valueOf(PARTITIONS));
-        config.put("barriers.topic.partitions", String.valueOf(PARTITIONS));
+        Map<String, String> config = ConnectorConfigs.sourceWithBarriers(source, name, "public.*", PARTITIONS);
         config.put("exactly.once.support", "required");
         config.put("slot.name", name + "_slot");
         config.put("status.update.interval.ms", "500");
@@ -149,15 +138,6 @@ class ClusterPipelineIT {
             config.put("transforms.anonymize.secret", "a secret for this test only");
             config.put("transforms.anonymize.rules", "public.customers.email = email");
         }
-        return config;
-    }
-
-    /** The sink reading every topic of the source (the schema-change topic too), with new topics found within a second. */
-    private static Map<String, String> sinkConfig(TestDatabase target, String name) {
-        Map<String, String> config = ConnectorConfigs.sink(target, PARTITIONS);
-        config.put("topics.regex", name + "\\..*");
-        // Topics appear as the source first writes to them: found within a second, not the consumer's default five minutes.
-        config.put("consumer.override.metadata.max.age.ms", "1000");
         return config;
     }
 

@@ -14,6 +14,7 @@ import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.Lsn;
 import io.sluice.sink.postgres.connections.MissingRelation;
 import io.sluice.sink.postgres.connections.OwnTables;
 
@@ -61,23 +62,8 @@ public final class KafkaOffsets {
     /** The offsets after the last records applied, of the partitions that have any; the table may not exist yet. */
     public Map<TopicPartition, Long> read(Connection c, Collection<TopicPartition> partitions) throws SQLException {
         Map<TopicPartition, Long> offsets = new HashMap<>();
-        if (partitions.isEmpty()) {
-            return offsets;
-        }
-        try (PreparedStatement s = c.prepareStatement("SELECT o.topic, o.kafka_partition, o.next_offset FROM " + qualified
-                + " o JOIN unnest(?::text[], ?::int[]) AS p(topic, kafka_partition) USING (topic, kafka_partition) WHERE o.connector = ?")) {
-            bindPartitions(c, s, partitions);
-            s.setString(3, connector);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    offsets.put(new TopicPartition(rs.getString(1), rs.getInt(2)), rs.getLong(3));
-                }
-            }
-        } catch (SQLException e) {
-            if (!MissingRelation.is(e)) {
-                throw e;
-            }
-        }
+        eachRow(c, partitions, "SELECT o.topic, o.kafka_partition, o.next_offset FROM " + qualified + " o", "",
+                (tp, rs) -> offsets.put(tp, rs.getLong(3)));
         return offsets;
     }
 
@@ -109,23 +95,8 @@ public final class KafkaOffsets {
     /** The runs of offsets the target has rows of, {first, last} by first, per partition; the table may not exist yet. */
     public Map<TopicPartition, NavigableMap<Long, Long>> readRuns(Connection c, Collection<TopicPartition> partitions) throws SQLException {
         Map<TopicPartition, NavigableMap<Long, Long>> runs = new HashMap<>();
-        if (partitions.isEmpty()) {
-            return runs;
-        }
-        try (PreparedStatement s = c.prepareStatement("SELECT r.topic, r.kafka_partition, r.first_offset, r.last_offset FROM " + loaded
-                + " r JOIN unnest(?::text[], ?::int[]) AS p(topic, kafka_partition) USING (topic, kafka_partition) WHERE r.connector = ?")) {
-            bindPartitions(c, s, partitions);
-            s.setString(3, connector);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    runs.computeIfAbsent(new TopicPartition(rs.getString(1), rs.getInt(2)), p -> new TreeMap<>()).put(rs.getLong(3), rs.getLong(4));
-                }
-            }
-        } catch (SQLException e) {
-            if (!MissingRelation.is(e)) {
-                throw e;
-            }
-        }
+        eachRow(c, partitions, "SELECT o.topic, o.kafka_partition, o.first_offset, o.last_offset FROM " + loaded + " o", "",
+                (tp, rs) -> runs.computeIfAbsent(tp, p -> new TreeMap<>()).put(rs.getLong(3), rs.getLong(4)));
         return runs;
     }
 
@@ -189,31 +160,39 @@ public final class KafkaOffsets {
     /** The source position of each partition's newest change the target has, of the partitions that have one. */
     public Map<TopicPartition, SourcePosition> readPositions(Connection c, Collection<TopicPartition> partitions) throws SQLException {
         Map<TopicPartition, SourcePosition> positions = new HashMap<>();
-        if (partitions.isEmpty()) {
-            return positions;
-        }
-        try (PreparedStatement s = c.prepareStatement("SELECT o.topic, o.kafka_partition, o.source_lsn::text, o.source_event FROM " + qualified
-                + " o JOIN unnest(?::text[], ?::int[]) AS p(topic, kafka_partition) USING (topic, kafka_partition) "
-                + "WHERE o.connector = ? AND o.source_lsn IS NOT NULL")) {
-            bindPartitions(c, s, partitions);
-            s.setString(3, connector);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    positions.put(new TopicPartition(rs.getString(1), rs.getInt(2)),
-                            new SourcePosition(io.sluice.schemas.postgres.Lsn.parse(rs.getString(3)), rs.getLong(4)));
-                }
-            }
-        } catch (SQLException e) {
-            if (!MissingRelation.is(e) && !"42703".equals(e.getSQLState())) { // undefined_column: made before positions were kept
-                throw e;
-            }
-        }
+        eachRow(c, partitions, "SELECT o.topic, o.kafka_partition, o.source_lsn::text, o.source_event FROM " + qualified + " o",
+                " AND o.source_lsn IS NOT NULL", (tp, rs) -> positions.put(tp, new SourcePosition(Lsn.parse(rs.getString(3)), rs.getLong(4))));
         return positions;
     }
 
-    /** Binds the partitions as the statement's first two parameters, for {@code unnest(?::text[], ?::int[]) AS p(topic, kafka_partition)}. */
-    private static void bindPartitions(Connection c, PreparedStatement s, Collection<TopicPartition> partitions) throws SQLException {
-        s.setArray(1, c.createArrayOf("text", partitions.stream().map(TopicPartition::topic).toArray()));
-        s.setArray(2, c.createArrayOf("int4", partitions.stream().map(TopicPartition::partition).toArray()));
+    @FunctionalInterface
+    private interface Row {
+        void read(TopicPartition partition, ResultSet rs) throws SQLException;
+    }
+
+    /**
+     * Runs {@code select} (columns topic and kafka_partition first, from a table aliased {@code o})
+     * for this connector and these partitions, handing each row over; nothing when the table does
+     * not exist yet.
+     */
+    private void eachRow(Connection c, Collection<TopicPartition> partitions, String select, String condition, Row row) throws SQLException {
+        if (partitions.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement s = c.prepareStatement(select + " JOIN unnest(?::text[], ?::int[]) AS p(topic, kafka_partition) "
+                + "USING (topic, kafka_partition) WHERE o.connector = ?" + condition)) {
+            s.setArray(1, c.createArrayOf("text", partitions.stream().map(TopicPartition::topic).toArray()));
+            s.setArray(2, c.createArrayOf("int4", partitions.stream().map(TopicPartition::partition).toArray()));
+            s.setString(3, connector);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    row.read(new TopicPartition(rs.getString(1), rs.getInt(2)), rs);
+                }
+            }
+        } catch (SQLException e) {
+            if (!MissingRelation.is(e)) {
+                throw e;
+            }
+        }
     }
 }

@@ -54,10 +54,18 @@ public final class BarrierGate implements AutoCloseable {
     /** Whether this task ever held a partition (only then may Connect hand one back paused). */
     private boolean everHeld;
 
-    /**
-     * @param event the event a partition holds, waiting for arrivals; null when the partition waits at a barrier for its release
-     */
-    private record Wait(String barrier, Barriers.Barrier event, long since, long[] reported) {
+    /** What a held partition waits for, and since when (reported every half minute while it lasts). */
+    private static final class Wait {
+        final String barrier;
+        /** The event the partition carries, waiting for arrivals; null when it waits at a barrier for the release. */
+        final Barriers.Barrier event;
+        final long since = System.nanoTime();
+        long reportedAt = since;
+
+        Wait(String barrier, Barriers.Barrier event) {
+            this.barrier = barrier;
+            this.event = event;
+        }
     }
 
     /**
@@ -101,7 +109,7 @@ public final class BarrierGate implements AutoCloseable {
             }
             return null;
         });
-        hold(context, partition, offset, new Wait(barrier, null, System.nanoTime(), new long[] {System.nanoTime()}));
+        hold(context, partition, offset, new Wait(barrier, null));
     }
 
     /**
@@ -112,7 +120,7 @@ public final class BarrierGate implements AutoCloseable {
         if (missing(event) == 0) {
             return true;
         }
-        hold(context, partition, offset, new Wait(event.id(), event, System.nanoTime(), new long[] {System.nanoTime()}));
+        hold(context, partition, offset, new Wait(event.id(), event));
         return false;
     }
 
@@ -156,15 +164,15 @@ public final class BarrierGate implements AutoCloseable {
         try {
             Set<String> atBarrier = new HashSet<>();
             waits.forEach((tp, wait) -> {
-                if (wait.event() == null) {
-                    atBarrier.add(wait.barrier());
+                if (wait.event == null) {
+                    atBarrier.add(wait.barrier);
                 }
             });
             Set<String> done = atBarrier.isEmpty() ? Set.of() : tables.released(connection(), atBarrier);
             done.forEach(b -> released.put(b, true));
             for (Map.Entry<TopicPartition, Wait> e : waits.entrySet()) {
                 Wait wait = e.getValue();
-                if (wait.event() == null ? released.containsKey(wait.barrier()) : missing(wait.event()) == 0) {
+                if (wait.event == null ? released.containsKey(wait.barrier) : missing(wait.event) == 0) {
                     go.add(e.getKey());
                 } else {
                     report(e.getKey(), wait);
@@ -221,17 +229,17 @@ public final class BarrierGate implements AutoCloseable {
 
     private void report(TopicPartition partition, Wait wait) {
         long now = System.nanoTime();
-        if (now - wait.reported()[0] < REPORT_NANOS) {
+        if (now - wait.reportedAt < REPORT_NANOS) {
             return;
         }
-        wait.reported()[0] = now;
-        long seconds = TimeUnit.NANOSECONDS.toSeconds(now - wait.since());
-        if (wait.event() == null) {
+        wait.reportedAt = now;
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(now - wait.since);
+        if (wait.event == null) {
             LOG.info("{} has waited {} s at barrier {} for its event to be applied (by the task that reads the schema-change topic)",
-                    partition, seconds, wait.barrier());
+                    partition, seconds, wait.barrier);
         } else {
             LOG.info("The event of barrier {} on {} has waited {} s for {} partition(s) of {} to reach it; a partition no task of this "
-                    + "connector reads holds it up for ever", wait.barrier(), partition, seconds, missing(wait.event()), wait.event().topics());
+                    + "connector reads holds it up for ever", wait.barrier, partition, seconds, missing(wait.event), wait.event.topics());
         }
     }
 
