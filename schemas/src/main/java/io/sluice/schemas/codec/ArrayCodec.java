@@ -10,9 +10,10 @@ import org.apache.kafka.connect.errors.DataException;
 
 /**
  * Arrays as Connect arrays, nested once per dimension the column declares ({@code int[][]} is
- * an array of arrays), elements optional so NULL elements survive. A value whose shape the
- * schema cannot hold — more or fewer dimensions than declared, or lower bounds other than 1 —
- * is refused with a message that says to map the column as text, which keeps everything.
+ * an array of arrays), elements optional so NULL elements survive. Indexes that do not start at
+ * 1 come as a {@link BoundedArray}, whose bounds are written back. A value with more or fewer
+ * dimensions than the schema's nesting is refused with a message that says to map the column as
+ * text, which keeps everything.
  */
 public final class ArrayCodec implements ValueCodec {
 
@@ -47,12 +48,12 @@ public final class ArrayCodec implements ValueCodec {
     @Override
     public Object fromText(String text) {
         ArrayLiteral literal = ArrayLiteral.parse(text, delimiter);
-        checkShape(literal.dims(), literal.lowerBounds());
+        checkShape(literal.dims());
         List<Object> flat = new ArrayList<>(literal.elements().size());
         for (String e : literal.elements()) {
             flat.add(e == null ? null : element.fromText(e));
         }
-        return nest(flat, literal.dims());
+        return bounded(nest(flat, literal.dims()), literal.lowerBounds());
     }
 
     @Override
@@ -68,7 +69,7 @@ public final class ArrayCodec implements ValueCodec {
             lowerBounds[d] = in.getInt();
             count *= dims[d];
         }
-        checkShape(dims, lowerBounds);
+        checkShape(dims);
         List<Object> flat = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             int length = in.getInt();
@@ -80,7 +81,11 @@ public final class ArrayCodec implements ValueCodec {
                 in.position(in.position() + length);
             }
         }
-        return nest(flat, dims);
+        return bounded(nest(flat, dims), lowerBounds);
+    }
+
+    private static Object bounded(Object nested, int[] lowerBounds) {
+        return BoundedArray.isDefault(lowerBounds) ? nested : new BoundedArray((List<?>) nested, lowerBounds);
     }
 
     /**
@@ -99,6 +104,13 @@ public final class ArrayCodec implements ValueCodec {
         }
         int[] lowerBounds = new int[flat.isEmpty() ? 0 : valueDepth];
         Arrays.fill(lowerBounds, 1);
+        if (!flat.isEmpty() && value instanceof BoundedArray bounded) {
+            int[] kept = bounded.lowerBounds();
+            if (kept.length != valueDepth) {
+                throw new DataException("Array value has " + valueDepth + " dimension(s) but lower bounds for " + kept.length);
+            }
+            lowerBounds = kept;
+        }
         write(flat.isEmpty() ? new int[0] : dims, lowerBounds, flat, false, out);
     }
 
@@ -139,16 +151,10 @@ public final class ArrayCodec implements ValueCodec {
         }
     }
 
-    private void checkShape(int[] dims, int[] lowerBounds) {
+    private void checkShape(int[] dims) {
         if (dims.length != 0 && dims.length != depth) {
             throw new DataException("Array value has " + dims.length + " dimension(s) but the column declares " + depth
                     + "; declare the column with " + dims.length + " dimension(s) or map it as text");
-        }
-        for (int lb : lowerBounds) {
-            if (lb != 1) {
-                throw new DataException("Array value has lower bound " + lb + " (Connect arrays start at 1); "
-                        + "map the column as text to keep non-default lower bounds");
-            }
         }
     }
 

@@ -12,9 +12,24 @@ public record ArrayLiteral(int[] dims, int[] lowerBounds, List<String> elements)
 
     /**
      * PostgreSQL's array text for a (nested) list of elements given as their text, null for
-     * NULL; every element is quoted, so any text is safe.
+     * NULL; every element is quoted, so any text is safe. A {@link BoundedArray} is written with
+     * its bounds ({@code [0:2]={...}}).
      */
     public static String format(List<?> values, char delimiter) {
+        if (values instanceof BoundedArray bounded && !values.isEmpty()) {
+            int[] lowerBounds = bounded.lowerBounds();
+            int[] dims = new int[lowerBounds.length];
+            List<?> level = values;
+            for (int d = 0; d < dims.length; d++) {
+                dims[d] = level.size();
+                level = d + 1 < dims.length && level.get(0) instanceof List<?> inner ? inner : List.of();
+            }
+            return BoundedArray.decoration(lowerBounds, dims) + elements(values, delimiter);
+        }
+        return elements(values, delimiter);
+    }
+
+    private static String elements(List<?> values, char delimiter) {
         StringBuilder s = new StringBuilder("{");
         for (int i = 0; i < values.size(); i++) {
             if (i > 0) {
@@ -24,7 +39,7 @@ public record ArrayLiteral(int[] dims, int[] lowerBounds, List<String> elements)
             if (v == null) {
                 s.append("NULL");
             } else if (v instanceof List<?> inner) {
-                s.append(format(inner, delimiter));
+                s.append(elements(inner, delimiter));
             } else {
                 s.append('"').append(v.toString().replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
             }

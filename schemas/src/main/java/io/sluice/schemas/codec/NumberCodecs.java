@@ -132,29 +132,24 @@ public final class NumberCodecs {
         }
     };
 
-    /** xid8, a 64-bit transaction id, carried as a Connect INT64 (ids beyond 2^63 never occur in practice). */
+    /**
+     * xid8, an unsigned 64-bit number, as the signed 64-bit integer with the same bits: values
+     * past 2^63 - 1 (billions of years of transactions away) are negative, and come back exactly.
+     */
     public static final ValueCodec XID8 = new ValueCodec() {
         @Override
         public Object fromText(String text) {
-            long v = Long.parseUnsignedLong(text);
-            if (v < 0) {
-                throw new DataException("xid8 " + text + " does not fit a signed 64-bit integer");
-            }
-            return v;
+            return Long.parseUnsignedLong(text);
         }
 
         @Override
         public Object fromBinary(ByteBuffer in) {
-            long v = in.getLong();
-            if (v < 0) {
-                throw new DataException("xid8 " + Long.toUnsignedString(v) + " does not fit a signed 64-bit integer");
-            }
-            return v;
+            return in.getLong();
         }
 
         @Override
         public void toBinary(Object value, WireBuffer out) {
-            out.writeLong(Values.integral(value, 0, Long.MAX_VALUE, "xid8"));
+            out.writeLong(Values.integral(value, Long.MIN_VALUE, Long.MAX_VALUE, "xid8"));
         }
     };
 

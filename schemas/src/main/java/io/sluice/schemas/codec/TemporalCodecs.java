@@ -17,7 +17,8 @@ import org.apache.kafka.connect.errors.DataException;
  * <ul>
  * <li>date: days since 1970-01-01 (INT32), ±infinity as {@link Integer#MAX_VALUE}/{@link Integer#MIN_VALUE};</li>
  * <li>time: microseconds since midnight (INT64), {@code 24:00:00} included;</li>
- * <li>timestamp: microseconds since 1970-01-01 00:00 (INT64), ±infinity as {@link Long#MAX_VALUE}/{@link Long#MIN_VALUE};</li>
+ * <li>timestamp: microseconds since 1970-01-01 00:00 (INT64), ±infinity and the years past 292277 as
+ *     {@link Timestamps} says;</li>
  * <li>timestamptz: ISO-8601 text in UTC, such as {@code 2024-05-01T10:15:30.123456Z} (BC years as
  *     ISO years: 1 BC is year 0), or {@code infinity}/{@code -infinity};</li>
  * <li>timetz: ISO-8601 time with the value's own offset, such as {@code 10:15:30.5+02:00};</li>
@@ -30,7 +31,6 @@ import org.apache.kafka.connect.errors.DataException;
 public final class TemporalCodecs {
 
     static final int PG_EPOCH_DAYS = 10_957;
-    static final long PG_EPOCH_MICROS = PG_EPOCH_DAYS * 86_400_000_000L;
     static final long MICROS_PER_DAY = 86_400_000_000L;
     private static final DateTimeFormatter ISO = DateTimeFormatter.ISO_OFFSET_DATE_TIME;
 
@@ -107,20 +107,20 @@ public final class TemporalCodecs {
         @Override
         public Object fromText(String text) {
             return switch (text) {
-                case "infinity" -> Long.MAX_VALUE;
-                case "-infinity" -> Long.MIN_VALUE;
-                default -> parseTimestampMicros(text, false);
+                case "infinity" -> Timestamps.POSITIVE_INFINITY;
+                case "-infinity" -> Timestamps.NEGATIVE_INFINITY;
+                default -> Timestamps.toConnect(parsePgMicros(text, false));
             };
         }
 
         @Override
         public Object fromBinary(ByteBuffer in) {
-            return fromPg(in.getLong());
+            return Timestamps.toConnect(in.getLong());
         }
 
         @Override
         public void toBinary(Object value, WireBuffer out) {
-            out.writeLong(toPg(Values.integral(value, Long.MIN_VALUE, Long.MAX_VALUE, "timestamp")));
+            out.writeLong(Timestamps.toPg(Values.integral(value, Long.MIN_VALUE, Long.MAX_VALUE, "timestamp")));
         }
     };
 
@@ -130,26 +130,17 @@ public final class TemporalCodecs {
             if (text.equals("infinity") || text.equals("-infinity")) {
                 return text;
             }
-            return formatInstant(parseTimestampMicros(text, true));
+            return formatPg(parsePgMicros(text, true));
         }
 
         @Override
         public Object fromBinary(ByteBuffer in) {
-            return timestamptzOf(fromPg(in.getLong()));
+            return timestamptzOfPg(in.getLong());
         }
 
         @Override
         public void toBinary(Object value, WireBuffer out) {
-            String text = Values.as(value, String.class, "timestamptz");
-            long micros = switch (text) {
-                case "infinity" -> Long.MAX_VALUE;
-                case "-infinity" -> Long.MIN_VALUE;
-                default -> {
-                    OffsetDateTime t = OffsetDateTime.parse(text, ISO);
-                    yield Math.addExact(Math.multiplyExact(t.toEpochSecond(), 1_000_000L), t.getNano() / 1000);
-                }
-            };
-            out.writeLong(toPg(micros));
+            out.writeLong(pgMicrosOfIso(Values.as(value, String.class, "timestamptz")));
         }
     };
 
@@ -177,20 +168,6 @@ public final class TemporalCodecs {
     };
 
     private TemporalCodecs() {
-    }
-
-    static long fromPg(long pgMicros) {
-        if (pgMicros == Long.MAX_VALUE || pgMicros == Long.MIN_VALUE) {
-            return pgMicros;
-        }
-        if (pgMicros > Long.MAX_VALUE - PG_EPOCH_MICROS - 1) {
-            throw new DataException("Timestamps after the year 292277 do not fit microseconds since 1970 in 64 bits");
-        }
-        return pgMicros + PG_EPOCH_MICROS;
-    }
-
-    static long toPg(long epochMicros) {
-        return epochMicros == Long.MAX_VALUE || epochMicros == Long.MIN_VALUE ? epochMicros : epochMicros - PG_EPOCH_MICROS;
     }
 
     /** {@code 2024-01-02}, {@code 0044-03-15 BC}, {@code 10000-01-01}. */
@@ -233,8 +210,11 @@ public final class TemporalCodecs {
         return ZoneOffset.ofTotalSeconds(sign * seconds);
     }
 
-    /** {@code 2024-01-02 03:04:05.123456[+02[:MM[:SS]]][ BC]} to microseconds since the epoch (UTC). */
-    static long parseTimestampMicros(String text, boolean withOffset) {
+    /**
+     * {@code 2024-01-02 03:04:05.123456[+02[:MM[:SS]]][ BC]} to PostgreSQL's microseconds since
+     * 2000-01-01 (UTC), which hold every year PostgreSQL accepts.
+     */
+    static long parsePgMicros(String text, boolean withOffset) {
         boolean bc = text.endsWith(" BC");
         String body = bc ? text.substring(0, text.length() - 3) : text;
         int space = body.indexOf(' ');
@@ -253,15 +233,39 @@ public final class TemporalCodecs {
             time = time.substring(0, sign);
         }
         long day = parseDate(bc ? date + " BC" : date).toEpochDay();
-        return Math.addExact(Math.multiplyExact(day, MICROS_PER_DAY), parseTimeMicros(time)) - offsetSeconds * 1_000_000L;
+        return Timestamps.pgOf(day, parseTimeMicros(time) - offsetSeconds * 1_000_000L);
     }
 
-    /** A timestamptz value (ISO-8601 in UTC, or ±infinity) from microseconds since the epoch. */
-    public static String timestamptzOf(long epochMicros) {
-        if (epochMicros == Long.MAX_VALUE) {
+    /** PostgreSQL's microseconds since 2000-01-01 of a timestamptz value in ISO-8601 ({@code infinity} and {@code -infinity} too). */
+    static long pgMicrosOfIso(String text) {
+        return switch (text) {
+            case "infinity" -> Long.MAX_VALUE;
+            case "-infinity" -> Long.MIN_VALUE;
+            default -> {
+                OffsetDateTime t = OffsetDateTime.parse(text, ISO);
+                long seconds = t.toEpochSecond() - PG_EPOCH_DAYS * 86_400L;
+                long pg = Math.addExact(Math.multiplyExact(seconds, 1_000_000L), t.getNano() / 1000);
+                if (pg < Timestamps.PG_MIN || pg >= Timestamps.PG_END) {
+                    throw new DataException("Timestamp " + text + " is outside what PostgreSQL stores (4714-11-24 BC to 294276-12-31)");
+                }
+                yield pg;
+            }
+        };
+    }
+
+    /**
+     * A timestamptz value (ISO-8601 in UTC, or ±infinity) from a {@code MicroTimestamp} value:
+     * microseconds since the Unix epoch as {@link Timestamps} carries them.
+     */
+    public static String timestamptzOf(long connectMicros) {
+        return timestamptzOfPg(Timestamps.toPg(connectMicros));
+    }
+
+    private static String timestamptzOfPg(long pgMicros) {
+        if (pgMicros == Long.MAX_VALUE) {
             return "infinity";
         }
-        return epochMicros == Long.MIN_VALUE ? "-infinity" : formatInstant(epochMicros);
+        return pgMicros == Long.MIN_VALUE ? "-infinity" : formatPg(pgMicros);
     }
 
     /** An interval value from its three parts. */
@@ -269,9 +273,10 @@ public final class TemporalCodecs {
         return new Interval(months, days, micros).format();
     }
 
-    static String formatInstant(long epochMicros) {
-        long seconds = Math.floorDiv(epochMicros, 1_000_000L);
-        int nanos = (int) Math.floorMod(epochMicros, 1_000_000L) * 1000;
+    /** ISO-8601 in UTC of PostgreSQL's microseconds since 2000-01-01 (finite). */
+    static String formatPg(long pgMicros) {
+        long seconds = Math.floorDiv(pgMicros, 1_000_000L) + PG_EPOCH_DAYS * 86_400L;
+        int nanos = (int) Math.floorMod(pgMicros, 1_000_000L) * 1000;
         return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC).atOffset(ZoneOffset.UTC).format(ISO);
     }
 

@@ -78,6 +78,7 @@ public final class TextCodecs {
         public void toBinary(Object value, WireBuffer out) {
             String text = Values.as(value, String.class, "\"char\"");
             if (text.isEmpty()) {
+                out.writeByte(0); // "char" is always one byte on the wire; the empty value is the zero byte
                 return;
             }
             if (text.length() == 4 && text.charAt(0) == '\\') {

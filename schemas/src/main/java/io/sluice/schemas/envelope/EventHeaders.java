@@ -23,6 +23,13 @@ public final class EventHeaders {
      */
     public static final String KEY_ONLY_BEFORE = "sluice.before.key.only";
 
+    /**
+     * On a row event whose images hold values their Connect form cannot carry everywhere (array
+     * lower bounds other than 1; NaN, ±Infinity and -0 floats, which Kafka's JSON converter loses):
+     * where they are and what they are, as JSON ({@link ValueNotes}).
+     */
+    public static final String VALUE_NOTES = "sluice.value.notes";
+
     private EventHeaders() {
     }
 }

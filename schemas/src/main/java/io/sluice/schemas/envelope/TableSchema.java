@@ -24,6 +24,7 @@ public final class TableSchema {
     private final Schema valueSchema;
     private final Schema keySchema;
     private final Schema envelopeSchema;
+    private final boolean holdsNotedValues;
 
     private TableSchema(String schema, String table, String topic, List<ColumnMapping> columns, List<String> keyColumns) {
         this.schema = schema;
@@ -46,6 +47,7 @@ public final class TableSchema {
             this.keySchema = key.build();
         }
         this.envelopeSchema = Envelope.schema(topic, valueSchema);
+        this.holdsNotedValues = ValueNotes.mayHold(valueSchema);
     }
 
     /**
@@ -93,6 +95,11 @@ public final class TableSchema {
 
     public Schema envelopeSchema() {
         return envelopeSchema;
+    }
+
+    /** Whether rows can hold arrays or floats (in columns or composites), which {@link ValueNotes} may have to note. */
+    public boolean holdsNotedValues() {
+        return holdsNotedValues;
     }
 
     /** A row value from Connect values in column order. */

@@ -14,8 +14,10 @@ import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.schemas.codec.BoundedArray;
 import io.sluice.schemas.codec.MoneyCodec;
 import io.sluice.schemas.codec.TemporalCodecs;
+import io.sluice.schemas.codec.Timestamps;
 import io.sluice.schemas.types.Oids;
 import io.sluice.schemas.types.PgAttribute;
 import io.sluice.schemas.types.PgColumn;
@@ -35,6 +37,14 @@ import org.apache.kafka.connect.errors.DataException;
 public final class IncomingValues {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long PG_EPOCH_SECONDS = 946_684_800L;
+    /**
+     * Debezium's {@code io.debezium.time.Date} for {@code infinity} and {@code -infinity}: the days
+     * of -5877611-06-21 and -22, what pgjdbc's infinity sentinels become as dates. Both lie far
+     * below PostgreSQL's first date, so they cannot mean anything else.
+     */
+    private static final int DEBEZIUM_DATE_INFINITY = -2_147_472_693;
+    private static final int DEBEZIUM_DATE_MINUS_INFINITY = -2_147_472_692;
 
     private IncomingValues() {
     }
@@ -75,7 +85,7 @@ public final class IncomingValues {
             // Nested lists are further dimensions of the same element type.
             out.add(item instanceof List<?> ? array(element, item, target, typmod) : adapt(element, item, targetElement, typmod));
         }
-        return out;
+        return list instanceof BoundedArray bounded ? new BoundedArray(out, bounded.lowerBounds()) : out;
     }
 
     private static Object composite(Object value, PgType target) {
@@ -140,6 +150,9 @@ public final class IncomingValues {
     }
 
     private static Object date(Object value) {
+        if (value instanceof Integer days && (days == DEBEZIUM_DATE_INFINITY || days == DEBEZIUM_DATE_MINUS_INFINITY)) {
+            return days == DEBEZIUM_DATE_INFINITY ? Integer.MAX_VALUE : Integer.MIN_VALUE;
+        }
         if (value instanceof java.util.Date d) {
             // Connect's Date: midnight UTC of the day
             return Math.toIntExact(Math.floorDiv(d.getTime(), 86_400_000L));
@@ -171,14 +184,17 @@ public final class IncomingValues {
         }
         if (value instanceof String s) {
             if (s.equals("infinity") || s.equals("-infinity")) {
-                return s.startsWith("-") ? Long.MIN_VALUE : Long.MAX_VALUE;
+                return s.startsWith("-") ? Timestamps.NEGATIVE_INFINITY : Timestamps.POSITIVE_INFINITY;
             }
             return epochMicros(s);
         }
         long v = ((Number) value).longValue();
         return switch (logical == null ? "" : logical) {
+            // Debezium's millisecond infinities are its microsecond ones divided by 1,000.
             case "io.debezium.time.Timestamp" -> Math.multiplyExact(v, 1000L);
-            case "io.debezium.time.NanoTimestamp" -> Math.floorDiv(v, 1000L);
+            // Debezium's nanosecond infinities are the ends of the 64-bit range.
+            case "io.debezium.time.NanoTimestamp" -> v == Long.MAX_VALUE ? Timestamps.POSITIVE_INFINITY
+                    : v == Long.MIN_VALUE ? Timestamps.NEGATIVE_INFINITY : Math.floorDiv(v, 1000L);
             default -> v;
         };
     }
@@ -190,6 +206,7 @@ public final class IncomingValues {
         return TemporalCodecs.timestamptzOf((Long) timestampMicros(logical, value));
     }
 
+    /** An ISO-8601 date-time, with or without offset, as a {@code MicroTimestamp} (years past 292277 wrap, see {@link Timestamps}). */
     private static long epochMicros(String iso) {
         LocalDateTime local;
         try {
@@ -198,7 +215,8 @@ public final class IncomingValues {
         } catch (java.time.format.DateTimeParseException e) {
             local = LocalDateTime.parse(iso);
         }
-        return Math.addExact(Math.multiplyExact(local.toEpochSecond(ZoneOffset.UTC), 1_000_000L), local.getNano() / 1000);
+        long pgSeconds = local.toEpochSecond(ZoneOffset.UTC) - PG_EPOCH_SECONDS;
+        return Timestamps.toConnect(Math.addExact(Math.multiplyExact(pgSeconds, 1_000_000L), local.getNano() / 1000));
     }
 
     private static Object interval(String logical, Object value) {

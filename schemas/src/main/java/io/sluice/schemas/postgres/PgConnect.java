@@ -73,7 +73,12 @@ public final class PgConnect {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
         String where = endpoint.host() + ":" + endpoint.port();
         String message;
-        if (state.equals("08001") || state.equals("08004") || hasCause(e, ConnectException.class) || hasCause(e, UnknownHostException.class)) {
+        if (rejectedData(e)) {
+            message = "PostgreSQL " + endpoint.display() + " could not read a value Sluice sent (" + firstLine(e) + (e instanceof
+                    org.postgresql.util.PSQLException p && p.getServerErrorMessage().getWhere() != null
+                    ? "; " + p.getServerErrorMessage().getWhere() : "") + "). Sluice wrote it in a form the column's type does not take: "
+                    + "please report it with the column's type; meanwhile exclude the table or map the column as text.";
+        } else if (state.equals("08001") || state.equals("08004") || hasCause(e, ConnectException.class) || hasCause(e, UnknownHostException.class)) {
             message = "Cannot reach PostgreSQL at " + where + " (" + firstLine(e) + "). Check the host name and port, "
                     + "that the server is running and accepts TCP connections (listen_addresses), and any firewall between.";
         } else if (state.startsWith("08") || state.startsWith("57P") || hasCause(e, java.io.EOFException.class)
@@ -129,6 +134,9 @@ public final class PgConnect {
      */
     public static boolean unreachable(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && rejectedData(sql)) {
+                return false;
+            }
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 String state = sql.getSQLState();
                 return state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
@@ -139,5 +147,14 @@ public final class PgConnect {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether the server itself answered that a value's binary form was malformed: SQLSTATE
+     * 08P01 (protocol violation) in an error the server sent, such as "no data left in message"
+     * inside a COPY. The connection is fine; trying again would fail the same way.
+     */
+    private static boolean rejectedData(SQLException e) {
+        return "08P01".equals(e.getSQLState()) && e instanceof org.postgresql.util.PSQLException p && p.getServerErrorMessage() != null;
     }
 }

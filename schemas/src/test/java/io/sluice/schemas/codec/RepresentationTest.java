@@ -34,7 +34,8 @@ class RepresentationTest {
     void timestampsAreMicrosecondsSinceTheUnixEpoch() {
         assertThat(TemporalCodecs.TIMESTAMP.fromText("1970-01-01 00:00:01.000002")).isEqualTo(1_000_002L);
         assertThat(TemporalCodecs.TIMESTAMP.fromText("1969-12-31 23:59:59.999999")).isEqualTo(-1L);
-        assertThat(TemporalCodecs.TIMESTAMP.fromText("infinity")).isEqualTo(Long.MAX_VALUE);
+        // Debezium's infinity, from pgjdbc's PGStatement.DATE_POSITIVE_INFINITY
+        assertThat(TemporalCodecs.TIMESTAMP.fromText("infinity")).isEqualTo(9_223_372_036_825_200_000L);
     }
 
     @Test
@@ -110,12 +111,20 @@ class RepresentationTest {
     }
 
     @Test
-    void arraysRefuseShapesTheirSchemaCannotHold() {
+    void arraysKeepLowerBoundsBesideTheirElements() {
         ArrayCodec vector = new ArrayCodec(NumberCodecs.INT4, 23, 1, ',');
-        assertThatThrownBy(() -> vector.fromText("[0:2]={1,2,3}")).isInstanceOf(DataException.class)
-                .hasMessageContaining("lower bound 0").hasMessageContaining("map the column as text");
+        Object value = vector.fromText("[0:2]={1,2,3}");
+        assertThat(value).isEqualTo(List.of(1, 2, 3)).isInstanceOf(BoundedArray.class);
+        assertThat(((BoundedArray) value).lowerBounds()).containsExactly(0);
+        assertThat(vector.fromText("[1:3]={1,2,3}")).isNotInstanceOf(BoundedArray.class);
+        assertThat(ArrayLiteral.format((BoundedArray) value, ',')).isEqualTo("[0:2]={\"1\",\"2\",\"3\"}");
+    }
+
+    @Test
+    void arraysRefuseMoreDimensionsThanTheirSchemaHolds() {
+        ArrayCodec vector = new ArrayCodec(NumberCodecs.INT4, 23, 1, ',');
         assertThatThrownBy(() -> vector.fromText("{{1,2},{3,4}}")).isInstanceOf(DataException.class)
-                .hasMessageContaining("2 dimension(s)");
+                .hasMessageContaining("2 dimension(s)").hasMessageContaining("map it as text");
     }
 
     @Test

@@ -24,10 +24,15 @@ import net.jqwik.api.Tuple.Tuple2;
  */
 final class PgLiterals {
 
-    static final long MIN_DATE_DAY = LocalDate.of(-4712, 11, 24).toEpochDay();
+    /** PostgreSQL's first date and timestamp: 4714-11-24 BC, ISO year -4713. */
+    static final long MIN_DATE_DAY = LocalDate.of(-4713, 11, 24).toEpochDay();
     static final long MAX_DATE_DAY = LocalDate.of(5_874_897, 12, 31).toEpochDay();
-    /** Timestamps stop where microseconds since 1970 stop fitting 64 bits (documented in docs/types.md). */
-    static final long MAX_TIMESTAMP_DAY = LocalDate.of(292_000, 12, 31).toEpochDay();
+    /** PostgreSQL's last timestamp's day: past the year 292277, microseconds since 1970 leave 64 bits. */
+    static final long MAX_TIMESTAMP_DAY = LocalDate.of(294_276, 12, 31).toEpochDay();
+    private static final long PG_EPOCH_MICROS = 946_684_800_000_000L;
+    /** Debezium's infinity numbers, and the instants whose microseconds since 1970 (wrapped) they are. */
+    private static final long DEBEZIUM_INFINITY = 9_223_372_036_825_200_000L;
+    private static final long DEBEZIUM_MINUS_INFINITY = -9_223_372_036_832_400_000L;
 
     private PgLiterals() {
     }
@@ -112,7 +117,8 @@ final class PgLiterals {
                 weighted(8, Arbitraries.longs().between(MIN_DATE_DAY, MAX_DATE_DAY).map(d -> date(LocalDate.ofEpochDay(d)))),
                 weighted(3, Arbitraries.longs().between(LocalDate.of(1900, 1, 1).toEpochDay(), LocalDate.of(2100, 1, 1).toEpochDay())
                         .map(d -> date(LocalDate.ofEpochDay(d)))),
-                weighted(1, Arbitraries.of("infinity", "-infinity", "0001-01-01 BC", "1970-01-01", "2000-01-01")));
+                weighted(1, Arbitraries.of("infinity", "-infinity", "0001-01-01 BC", "1970-01-01", "2000-01-01", "4714-11-24 BC",
+                        "5874897-12-31")));
     }
 
     static Arbitrary<String> time() {
@@ -132,15 +138,34 @@ final class PgLiterals {
                         Arbitraries.longs().between(0, 86_400_000_000L - 1)).as(PgLiterals::timestamp)),
                 weighted(3, Combinators.combine(Arbitraries.longs().between(-25_000, 50_000),
                         Arbitraries.longs().between(0, 86_400_000_000L - 1)).as(PgLiterals::timestamp)),
-                weighted(1, Arbitraries.of("infinity", "-infinity", "1970-01-01 00:00:00", "2000-01-01 00:00:00")));
+                weighted(2, Arbitraries.of("infinity", "-infinity", "1970-01-01 00:00:00", "2000-01-01 00:00:00", "4714-11-24 00:00:00 BC",
+                        "294276-12-31 23:59:59.999999", timestampOfPg(Long.MAX_VALUE - PG_EPOCH_MICROS),
+                        timestampOfPg(Long.MAX_VALUE - PG_EPOCH_MICROS + 1), timestampOfPg(DEBEZIUM_INFINITY - PG_EPOCH_MICROS),
+                        timestampOfPg(DEBEZIUM_MINUS_INFINITY - PG_EPOCH_MICROS))));
+    }
+
+    /** The literal of a timestamp given as PostgreSQL's microseconds since 2000 (whatever its Unix number). */
+    static String timestampOfPg(long pgMicros) {
+        return timestamp(Math.floorDiv(pgMicros, 86_400_000_000L) + 10_957, Math.floorMod(pgMicros, 86_400_000_000L));
     }
 
     static Arbitrary<String> timestamptz() {
-        return Combinators.combine(timestamp(), Arbitraries.integers().between(-14, 14))
-                .as((ts, hours) -> ts.contains("infinity") ? ts : insertOffset(ts, String.format("%+03d", hours)));
+        Arbitrary<String> offset = Arbitraries.frequencyOf(weighted(5, Arbitraries.integers().between(-14, 14).map(h -> String.format("%+03d", h))),
+                weighted(1, Arbitraries.of("+15:59:59", "-15:59:59", "+05:30", "-00:00:01")));
+        // The first and last days take no offset that would move them out of PostgreSQL's range.
+        return Combinators.combine(timestamp(), offset)
+                .as((ts, o) -> ts.contains("infinity") ? ts
+                        : insertOffset(ts, ts.startsWith("294276-") || ts.startsWith("4714-") ? "+00" : o));
     }
 
     static Arbitrary<String> interval() {
+        return Arbitraries.frequencyOf(weighted(8, typicalInterval()), weighted(2, Arbitraries.of(
+                "178956970 years 7 mons", "-178956970 years -8 mons", "2147483647 days", "-2147483648 days",
+                "2562047788:00:54.775807", "-2562047788:00:54.775807", "0", "1 mon -1 days 1 second",
+                "178956970 years 7 mons 2147483647 days 2562047788:00:54.775807")));
+    }
+
+    private static Arbitrary<String> typicalInterval() {
         return Combinators.combine(
                 Arbitraries.integers().between(-2_000_000, 2_000_000),
                 Arbitraries.integers().between(-2_000_000, 2_000_000),
@@ -348,13 +373,13 @@ final class PgLiterals {
         return Arbitraries.frequencyOf(weighted(9, ranged), weighted(1, Arbitraries.just("empty")));
     }
 
-    static String timestampOfMicros(long epochMicros) {
-        return timestamp(Math.floorDiv(epochMicros, 86_400_000_000L), Math.floorMod(epochMicros, 86_400_000_000L));
+    static String timestamptzOfPg(long pgMicros) {
+        return insertOffset(timestampOfPg(pgMicros), "+00");
     }
 
-    static String timestamptzOfMicros(long epochMicros) {
-        return insertOffset(timestampOfMicros(epochMicros), "+00");
-    }
+    /** PostgreSQL's first timestamp and one past its last, as its microseconds since 2000. */
+    static final long PG_MIN_MICROS = (MIN_DATE_DAY - 10_957) * 86_400_000_000L;
+    static final long PG_END_MICROS = (MAX_TIMESTAMP_DAY + 1 - 10_957) * 86_400_000_000L;
 
     static Arbitrary<String> multirange(Arbitrary<String> range) {
         return range.filter(r -> !r.equals("empty")).list().ofMaxSize(4).map(rs -> "{" + String.join(",", rs) + "}");

@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 
+import io.sluice.schemas.codec.BoundedArray;
 import io.sluice.schemas.codec.SessionSettings;
 import io.sluice.schemas.copy.BinaryCopyReader;
 import io.sluice.schemas.copy.BinaryCopyWriter;
@@ -94,12 +95,26 @@ final class RoundTrip implements AutoCloseable {
             for (int k = 0; k < 4; k++) {
                 window.add(literals.get((i + k) % literals.size()));
             }
-            String array = i % 7 == 6 ? "{}" : arrayLiteral(window.subList(0, 1 + i % 4), delimiter);
-            String matrix = "{" + arrayLiteral(window.subList(0, 2), delimiter) + delimiter
-                    + arrayLiteral(window.subList(2, 4), delimiter) + "}";
+            int length = 1 + i % 4;
+            String array = i % 7 == 6 ? "{}" : lowerBounds(i, length) + arrayLiteral(window.subList(0, length), delimiter);
+            String matrix = (i % 3 == 1 ? "[-3:-2][2147483645:2147483646]=" : "") + "{" + arrayLiteral(window.subList(0, 2), delimiter)
+                    + delimiter + arrayLiteral(window.subList(2, 4), delimiter) + "}";
             rows.add(Arrays.asList(literals.get(i), array, matrix));
         }
         checkRows(table, rows, options);
+    }
+
+    /**
+     * A dimension decoration for a one-dimensional array of {@code length} elements: none (lower
+     * bound 1) for most rows, else 0, a negative bound, or the highest bounds PostgreSQL accepts.
+     */
+    private static String lowerBounds(int row, int length) {
+        return switch (row % 5) {
+            case 1 -> "[0:" + (length - 1) + "]=";
+            case 3 -> "[-" + (length + 5) + ":-6]=";
+            case 4 -> "[" + (Integer.MAX_VALUE - length) + ":" + (Integer.MAX_VALUE - 1) + "]="; // lower bound + length must fit 32 bits
+            default -> "";
+        };
     }
 
     /** Checks rows of literals for the columns v, a and m of an existing table pair {@code table}/{@code table_target}. */
@@ -247,7 +262,7 @@ final class RoundTrip implements AutoCloseable {
             return Arrays.equals(x, y);
         }
         if (a instanceof List<?> x && b instanceof List<?> y) {
-            if (x.size() != y.size()) {
+            if (x.size() != y.size() || !Arrays.equals(bounds(x), bounds(y))) {
                 return false;
             }
             for (int i = 0; i < x.size(); i++) {
@@ -268,6 +283,10 @@ final class RoundTrip implements AutoCloseable {
                     && deepEquals(e.getValue(), y.get(e.getKey())));
         }
         return Objects.equals(a, b);
+    }
+
+    private static int[] bounds(List<?> list) {
+        return list instanceof BoundedArray bounded ? bounded.lowerBounds() : new int[0];
     }
 
     private static String show(Object v) {

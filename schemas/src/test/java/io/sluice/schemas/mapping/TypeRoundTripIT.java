@@ -214,8 +214,9 @@ class TypeRoundTripIT {
 
     @Provide
     Arbitrary<List<String>> chars() {
+        // The empty "char" is the zero byte.
         return rows(Arbitraries.oneOf(Arbitraries.chars().range('!', '~').map(String::valueOf),
-                Arbitraries.integers().between(128, 255).map(b -> String.format("\\%03o", b))));
+                Arbitraries.integers().between(128, 255).map(b -> String.format("\\%03o", b)), Arbitraries.of("", " ", "\\001")));
     }
 
     @Property(tries = TRIES)
@@ -510,8 +511,9 @@ class TypeRoundTripIT {
         return Arbitraries.longs().between(PgLiterals.MIN_DATE_DAY, PgLiterals.MAX_DATE_DAY - 2);
     }
 
+    /** PostgreSQL's microseconds since 2000, over its whole range. */
     private static Arbitrary<Long> micros() {
-        return Arbitraries.longs().between(PgLiterals.MIN_DATE_DAY * 86_400_000_000L, PgLiterals.MAX_TIMESTAMP_DAY * 86_400_000_000L);
+        return Arbitraries.longs().between(PgLiterals.PG_MIN_MICROS, PgLiterals.PG_END_MICROS - 1);
     }
 
     private static Arbitrary<String> int4range() {
@@ -523,19 +525,28 @@ class TypeRoundTripIT {
     }
 
     private static Arbitrary<String> numrange() {
-        return PgLiterals.range(longs(), l -> BigDecimal.valueOf(l, 5).toPlainString());
+        return withSpecialBounds(PgLiterals.range(longs(), l -> BigDecimal.valueOf(l, 5).toPlainString()),
+                "[-Infinity,Infinity]", "(0,Infinity)", "[-Infinity,-1.5]");
     }
 
     private static Arbitrary<String> daterange() {
-        return PgLiterals.range(days(), d -> PgLiterals.date(java.time.LocalDate.ofEpochDay(d)));
+        return withSpecialBounds(PgLiterals.range(days(), d -> PgLiterals.date(java.time.LocalDate.ofEpochDay(d))),
+                "[-infinity,infinity]", "[2000-01-01,infinity)", "(-infinity,\"4714-11-24 BC\"]");
     }
 
     private static Arbitrary<String> tsrange() {
-        return PgLiterals.range(micros(), PgLiterals::timestampOfMicros);
+        return withSpecialBounds(PgLiterals.range(micros(), PgLiterals::timestampOfPg),
+                "[-infinity,infinity]", "[\"294276-12-31 23:59:59.999999\",infinity)", "(-infinity,\"4714-11-24 00:00:00 BC\"]");
     }
 
     private static Arbitrary<String> tstzrange() {
-        return PgLiterals.range(micros(), PgLiterals::timestamptzOfMicros);
+        return withSpecialBounds(PgLiterals.range(micros(), PgLiterals::timestamptzOfPg),
+                "[-infinity,infinity]", "[\"294276-12-31 23:59:59.999999+00\",infinity)", "(-infinity,\"2000-01-01 00:00:00+15:59\"]");
+    }
+
+    /** Ranges whose bounds are the domain's special values, drawn often enough to show up in every run. */
+    private static Arbitrary<String> withSpecialBounds(Arbitrary<String> ranges, String... special) {
+        return Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(5, ranges), net.jqwik.api.Tuple.of(1, Arbitraries.of(special)));
     }
 
     @Property(tries = TRIES)
@@ -698,9 +709,12 @@ class TypeRoundTripIT {
     @Provide
     Arbitrary<List<String>> addresses() {
         Arbitrary<String> tags = PgLiterals.text().injectNull(0.2).list().ofMaxSize(3).map(l -> RoundTrip.arrayLiteral(l, ','));
-        return rows(Combinators.combine(PgLiterals.text().injectNull(0.1), PgLiterals.int4().injectNull(0.1), tags.injectNull(0.1),
+        Arbitrary<String> drawn = Combinators.combine(PgLiterals.text().injectNull(0.1), PgLiterals.int4().injectNull(0.1), tags.injectNull(0.1),
                 PgLiterals.timestamptz().injectNull(0.1), PgLiterals.numeric(8, 2).injectNull(0.1), moods().map(l -> l.get(0)).injectNull(0.3))
-                .as((street, number, tagList, at, price, mood) -> PgLiterals.record(java.util.Arrays.asList(street, number, tagList, at, price, mood))));
+                .as((street, number, tagList, at, price, mood) -> PgLiterals.record(java.util.Arrays.asList(street, number, tagList, at, price, mood)));
+        // Every field NULL is a value of its own, not a NULL composite (though ROW(NULL, ...) IS NULL is true in SQL).
+        return rows(Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, drawn),
+                net.jqwik.api.Tuple.of(1, Arbitraries.of("(,,,,,)", "(\"\",,{},,,)", "(,,\"[0:1]={a,NULL}\",,,)"))));
     }
 
     @Property(tries = TRIES)
@@ -747,7 +761,9 @@ class TypeRoundTripIT {
 
     @Provide
     Arbitrary<List<String>> xid8s() {
-        return rows(Arbitraries.longs().between(0, Long.MAX_VALUE).map(String::valueOf));
+        return rows(Arbitraries.frequencyOf(
+                net.jqwik.api.Tuple.of(4, Arbitraries.longs().map(Long::toUnsignedString)),
+                net.jqwik.api.Tuple.of(1, Arbitraries.of("0", "9223372036854775807", "9223372036854775808", "18446744073709551615"))));
     }
 
     @Property(tries = TRIES)

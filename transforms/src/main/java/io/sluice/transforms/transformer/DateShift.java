@@ -6,7 +6,9 @@ import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.SplittableRandom;
 
+import io.sluice.schemas.codec.Timestamps;
 import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.errors.DataException;
 
 /**
  * {@code date_shift}: moves a date or timestamp by a whole number of days, at least one and at
@@ -17,7 +19,6 @@ import org.apache.kafka.connect.data.Schema;
 public final class DateShift implements Transformer {
 
     private static final String PURPOSE = "date_shift";
-    private static final long MICROS_PER_DAY = 86_400_000_000L;
 
     private final Seeds seeds;
     private final int maxDays;
@@ -52,10 +53,10 @@ public final class DateShift implements Transformer {
                     };
             case TIMESTAMP -> switch (name) {
                 case org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME -> (value, row) -> java.util.Date.from(shift(((java.util.Date) value).toInstant(), value));
-                case "io.debezium.time.Timestamp" -> (value, row) -> sentinel((Long) value) ? value : shift(Instant.ofEpochMilli((Long) value), value).toEpochMilli();
+                case "io.debezium.time.Timestamp" -> (value, row) -> sentinel((Long) value) || Timestamps.isInfinite((Long) value * 1000) ? value : shift(Instant.ofEpochMilli((Long) value), value).toEpochMilli();
                 case "io.debezium.time.NanoTimestamp" -> (value, row) -> sentinel((Long) value) ? value
                         : ChronoUnit.NANOS.between(Instant.EPOCH, shift(Instant.EPOCH.plusNanos((Long) value), value));
-                default -> (value, row) -> sentinel((Long) value) ? value : shiftMicros((Long) value);
+                default -> (value, row) -> Timestamps.isInfinite((Long) value) ? value : shiftMicros((Long) value);
             };
             case ZONED_TIMESTAMP -> (value, row) -> {
                 String text = (String) value;
@@ -69,10 +70,16 @@ public final class DateShift implements Transformer {
         return value == Long.MAX_VALUE || value == Long.MIN_VALUE;
     }
 
+    /** A {@code MicroTimestamp}, moved through its own arithmetic: it holds years past 292277 wrapped around. */
     private long shiftMicros(long micros) {
-        long day = Math.floorDiv(micros, MICROS_PER_DAY);
-        long moved = shift(LocalDate.ofEpochDay(day), micros).toEpochDay();
-        return micros + (moved - day) * MICROS_PER_DAY;
+        long day = Timestamps.epochDay(micros);
+        long days = shift(LocalDate.ofEpochDay(day), micros).toEpochDay() - day;
+        try {
+            return Timestamps.plusDays(micros, days);
+        } catch (DataException e) {
+            // Within max_days of PostgreSQL's first or last day: the other way stays inside.
+            return Timestamps.plusDays(micros, -days);
+        }
     }
 
     private Instant shift(Instant instant, Object value) {

@@ -27,6 +27,7 @@ import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
 import io.sluice.sink.postgres.apply.AppliedPositions;
@@ -316,6 +317,7 @@ public class PostgresSinkTask extends SinkTask {
             throw new DataException("Record on " + record.topic() + " is not a change event (schema " + valueName
                     + "); send the connector's events unflattened");
         }
+        ValueNotes.restore(value, record.headers());
         String op = value.getString(Envelope.OP);
         Struct source = value.getStruct(Envelope.SOURCE);
         if (op.equals("t") && "true".equals(source.getString("snapshot"))) {

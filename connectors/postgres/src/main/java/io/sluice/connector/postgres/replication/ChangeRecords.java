@@ -27,6 +27,7 @@ import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
@@ -260,9 +261,13 @@ public final class ChangeRecords {
         }
         offset.put(CONFIRM_LSN, capped(lastCompleteEnd));
         // No transaction block: a sink must not skip these by position, they come again whole after a crash.
-        push(new SourceRecord(partition, offset, schema.topic(), null, schema.keySchema(),
+        SourceRecord record = new SourceRecord(partition, offset, schema.topic(), null, schema.keySchema(),
                 schema.keySchema() == null || row == null ? null : schema.key(row), schema.envelopeSchema(),
-                schema.envelope(op, null, row, source, System.currentTimeMillis() * 1000L)));
+                schema.envelope(op, null, row, source, System.currentTimeMillis() * 1000L));
+        if (schema.holdsNotedValues() && row != null) {
+            ValueNotes.describe(null, row, record.headers());
+        }
+        push(record);
     }
 
     private void copyMarker(String marker) {
@@ -370,6 +375,9 @@ public final class ChangeRecords {
         }
         if (keyOnlyBefore != null) {
             record.headers().addBoolean(EventHeaders.KEY_ONLY_BEFORE, true);
+        }
+        if (schema.holdsNotedValues()) {
+            ValueNotes.describe(before, after, record.headers());
         }
         push(record);
     }

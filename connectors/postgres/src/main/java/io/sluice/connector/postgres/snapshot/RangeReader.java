@@ -15,6 +15,7 @@ import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;
 import org.apache.kafka.connect.data.Struct;
@@ -157,6 +158,9 @@ final class RangeReader implements AutoCloseable {
         Struct value = schema.envelope(Operation.READ, null, after, tableSource, nowMicros);
         SourceRecord record = new SourceRecord(progress.partition(), offset, schema.topic(), null,
                 schema.keySchema(), schema.key(after), schema.envelopeSchema(), value);
+        if (schema.holdsNotedValues()) {
+            ValueNotes.describe(null, after, record.headers());
+        }
         if (resumed) {
             record.headers().addBoolean(EventHeaders.SNAPSHOT_RESUMED, true);
         }

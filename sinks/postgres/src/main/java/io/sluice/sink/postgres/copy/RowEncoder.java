@@ -97,7 +97,16 @@ public final class RowEncoder {
 
     /** An SQL expression reading column {@code i} from {@code source} (such as {@code s."name"}) as its target type. */
     public String castFrom(int i, String source) {
-        return asText[i] ? source + "::" + type(i) : source;
+        if (!asText[i]) {
+            return source;
+        }
+        PgType type = columns.get(i).column().type().underlying();
+        if ("pg_catalog".equals(type.schema()) && "regclass".equals(type.name())) {
+            // text::regclass is a name lookup, not regclass's input function: it takes '-' (the
+            // invalid oid 0, as regclass prints it) for a relation named "-" and fails.
+            return "pg_catalog.regclassin(" + source + "::cstring)::" + type(i);
+        }
+        return source + "::" + type(i);
     }
 
     /** Writes field {@code i} of the row as one COPY value: its length and bytes, or -1 for NULL. */

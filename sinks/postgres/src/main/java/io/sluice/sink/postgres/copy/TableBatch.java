@@ -66,12 +66,12 @@ public final class TableBatch {
         this.rowSchema = rowSchema;
         this.encoder = new RowEncoder(target, rowSchema, targetColumns);
         boolean[] text = new boolean[encoder.size()];
-        List<String> types = new ArrayList<>();
+        List<String> reads = new ArrayList<>();
         for (int i = 0; i < text.length; i++) {
             text[i] = encoder.asText(i);
-            types.add(encoder.type(i));
+            reads.add(encoder.castFrom(i, Identifiers.quote(encoder.name(i))));
         }
-        String[] sql = sql(schema, table, encoder.names(), types, text, upsertKeys);
+        String[] sql = sql(schema, table, encoder.names(), reads, text, upsertKeys);
         this.copySql = sql[0];
         this.upsert = sql[1] == null ? null : new Upsert(sql[1], sql[2]);
         this.rawColumns = null;
@@ -98,8 +98,11 @@ public final class TableBatch {
         return rawColumns;
     }
 
-    /** The COPY statement, and for staged batches the staging table and the INSERT ... SELECT from it. */
-    private static String[] sql(String schema, String table, List<String> names, List<String> types, boolean[] asText,
+    /**
+     * The COPY statement, and for staged batches the staging table and the INSERT ... SELECT from
+     * it, which reads each staged column with {@code reads} (text columns cast to their type).
+     */
+    private static String[] sql(String schema, String table, List<String> names, List<String> reads, boolean[] asText,
                                 List<String> upsertKeys) {
         StringJoiner list = new StringJoiner(", ", " (", ")");
         names.forEach(n -> list.add(Identifiers.quote(n)));
@@ -118,7 +121,7 @@ public final class TableBatch {
         for (int i = 0; i < names.size(); i++) {
             String name = Identifiers.quote(names.get(i));
             stageColumns.add(asText[i] ? name + "::text AS " + name : name);
-            select.add(asText[i] ? name + "::" + types.get(i) : name);
+            select.add(reads == null ? name : reads.get(i));
             if (upsertKeys != null && !upsertKeys.contains(names.get(i))) {
                 updates.add(name + " = EXCLUDED." + name);
             }
