@@ -40,7 +40,10 @@ class SluiceRunIT {
             source.execute("CREATE TABLE accounts (id bigint PRIMARY KEY, balance bigint NOT NULL, note text)",
                     "INSERT INTO accounts SELECT g, 0, 'account ' || g FROM generate_series(1, 50000) g",
                     "CREATE TABLE history (account bigint, delta bigint, at timestamptz DEFAULT clock_timestamp())",
-                    "CREATE SEQUENCE account_ids START 1000000");
+                    "CREATE SEQUENCE account_ids START 1000000",
+                    // Not in the WAL, so not streamable: the snapshot copies it, and init and status say so.
+                    "CREATE UNLOGGED TABLE cache (k int PRIMARY KEY, v text)",
+                    "INSERT INTO cache SELECT g, 'cached ' || g FROM generate_series(1, 300) g");
             String[] command = {"run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", "live",
                     "--offsets", work.resolve("live.offsets").toString(), "--set", "source.status.update.interval.ms=200"};
             AtomicBoolean writing = new AtomicBoolean(true);
@@ -51,7 +54,8 @@ class SluiceRunIT {
             Result init = SluiceRuns.start(new CompletableFuture<>(), concat("init", pipeline)).get(60, TimeUnit.SECONDS);
             assertThat(init.exit()).as(init.err()).isZero();
             assertThat(init.out()).contains("may replicate").contains("Created publication sluice_live for 2 tables")
-                    .contains("DDL capture: event triggers installed").contains("Ready");
+                    .contains("DDL capture: event triggers installed").contains("Ready")
+                    .contains("Warning: 1 selected table(s) are UNLOGGED: public.cache").contains("cannot be streamed");
             assertThat(count(source, "SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'sluice%'")).isEqualTo(2);
             Result again = SluiceRuns.start(new CompletableFuture<>(), concat("init", pipeline)).get(60, TimeUnit.SECONDS);
             assertThat(again.out()).as("init is idempotent").contains("Publication sluice_live covers the 2 selected tables");
@@ -68,6 +72,10 @@ class SluiceRunIT {
                 Result stopped = first.get(60, TimeUnit.SECONDS);
                 assertThat(stopped.exit()).as(stopped.err()).isZero();
                 assertThat(stopped.out()).contains("Snapshot done").contains("Streaming changes from slot sluice_live").contains("Stopped.");
+                assertThat(checksum(target, "cache")).as("the unlogged table, copied").isEqualTo(checksum(source, "cache"));
+                assertThat(text(target, "SELECT relpersistence FROM pg_class WHERE relname = 'cache'")).isEqualTo("u");
+                // With the DDL capture installed, creating another unlogged table under the include list must not fail.
+                source.execute("CREATE UNLOGGED TABLE scratch (id int)");
 
                 String appliedAtStop = text(target, "SELECT lsn_commit::text FROM sluice.applied_position WHERE source = 'live'");
                 // The workload goes on while the pipeline is stopped; the next run picks up where the target is.
@@ -100,7 +108,8 @@ class SluiceRunIT {
                 Result status = SluiceRuns.start(new CompletableFuture<>(), concat("status", pipeline)).get(60, TimeUnit.SECONDS);
                 assertThat(status.exit()).as(status.err()).isZero();
                 assertThat(status.out()).contains("slot sluice_live: idle").contains("applied up to").contains("changes in all")
-                        .contains("changes/s");
+                        .contains("changes/s").contains("snapshot only (UNLOGGED, so never streamed): public.cache, public.scratch");
+                source.execute("DROP TABLE scratch");
 
                 // --fresh forgets the run: the old slot goes, and a new one comes with a new snapshot.
                 source.execute("INSERT INTO history VALUES (-2, 0)");

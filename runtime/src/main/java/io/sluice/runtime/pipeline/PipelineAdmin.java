@@ -21,6 +21,7 @@ import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
+import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.sink.core.metrics.ByteCounts;
 import io.sluice.schemas.postgres.PgConnect;
@@ -69,9 +70,14 @@ public final class PipelineAdmin {
                     + sourceEndpoint.user() + " may replicate.");
             var tables = new TableSelector(source.includes(), source.excludes()).select(c, c.getCatalog());
             String done = Publication.ensure(c, source.publicationName(), source.publicationMode(), tables);
-            out.println(done.isEmpty() ? "Publication " + source.publicationName() + " covers the " + tables.size() + " selected tables."
+            long published = tables.stream().filter(SelectedTable::logged).count();
+            out.println(done.isEmpty() ? "Publication " + source.publicationName() + " covers the " + published + " selected tables."
                     : capitalized(done) + ".");
             ReplicaIdentities.problems(c, tables).forEach(problem -> out.println("Warning: " + problem));
+            List<String> unlogged = SelectedTable.unlogged(tables);
+            if (!unlogged.isEmpty()) {
+                out.println("Warning: " + Publication.unloggedWarning(unlogged));
+            }
             if (source.ddlCapture() && !captureDdl(c)) {
                 return 1;
             }
@@ -120,11 +126,16 @@ public final class PipelineAdmin {
     public int status() throws Exception {
         long current;
         Optional<ReplicationSlot.State> slot;
+        List<String> unlogged;
         try (Connection c = PgConnect.open(sourceEndpoint, "sluice status")) {
             current = currentLsn(c);
             slot = ReplicationSlot.find(c, source.slotName());
+            unlogged = SelectedTable.unlogged(new TableSelector(source.includes(), source.excludes()).select(c, c.getCatalog()));
         }
         out.println("Pipeline " + spec.name() + " (offsets " + spec.offsets() + (Files.exists(spec.offsets()) ? "" : ", none yet") + ")");
+        if (!unlogged.isEmpty()) {
+            out.println("  snapshot only (UNLOGGED, so never streamed): " + String.join(", ", unlogged));
+        }
         if (slot.isEmpty()) {
             out.println("  slot " + source.slotName() + ": does not exist (`sluice run` creates it)");
         } else {

@@ -160,8 +160,8 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "precise (Connect Decimal, as Debezium's default; refuses NaN) or double. See docs/types.md.",
                     TYPES, 1, Width.SHORT, "Numeric mapping")
             .define(TEXT_COLUMNS, Type.LIST, "", Importance.LOW,
-                    "Columns (schema.table.column) carried as their PostgreSQL text whatever their type, e.g. arrays with "
-                            + "lower bounds other than 1.", TYPES, 2, Width.LONG, "Columns as text")
+                    "Columns (schema.table.column) carried as their PostgreSQL text whatever their type, e.g. an int[] column "
+                            + "holding two-dimensional values, which a Connect array of one level cannot.", TYPES, 2, Width.LONG, "Columns as text")
             .define(BARRIER_PARTITIONS, Type.INT, 0, ConfigDef.Range.between(0, 10_000), Importance.HIGH,
                     "On a Kafka Connect cluster whose Sluice PostgreSQL sink applies the snapshot's schema or streamed schema "
                             + "changes: the partition count of the table topics (as " + TOPIC_CREATION_PARTITIONS + " creates them). "

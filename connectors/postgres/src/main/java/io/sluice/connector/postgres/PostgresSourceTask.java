@@ -149,6 +149,10 @@ public class PostgresSourceTask extends SourceTask {
                 LOG.info("{} on {}", done, endpoint.display());
             }
             ReplicaIdentities.problems(c, tables).forEach(problem -> LOG.warn("{}", problem));
+            List<String> unlogged = SelectedTable.unlogged(tables);
+            if (!unlogged.isEmpty()) {
+                LOG.warn("{}", Publication.unloggedWarning(unlogged));
+            }
             if (config.ddlCapture()) {
                 captureDdl(c);
             }

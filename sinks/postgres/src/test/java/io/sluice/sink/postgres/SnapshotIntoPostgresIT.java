@@ -79,7 +79,9 @@ class SnapshotIntoPostgresIT {
             "ALTER TABLE ledger REPLICA IDENTITY USING INDEX ledger_ident",
             "ALTER TABLE ledger CLUSTER ON ledger_pk",
             "ALTER TABLE ledger ADD CONSTRAINT ledger_note CHECK (note <> '') NOT VALID",
-            "CREATE TABLE bookings (id int PRIMARY KEY, during tsrange, EXCLUDE USING gist (during WITH &&))");
+            "CREATE TABLE bookings (id int PRIMARY KEY, during tsrange, EXCLUDE USING gist (during WITH &&))",
+            // Not WAL-logged, so never streamed; the snapshot copies it and it stays unlogged.
+            "CREATE UNLOGGED TABLE scratchpad (id int PRIMARY KEY, note text)");
 
     private static final List<String> DATA = List.of("""
             INSERT INTO all_types (id, i2, i8, f4, f8, n, n2, m, t, vc, c, b, by, d, tm, ttz, ts, tstz, iv, u, j, jb, x, ip, cd, mac,
@@ -115,11 +117,18 @@ class SnapshotIntoPostgresIT {
             "INSERT INTO bookings SELECT g, tsrange(TIMESTAMP '2024-01-01' + g * INTERVAL '1 day', TIMESTAMP '2024-01-01' + (g + 1) * INTERVAL '1 day') "
                     + "FROM generate_series(1, 100) g",
             // One value of more than 50 MB, stored TOASTed and compressed.
-            "INSERT INTO big_values VALUES (6, repeat(md5('big'), 52 * 1024 * 1024 / 32))");
+            "INSERT INTO big_values VALUES (6, repeat(md5('big'), 52 * 1024 * 1024 / 32))",
+            "INSERT INTO scratchpad SELECT g, 'note ' || g FROM generate_series(1, 100) g",
+            // Materialized views, one over another, populated as pg_restore would; one never populated stays so.
+            "CREATE MATERIALIZED VIEW order_totals AS SELECT customer, sum(total) AS total FROM orders GROUP BY customer",
+            "CREATE MATERIALIZED VIEW top_customers AS SELECT customer FROM order_totals WHERE total > 10000",
+            "CREATE UNIQUE INDEX order_totals_customer ON order_totals (customer)",
+            "CREATE MATERIALIZED VIEW later_totals AS SELECT customer, count(*) FROM orders GROUP BY customer WITH NO DATA");
 
     private static final List<String> TABLES = List.of("public.all_types", "public.with_identity", "\"Sales Data\".\"Order \"\"Items\"\"\"",
             "public.no_key", "public.events_2023", "public.events_2024", "public.empty_table", "public.big_values", "public.customers",
-            "public.orders", "public.text_only_types", "public.ledger", "public.bookings");
+            "public.orders", "public.text_only_types", "public.ledger", "public.bookings", "public.scratchpad", "public.order_totals",
+            "public.top_customers");
 
     /** Catalog listings that must match between source and target: the objects post-data creates, and sequence positions. */
     private static final List<String> OBJECTS = List.of(
@@ -130,6 +139,8 @@ class SnapshotIntoPostgresIT {
             "SELECT tgrelid::regclass::text, tgname, pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1, 2",
             "SELECT schemaname, sequencename, last_value FROM pg_sequences ORDER BY 1, 2",
             "SELECT viewname, definition FROM pg_views WHERE schemaname = 'public' ORDER BY 1",
+            "SELECT matviewname, ispopulated, definition FROM pg_matviews ORDER BY 1",
+            "SELECT relname, relpersistence FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p', 'm') ORDER BY 1",
             "SELECT obj_description('orders'::regclass, 'pg_class')",
             "SELECT c.relname, c.relreplident, x.indexrelid::regclass::text, x.indisclustered, x.indisreplident, x.indisprimary, x.indisunique "
                     + "FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid WHERE c.relnamespace = 'public'::regnamespace ORDER BY 1, 3");
@@ -228,7 +239,7 @@ class SnapshotIntoPostgresIT {
         String before = checksum(target, "public.orders");
         assertThatThrownBy(() -> snapshot(source, Map.of(), Map.of()))
                 .isInstanceOf(ConnectException.class)
-                .hasMessageContaining("already has 13 of the tables").hasMessageContaining("\"public\".\"all_types\"")
+                .hasMessageContaining("already has 14 of the tables").hasMessageContaining("\"public\".\"all_types\"")
                 .hasMessageContaining("table.exists=truncate");
         assertThat(checksum(target, "public.orders")).isEqualTo(before);
     }

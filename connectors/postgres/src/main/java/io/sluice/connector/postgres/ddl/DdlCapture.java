@@ -33,6 +33,11 @@ public final class DdlCapture {
     private DdlCapture() {
     }
 
+    /** Whether an event trigger is one of the capture's own, which belong to the source and are never copied. */
+    public static boolean ownsEventTrigger(String name) {
+        return java.util.Arrays.asList(TRIGGERS).contains(name);
+    }
+
     /** Installs or updates the triggers, their functions and tables; safe to run again. Runs in its own transaction. */
     public static void install(Connection c) throws SQLException {
         boolean auto = c.getAutoCommit();

@@ -45,12 +45,15 @@ public final class Publication {
     }
 
     /**
-     * Makes sure the publication exists and covers the tables.
+     * Makes sure the publication exists and covers the tables that are WAL-logged: UNLOGGED tables
+     * cannot be published (their changes never reach the WAL), so the snapshot alone copies them;
+     * {@link SelectedTable#unlogged} names them for the warning.
      *
      * @return what was done, for the log; empty when nothing
      */
-    public static String ensure(Connection sql, String name, Mode mode, List<SelectedTable> tables) throws SQLException {
+    public static String ensure(Connection sql, String name, Mode mode, List<SelectedTable> selected) throws SQLException {
         String quoted = Identifiers.quote(name);
+        List<SelectedTable> tables = selected.stream().filter(SelectedTable::logged).toList();
         Boolean allTables = allTables(sql, name);
         if (allTables == null) {
             if (mode == Mode.DISABLED) {
@@ -62,7 +65,8 @@ public final class Publication {
                     s.execute("CREATE PUBLICATION " + quoted + " FOR ALL TABLES");
                     return "created publication " + name + " for all tables";
                 }
-                s.execute("CREATE PUBLICATION " + quoted + " FOR TABLE " + list(tables));
+                // A publication for no table yet is valid; tables created later join it.
+                s.execute("CREATE PUBLICATION " + quoted + (tables.isEmpty() ? "" : " FOR TABLE " + list(tables)));
                 return "created publication " + name + " for " + tables.size() + " tables";
             }
         }
@@ -88,6 +92,14 @@ public final class Publication {
             s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + list(missing));
         }
         return "added " + missing.size() + " tables to publication " + name;
+    }
+
+    /** The one warning that names the selected tables streaming cannot follow. */
+    public static String unloggedWarning(List<String> unlogged) {
+        return unlogged.size() + " selected table(s) are UNLOGGED: " + String.join(", ", unlogged.subList(0, Math.min(10, unlogged.size())))
+                + (unlogged.size() > 10 ? ", ..." : "") + ". Their changes are not written to the WAL, so they cannot be streamed: the "
+                + "snapshot copies them, and later changes do not reach the target. ALTER TABLE ... SET LOGGED and a new snapshot "
+                + "(--fresh) streams them too, or leave them out with table.exclude.list.";
     }
 
     /** Null when the publication does not exist. */

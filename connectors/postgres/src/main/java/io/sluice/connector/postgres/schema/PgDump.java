@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.schemas.postgres.PgEndpoint;
 import org.apache.kafka.connect.errors.ConnectException;
 
@@ -90,13 +91,19 @@ public final class PgDump {
 
     /**
      * One section ({@code pre-data} or {@code post-data}) of the schema as of the exported
-     * snapshot, without owners and privileges, as SQL text without psql meta-commands.
+     * snapshot, without owners and privileges, as SQL text without psql meta-commands. Post-data
+     * includes the {@code REFRESH MATERIALIZED VIEW} of every populated materialized view, as
+     * pg_restore runs them (pg_dump counts them as data, so {@code --schema-only} would leave
+     * the views empty); the tables' rows, being the data section, are never in it. Sluice's own
+     * DDL capture ({@value io.sluice.connector.postgres.ddl.DdlCapture#SCHEMA} and its event
+     * triggers), publications and subscriptions belong to the source and are left out.
      *
      * @param tables when not empty, only these tables ({@code schema.table}) and what belongs to them
      */
     public String section(PgEndpoint endpoint, String snapshotId, String section, List<String> tables) {
-        List<String> command = new ArrayList<>(List.of(program.toString(), "--schema-only", "--section=" + section,
-                "--no-owner", "--no-privileges", "--snapshot=" + snapshotId,
+        List<String> command = new ArrayList<>(List.of(program.toString(), "--section=" + section,
+                "--no-owner", "--no-privileges", "--no-publications", "--no-subscriptions",
+                "--exclude-schema=" + DdlCapture.SCHEMA, "--snapshot=" + snapshotId,
                 "--host=" + endpoint.host(), "--port=" + endpoint.port(), "--username=" + endpoint.user(),
                 "--dbname=" + endpoint.database()));
         for (String table : tables) {

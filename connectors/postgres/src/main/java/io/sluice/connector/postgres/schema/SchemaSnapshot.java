@@ -7,7 +7,9 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.selection.SelectedTable;
+import io.sluice.schemas.ddl.DumpScript;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgEndpoint;
 
@@ -52,6 +54,8 @@ public final class SchemaSnapshot {
         }
         String pre = dump.section(endpoint, snapshotId, "pre-data", tables.stream().distinct().toList());
         String post = dump.section(endpoint, snapshotId, "post-data", tables.stream().distinct().toList());
+        // Sluice's own DDL capture triggers fire functions in a schema the dump leaves out; they stay on the source.
+        post = DumpScript.parse(post).filter(e -> !(e.type().equals("EVENT TRIGGER") && DdlCapture.ownsEventTrigger(e.name()))).render();
         return new SchemaSnapshot(pre, post + sequenceValues(inSnapshot, scope, selected));
     }
 

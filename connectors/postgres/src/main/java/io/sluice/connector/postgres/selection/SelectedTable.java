@@ -7,10 +7,17 @@ package io.sluice.connector.postgres.selection;
  * @param name   the table
  * @param oid    its oid in the source database
  * @param root   for a partition, the partitioned table at the top of its tree ({@code schema.table}); else null
+ * @param logged whether its changes are written to the WAL: an UNLOGGED table's are not, so logical
+ *               decoding never sees them; the snapshot copies it, streaming cannot
  */
-public record SelectedTable(String schema, String name, long oid, String root) {
+public record SelectedTable(String schema, String name, long oid, String root, boolean logged) {
 
     public String qualifiedName() {
         return schema + "." + name;
+    }
+
+    /** The names of the tables that are not WAL-logged (UNLOGGED), which only the snapshot can copy. */
+    public static java.util.List<String> unlogged(java.util.List<SelectedTable> tables) {
+        return tables.stream().filter(t -> !t.logged()).map(SelectedTable::qualifiedName).toList();
     }
 }

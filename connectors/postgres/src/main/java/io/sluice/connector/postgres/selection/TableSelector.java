@@ -19,7 +19,7 @@ public final class TableSelector {
     /** Ordinary tables and leaf partitions, each with its partitioned ancestors from the nearest up to the root. */
     private static final String CANDIDATES = """
             SELECT n.nspname, c.relname, c.oid, coalesce(a.schemas, '{}'), coalesce(a.names, '{}'),
-                   pg_catalog.has_table_privilege(c.oid, 'SELECT'), current_user
+                   pg_catalog.has_table_privilege(c.oid, 'SELECT'), current_user, c.relpersistence = 'p'
               FROM pg_catalog.pg_class c
               JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
               LEFT JOIN LATERAL (
@@ -63,7 +63,7 @@ public final class TableSelector {
                 if (included && !excluded) {
                     int top = ancestorNames.length - 1;
                     String root = top < 0 ? null : ancestorSchemas[top] + "." + ancestorNames[top];
-                    selected.add(new SelectedTable(schema, name, rs.getLong(3), root));
+                    selected.add(new SelectedTable(schema, name, rs.getLong(3), root, rs.getBoolean(8)));
                 }
             }
         }

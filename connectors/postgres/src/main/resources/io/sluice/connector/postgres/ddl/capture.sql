@@ -108,6 +108,8 @@ BEGIN
            AND EXISTS (SELECT 1 FROM unnest(s.includes) re, unnest(names) nm WHERE nm ~ re)
            AND NOT EXISTS (SELECT 1 FROM unnest(s.excludes) re, unnest(names) nm WHERE nm ~ re)
            AND NOT EXISTS (SELECT 1 FROM pg_publication_rel pr WHERE pr.prpubid = p.oid AND pr.prrelid = (def->>'oid')::oid)
+           -- UNLOGGED tables cannot be published (adding one would fail the user's DDL); their changes are not in the WAL.
+           AND (SELECT c.relpersistence FROM pg_class c WHERE c.oid = (def->>'oid')::oid) = 'p'
     LOOP
         EXECUTE format('ALTER PUBLICATION %I ADD TABLE %I.%I', cap.pubname, def->>'schema', def->>'name');
     END LOOP;
