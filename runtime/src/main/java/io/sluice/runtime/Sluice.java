@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.runtime.cli.Arguments;
+import io.sluice.runtime.pipeline.CannotStart;
 import io.sluice.runtime.pipeline.PipelineAdmin;
 import io.sluice.runtime.pipeline.PipelineFailure;
 import io.sluice.runtime.pipeline.PipelineSpec;
@@ -92,11 +93,7 @@ public final class Sluice {
             return 2;
         }
         try {
-            SnapshotPipeline.Outcome outcome = pipeline.run(arguments.fresh());
-            if (outcome == SnapshotPipeline.Outcome.ALREADY_DONE) {
-                out.println("The snapshot of pipeline " + spec.name() + " finished in an earlier run (" + spec.offsets()
-                        + "). Use --fresh to copy again.");
-            }
+            pipeline.run(arguments.fresh());
             return 0;
         } catch (PipelineFailure e) {
             err.println("sluice: the snapshot failed: " + e.getMessage());
@@ -126,6 +123,9 @@ public final class Sluice {
         try {
             pipeline.run(arguments.fresh(), stop);
             return 0;
+        } catch (CannotStart e) {
+            err.println("sluice: " + e.getMessage());
+            return 1;
         } catch (PipelineFailure e) {
             err.println("sluice: the pipeline stopped: " + e.getMessage());
             err.println("Fix the cause and run the same command again: it goes on from where the target is "

@@ -29,6 +29,7 @@ import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.sink.postgres.apply.AppliedPositions;
 import io.sluice.sink.postgres.schema.SnapshotClaims;
+import io.sluice.sink.postgres.schema.SnapshotRecords;
 
 /**
  * The commands around a streaming pipeline: {@code init} prepares the source (idempotent),
@@ -145,6 +146,10 @@ public final class PipelineAdmin {
         }
         AppliedPositions positions = new AppliedPositions(target.positionTable());
         try (Connection c = PgConnect.open(target.endpoint(), "sluice status")) {
+            new SnapshotRecords(positions.schema()).read(c, spec.name()).ifPresentOrElse(
+                    s -> out.println("  snapshot of " + s.database() + " taken " + s.takenAt() + ": " + (s.finished() ? "finished "
+                            + s.finishedAt() : "loading since " + s.startedAt()) + ", " + s.targetTables().size() + " tables (recorded on the target)"),
+                    () -> out.println("  snapshot: none recorded on the target"));
             Optional<AppliedPositions.Applied> first = positions.status(c, spec.name());
             if (first.isEmpty()) {
                 out.println("  target " + target.endpoint().display() + ": no change applied yet");
@@ -188,6 +193,9 @@ public final class PipelineAdmin {
             }
             // A snapshot torn down unfinished leaves its tables to the user: a new run must not drop them.
             new SnapshotClaims(positions.schema()).release(c, spec.name());
+            if (new SnapshotRecords(positions.schema()).forget(c, spec.name())) {
+                out.println("Forgot the record of the snapshot of " + spec.name());
+            }
         }
         for (Path file : List.of(spec.offsets(), Path.of(spec.offsets() + ".done"))) {
             if (Files.deleteIfExists(file)) {

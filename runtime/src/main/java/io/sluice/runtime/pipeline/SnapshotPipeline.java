@@ -51,11 +51,24 @@ public final class SnapshotPipeline {
 
     public Outcome run(boolean fresh) throws Exception {
         Path done = doneMarker();
+        PipelineTarget target = new PipelineTarget(spec);
         if (fresh) {
             Files.deleteIfExists(spec.offsets());
             Files.deleteIfExists(done);
-        } else if (Files.exists(done)) {
-            return Outcome.ALREADY_DONE;
+        } else {
+            // The target says whether the copy is there; the local files only remember what it said.
+            StartingPoint.Decision decision = StartingPoint.forSnapshot(spec.name(), target.display(), target.read(true),
+                    new StartingPoint.Local(Files.exists(spec.offsets()), Files.exists(done), spec.offsets().toString()));
+            if (decision.message() != null) {
+                out.println(decision.message());
+            }
+            if (decision.forgetLocal()) {
+                Files.deleteIfExists(spec.offsets());
+                Files.deleteIfExists(done);
+            }
+            if (decision.action() == StartingPoint.Action.DONE) {
+                return Outcome.ALREADY_DONE;
+            }
         }
         Files.createDirectories(spec.offsets().toAbsolutePath().getParent());
         if (Files.exists(spec.offsets())) {
@@ -84,6 +97,7 @@ public final class SnapshotPipeline {
                 throw failure;
             }
             display.close();
+            // A cache of what the target records; the target decides (StartingPoint).
             Files.writeString(done, "snapshot of " + spec.source().get("database.dbname") + " finished\n");
             out.println(display.summary());
             return Outcome.COPIED;

@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Future;
 
@@ -53,9 +54,15 @@ public final class StreamingPipeline {
      */
     public void run(boolean fresh, Future<?> stop) throws Exception {
         PostgresSourceConfig config = new PostgresSourceConfig(spec.source());
+        Map<String, String> overrides = new HashMap<>();
+        if (!spec.source().containsKey(PostgresSourceConfig.SNAPSHOT_MODE)) {
+            overrides.put(PostgresSourceConfig.SNAPSHOT_MODE, "initial");
+        }
         if (fresh) {
             Files.deleteIfExists(spec.offsets());
             dropSlot(config);
+        } else {
+            startingPoint(config, overrides);
         }
         Path parent = spec.offsets().toAbsolutePath().getParent();
         Files.createDirectories(parent);
@@ -64,7 +71,8 @@ public final class StreamingPipeline {
             out.println("Resuming pipeline " + spec.name() + " from " + spec.offsets() + " (use --fresh to start over)");
         }
         // A first run copies the tables, unless told to stream only: then there is nothing to show progress of.
-        boolean copying = !resuming && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.NEVER;
+        boolean copying = !resuming && !"never".equals(overrides.getOrDefault(PostgresSourceConfig.SNAPSHOT_MODE,
+                config.snapshotMode().name().toLowerCase(Locale.ROOT)));
         Progress progress = new Progress();
         if (copying) {
             SnapshotPipeline.estimate(spec, progress);
@@ -73,8 +81,6 @@ public final class StreamingPipeline {
         sink.start(spec.target());
         progress.batching(sink::batchStatus);
         SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
-        Map<String, String> overrides = spec.source().containsKey(PostgresSourceConfig.SNAPSHOT_MODE)
-                ? Map.of() : Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial");
         EmbeddedEngine engine = new EmbeddedEngine(spec, overrides, handoff, () -> handoff.snapshotDone().countDown());
         ProgressDisplay display = new ProgressDisplay(progress, out, ProgressDisplay.terminalAttached());
         try {
@@ -134,6 +140,35 @@ public final class StreamingPipeline {
         String lag = commit == 0 ? "" : String.format(Locale.ROOT, ", newest applied change committed %.1f s ago",
                 (System.currentTimeMillis() - commit) / 1000.0);
         return String.format(Locale.ROOT, "  %,d changes applied (%,.0f/s)%s", applied, since / Math.max(seconds, 0.001), lag);
+    }
+
+    /**
+     * Decides from what the target records where this run starts (see {@link StartingPoint}):
+     * local offsets the target knows nothing of are forgotten with their slot, and a target that
+     * holds the copy when no local offsets do is streamed into from the slot.
+     */
+    private void startingPoint(PostgresSourceConfig config, Map<String, String> overrides) throws Exception {
+        PipelineTarget target = new PipelineTarget(spec);
+        boolean slotExists;
+        try (Connection c = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice state")) {
+            slotExists = ReplicationSlot.find(c, config.slotName()).isPresent();
+        }
+        String mode = overrides.getOrDefault(PostgresSourceConfig.SNAPSHOT_MODE, config.snapshotMode().name().toLowerCase(Locale.ROOT));
+        StartingPoint.Decision decision = StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(false),
+                new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString()), !mode.equals("never"), slotExists);
+        if (decision.action() == StartingPoint.Action.REFUSE) {
+            throw new CannotStart(decision.message());
+        }
+        if (decision.message() != null) {
+            out.println(decision.message());
+        }
+        if (decision.forgetLocal()) {
+            Files.deleteIfExists(spec.offsets());
+            dropSlot(config);
+        }
+        if (decision.action() == StartingPoint.Action.STREAM_FROM_SLOT) {
+            overrides.put(PostgresSourceConfig.SNAPSHOT_MODE, "never");
+        }
     }
 
     /** Drops the pipeline's slot so a fresh run takes its snapshot from a new one. */

@@ -20,6 +20,7 @@ import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 
+import io.sluice.schemas.codec.Timestamps;
 import io.sluice.schemas.mapping.LogicalTypes;
 
 /**
@@ -114,7 +115,10 @@ class FormatProperties {
         Instant instant = Instant.EPOCH.plus(micros, ChronoUnit.MICROS);
         Instant shifted = Instant.parse((String) Secrets.apply(Secrets.ONE, "date_shift(max_days=10)", zoned, instant.toString()));
         assertThat(shifted.atOffset(ZoneOffset.UTC).toLocalTime()).isEqualTo(instant.atOffset(ZoneOffset.UTC).toLocalTime());
-        assertThat(Secrets.apply(Secrets.ONE, "date_shift", ts, Long.MAX_VALUE)).as("infinity stays").isEqualTo(Long.MAX_VALUE);
+        assertThat(Secrets.apply(Secrets.ONE, "date_shift", ts, Timestamps.POSITIVE_INFINITY)).as("infinity stays")
+                .isEqualTo(Timestamps.POSITIVE_INFINITY);
+        assertThat(Secrets.apply(Secrets.ONE, "date_shift", ts, Timestamps.NEGATIVE_INFINITY)).as("-infinity stays")
+                .isEqualTo(Timestamps.NEGATIVE_INFINITY);
     }
 
     @Property

@@ -45,6 +45,7 @@ import io.sluice.sink.postgres.copy.RowEncoder;
 import io.sluice.sink.postgres.copy.TableBatch;
 import io.sluice.sink.postgres.schema.ExistingTables;
 import io.sluice.sink.postgres.schema.SnapshotClaims;
+import io.sluice.sink.postgres.schema.SnapshotRecords;
 import io.sluice.sink.postgres.schema.SchemaApplier;
 import io.sluice.sink.postgres.schema.StreamedSchemaChange;
 import io.sluice.sink.core.batch.TunedBatchSize;
@@ -95,6 +96,7 @@ public class PostgresSinkTask extends SinkTask {
     private final Map<String, String> resumeIndexes = new LinkedHashMap<>();
     /** Which target tables an unfinished snapshot created, per source. */
     private SnapshotClaims claims;
+    private SnapshotRecords snapshotRecords;
     /** Streamed changes waiting to be applied. */
     private ChangeApplier changes;
     /** Whether streamed changes have begun: the snapshot's rows are all in. */
@@ -163,6 +165,7 @@ public class PostgresSinkTask extends SinkTask {
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         AppliedPositions positions = new AppliedPositions(config.positionTable());
         claims = new SnapshotClaims(positions.schema());
+        snapshotRecords = new SnapshotRecords(positions.schema());
         byKafkaOffset = config.positionsByKafkaOffset();
         KafkaOffsets offsets = byKafkaOffset ? new KafkaOffsets(positions.schema(), config.connectorName()) : null;
         loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole(), config.loadBufferBytes(), copyBatches,
@@ -680,6 +683,7 @@ public class PostgresSinkTask extends SinkTask {
                         && config.freeze();
                 tables.invalidate();
             }
+            schema.snapshotStarted(snapshotRecords, snapshotMark(value, source));
         } else if ("last_in_data_collection".equals(marker)) {
             String[] target = targetOf(record.topic(), source.getString("schema"), source.getString("table"));
             String name = targetNames.get(target);
@@ -702,9 +706,7 @@ public class PostgresSinkTask extends SinkTask {
             schema.applyPostData(config.schemaApply() ? ddl : null, loadedTables(value), tolerateExisting);
             // Post-data made the keys that streamed changes find rows by.
             tables.invalidate();
-            if (config.schemaApply()) {
-                schema.snapshotFinished(claims, source.getString("name"));
-            }
+            schema.snapshotFinished(claims, snapshotRecords, snapshotMark(value, source));
         } else if (marker == null || "false".equals(marker)) {
             applyStreamedSchemaChange(record, value, source, ddl, null);
         }
@@ -728,6 +730,7 @@ public class PostgresSinkTask extends SinkTask {
                 schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, sourceName);
                 tables.invalidate();
             }
+            schema.snapshotStarted(snapshotRecords, snapshotMark(value, source));
             gate.release(barrier.id());
         } else if ("last_in_data_collection".equals(marker)) {
             String[] target = tableTarget(sourceName, source);
@@ -758,9 +761,7 @@ public class PostgresSinkTask extends SinkTask {
             dropResumeIndexes(loaded);
             schema.applyPostData(config.schemaApply() ? ddl : null, loaded, true);
             tables.invalidate();
-            if (config.schemaApply()) {
-                schema.snapshotFinished(claims, sourceName);
-            }
+            schema.snapshotFinished(claims, snapshotRecords, snapshotMark(value, source));
             gate.release(barrier.id());
             LOG.info("Snapshot of {} applied: post-data built once every partition had its rows in", sourceName);
         } else if (marker == null || "false".equals(marker)) {
@@ -835,6 +836,18 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     /** The target tables of the tables a schema event lists. */
+    /** What the target records of the snapshot a first or last event frames: its source, time and tables. */
+    private SchemaApplier.SnapshotMark snapshotMark(Struct value, Struct source) {
+        List<String> sourceTables = new ArrayList<>();
+        for (Struct change : value.<Struct>getArray("tableChanges")) {
+            sourceTables.add(change.getString("id"));
+        }
+        List<String> targetTables = loadedTables(value).stream().map(t -> Identifiers.quote(t[0], t[1])).toList();
+        Long micros = source.getInt64("ts_us");
+        return new SchemaApplier.SnapshotMark(source.getString("name"), source.getString("db"),
+                micros != null ? micros : source.getInt64("ts_ms") * 1000L, sourceTables, targetTables);
+    }
+
     private List<String[]> loadedTables(Struct value) {
         List<String[]> loaded = new ArrayList<>();
         for (Struct change : value.<Struct>getArray("tableChanges")) {

@@ -185,11 +185,30 @@ public final class SchemaApplier implements AutoCloseable {
         }
     }
 
-    /** Clears the source's claim on the tables its snapshot created: the snapshot is complete. */
-    public void snapshotFinished(SnapshotClaims claims, String source) {
+    /** A snapshot's identity and tables, as the target records them ({@link SnapshotRecords}). */
+    public record SnapshotMark(String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables) {
+    }
+
+    /** Records on the target that a source's snapshot began loading. */
+    public void snapshotStarted(SnapshotRecords records, SnapshotMark mark) {
+        try {
+            postData.use(c -> records.started(c, mark.source(), mark.database(), mark.takenMicros(), mark.sourceTables(), mark.targetTables()));
+        } catch (SQLException e) {
+            throw PgConnect.explain(e, endpoint);
+        }
+    }
+
+    /**
+     * The snapshot is complete: the target records it finished, and the source's claim on the
+     * tables its snapshot created is cleared.
+     */
+    public void snapshotFinished(SnapshotClaims claims, SnapshotRecords records, SnapshotMark mark) {
         try {
             // On a post-data connection: they are open by now, and a new one costs round trips.
-            postData.use(c -> claims.release(c, source));
+            postData.use(c -> {
+                records.finished(c, mark.source(), mark.database(), mark.takenMicros(), mark.sourceTables(), mark.targetTables());
+                claims.release(c, mark.source());
+            });
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
         }
