@@ -14,12 +14,15 @@ import java.util.concurrent.Future;
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.connector.postgres.schema.SequenceValues;
+import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.sink.postgres.PostgresSinkTask;
+import io.sluice.sink.postgres.apply.SequenceAdvance;
 
 /**
  * Keeps a PostgreSQL target in step with its source, in one JVM: the snapshot when the
@@ -125,6 +128,7 @@ public final class StreamingPipeline {
                 out.println("Stopped during the snapshot; the same command resumes it.");
             } else {
                 out.println("Stopped. " + String.format(Locale.ROOT, "%,d", handoff.changesApplied()) + " changes applied in this run.");
+                catchUpSequences(config);
             }
         } finally {
             display.close();
@@ -168,6 +172,33 @@ public final class StreamingPipeline {
         }
         if (decision.action() == StartingPoint.Action.STREAM_FROM_SLOT) {
             overrides.put(PostgresSourceConfig.SNAPSHOT_MODE, "never");
+        }
+    }
+
+    /**
+     * At a clean stop, moves the target's sequences to the source's values as they are now, past
+     * every row streamed: while running they follow every {@code sequences.interval.ms}, and a
+     * cut-over after a stop must not hand out ids the source already used.
+     */
+    private void catchUpSequences(PostgresSourceConfig config) {
+        if (config.sequencesIntervalMillis() <= 0) {
+            return;
+        }
+        PostgresSinkConfig target = new PostgresSinkConfig(spec.target());
+        try (Connection source = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice sequences");
+             Connection sink = PgConnect.open(target.endpoint(), "sluice sequences")) {
+            java.util.Set<Long> selected = new java.util.HashSet<>();
+            boolean all = config.schemaScope() == io.sluice.connector.postgres.schema.SchemaSnapshot.Scope.DATABASE;
+            if (!all) {
+                new TableSelector(config.includes(), config.excludes()).select(source, source.getCatalog()).forEach(t -> selected.add(t.oid()));
+            }
+            long moved = SequenceAdvance.advance(sink, SequenceValues.read(source, all, selected).values());
+            if (moved > 0) {
+                out.println("Moved " + moved + " sequence(s) of the target forward to the source's values.");
+            }
+        } catch (SQLException | RuntimeException e) {
+            out.println("Warning: the target's sequences could not be moved to the source's values at the stop (" + e.getMessage()
+                    + "); the next run does it.");
         }
     }
 

@@ -2,7 +2,7 @@ package io.sluice.schemas.naming;
 
 /**
  * Kafka topic names for change events: {@code <prefix>.<schema>.<table>} for rows and
- * {@code <prefix>.schema-changes} for DDL. Characters Kafka does not allow in a topic name
+ * {@code <prefix>.schema-changes} for DDL, {@code <prefix>.sequences} for sequence values. Characters Kafka does not allow in a topic name
  * become {@code _}, as Debezium does.
  */
 public final class TopicNames {
@@ -18,6 +18,11 @@ public final class TopicNames {
 
     public static String forSchemaChanges(String prefix) {
         return sanitize(prefix + ".schema-changes");
+    }
+
+    /** The topic of a source's sequence values ({@code envelope.SequenceEvents}). */
+    public static String forSequences(String prefix) {
+        return sanitize(prefix + ".sequences");
     }
 
     /** Replaces every character outside {@code [a-zA-Z0-9._-]}; fails on names Kafka would refuse outright. */

@@ -46,6 +46,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String PUBLICATION_NAME = "publication.name";
     public static final String PUBLICATION_MODE = "publication.autocreate.mode";
     public static final String STATUS_INTERVAL = "status.update.interval.ms";
+    public static final String SEQUENCES_INTERVAL = "sequences.interval.ms";
     public static final String DDL_CAPTURE = "ddl.capture";
     public static final String RECONNECT_TIMEOUT = "stream.reconnect.timeout.ms";
     public static final String TEXT_COLUMNS = "column.text.list";
@@ -155,6 +156,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "from 100 ms doubling up to 10 s. It resumes from the last position confirmed, so nothing is lost "
                             + "or applied twice; after this long the pipeline stops with the reason.", STREAMING, 6, Width.SHORT,
                     "Reconnect timeout")
+            .define(SEQUENCES_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.atLeast(0L), Importance.LOW,
+                    "How often, while changes stream, the source's sequence values (all of the database's, or those the selected "
+                            + "tables own) go out on <topic.prefix>.sequences, since logical decoding does not carry them; Sluice's "
+                            + "sink moves the target's sequences forward to them (never back). 0 sends none. The source user needs "
+                            + "SELECT or USAGE on the sequences to read their values.", STREAMING, 7, Width.SHORT, "Sequences interval")
             .define(NUMERIC_MAPPING, Type.STRING, "exact", ConfigDef.CaseInsensitiveValidString.in("exact", "precise", "double"),
                     Importance.MEDIUM, "How numeric values are represented: exact (decimal text, NaN and infinities kept), "
                             + "precise (Connect Decimal, as Debezium's default; refuses NaN) or double. See docs/types.md.",
@@ -268,6 +274,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public boolean ddlCapture() {
         return getBoolean(DDL_CAPTURE);
+    }
+
+    public long sequencesIntervalMillis() {
+        return getLong(SEQUENCES_INTERVAL);
     }
 
     public long statusIntervalMillis() {

@@ -14,6 +14,7 @@ import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.connector.postgres.replication.SequenceSync;
 import io.sluice.connector.postgres.replication.StreamRun;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.schema.PgDump;
@@ -55,6 +56,7 @@ public class PostgresSourceTask extends SourceTask {
     /** The replication connection that created the slot; its exported snapshot lives until it runs another command. */
     private Connection slotCreator;
     private volatile StreamRun stream;
+    private SequenceSync sequences;
     private boolean snapshotting;
     /** Whether this task ran the snapshot (it knows what its snapshot saw without reading offsets). */
     private boolean snapshotStarted;
@@ -250,6 +252,9 @@ public class PostgresSourceTask extends SourceTask {
             ReplicationSlot.awaitReleased(catalog, config.slotName(), SLOT_RELEASE_MILLIS);
             boolean messages = catalog.getMetaData().getDatabaseMajorVersion() >= 14;
             replication = PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix());
+            sequences = new SequenceSync(config.topicPrefix(), config.sequencesIntervalMillis(),
+                    config.schemaScope() == SchemaSnapshot.Scope.DATABASE, selector(), () -> PgConnect.open(endpoint,
+                    "sluice sequences " + config.topicPrefix()));
             stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages,
                     new StreamRun.Connections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),
                             () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix())),
@@ -304,6 +309,11 @@ public class PostgresSourceTask extends SourceTask {
         StreamRun running = stream;
         if (running != null) {
             List<SourceRecord> records = withBarriers(running.poll(MAX_BATCH, POLL_WAIT_MILLIS));
+            SourceRecord values = sequences == null ? null : sequences.due();
+            if (values != null) {
+                records = new java.util.ArrayList<>(records);
+                records.add(values);
+            }
             return records.isEmpty() ? null : records;
         }
         if (!snapshotting) {
@@ -378,6 +388,9 @@ public class PostgresSourceTask extends SourceTask {
             snapshot.close();
         }
         closeSlotCreator();
+        if (sequences != null) {
+            sequences.close();
+        }
         StreamRun running = stream;
         if (running != null) {
             running.close();

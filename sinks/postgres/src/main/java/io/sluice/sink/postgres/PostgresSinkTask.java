@@ -27,6 +27,7 @@ import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
@@ -34,6 +35,7 @@ import io.sluice.sink.postgres.apply.AppliedPositions;
 import io.sluice.sink.postgres.apply.ChangeApplier;
 import io.sluice.sink.postgres.apply.ChangeTable;
 import io.sluice.sink.postgres.apply.KafkaOffsets;
+import io.sluice.sink.postgres.apply.SequenceAdvance;
 import io.sluice.sink.postgres.apply.SourcePosition;
 import io.sluice.sink.postgres.barrier.BarrierGate;
 import io.sluice.sink.postgres.barrier.BarrierTables;
@@ -314,6 +316,10 @@ public class PostgresSinkTask extends SinkTask {
         }
         if (RawTuples.is(record.valueSchema())) {
             applyRaw(record, value);
+            return;
+        }
+        if (SequenceEvents.is(record.valueSchema())) {
+            advanceSequences(record, value);
             return;
         }
         if (!Envelope.isEnvelope(record.valueSchema())) {
@@ -836,6 +842,19 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     /** The target tables of the tables a schema event lists. */
+    /**
+     * Moves the target's sequences forward to the source's values, at once and outside the
+     * changes' transactions: a sequence only moves forward, so it needs no order with the rows.
+     */
+    private void advanceSequences(SinkRecord record, Struct value) {
+        List<SequenceEvents.Value> values = SequenceEvents.values(value);
+        String sql = SequenceAdvance.sql(values);
+        if (sql != null) {
+            loader.execute(sql, "Moving " + values.size() + " sequences forward to the source's values");
+        }
+        durableOffsets.merge(partitionOf(record), record.kafkaOffset() + 1, Math::max);
+    }
+
     /** What the target records of the snapshot a first or last event frames: its source, time and tables. */
     private SchemaApplier.SnapshotMark snapshotMark(Struct value, Struct source) {
         List<String> sourceTables = new ArrayList<>();

@@ -1,9 +1,7 @@
 package io.sluice.connector.postgres.schema;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -61,30 +59,9 @@ public final class SchemaSnapshot {
 
     /** {@code setval} for every sequence that has been used, so the target continues where the source is. */
     private static String sequenceValues(Connection c, Scope scope, List<SelectedTable> selected) throws SQLException {
-        StringBuilder sql = new StringBuilder();
-        String query = """
-                SELECT s.schemaname, s.sequencename, s.last_value,
-                       (SELECT d.refobjid FROM pg_catalog.pg_depend d
-                         WHERE d.classid = 'pg_catalog.pg_class'::regclass AND d.objid = (quote_ident(s.schemaname) || '.' || quote_ident(s.sequencename))::regclass
-                           AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.deptype IN ('a', 'i') LIMIT 1)::bigint AS owner
-                  FROM pg_catalog.pg_sequences s
-                 WHERE s.last_value IS NOT NULL
-                 ORDER BY 1, 2""";
         java.util.Set<Long> selectedOids = new java.util.HashSet<>();
         selected.forEach(t -> selectedOids.add(t.oid()));
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
-            while (rs.next()) {
-                long owner = rs.getLong(4);
-                if (scope == Scope.TABLES && (rs.wasNull() || !selectedOids.contains(owner))) {
-                    continue;
-                }
-                String name = Identifiers.quote(rs.getString(1), rs.getString(2));
-                sql.append("\n--\n-- Name: ").append(rs.getString(2)).append("; Type: SEQUENCE SET; Schema: ")
-                        .append(rs.getString(1)).append("; Owner: -\n--\n\nSELECT pg_catalog.setval('")
-                        .append(name.replace("'", "''")).append("', ").append(rs.getLong(3)).append(", true);\n");
-            }
-        }
-        return sql.toString();
+        return SequenceValues.asPostData(SequenceValues.read(c, scope == Scope.DATABASE, selectedOids).values());
     }
 
     private static String quoteQualified(String schemaDotTable) {

@@ -64,8 +64,8 @@ public final class SnapshotClaims {
 
     /**
      * Clears the source's claim: its snapshot finished (or its pipeline was torn down); false
-     * when it had none. The last claim takes the table with it, so a finished snapshot leaves
-     * nothing of Sluice's own on the target.
+     * when it had none. The last claim takes the table with it: what stays is the record of the
+     * finished snapshot ({@link SnapshotRecords}).
      */
     public boolean release(Connection c, String source) throws SQLException {
         boolean autoCommit = c.getAutoCommit();

@@ -94,11 +94,20 @@ class SchemaApplierIT {
         applier.applyPreData(PREAMBLE + entry("TABLE", "b", "app", "CREATE TABLE app.b (id int);"), second, ExistingTables.FAIL,
                 claims, "two");
 
-        applier.snapshotFinished(claims, "one");
+        SnapshotRecords records = new SnapshotRecords("sluice");
+        applier.snapshotFinished(claims, records, mark("one", "a"));
         assertThat(target.queryText("SELECT string_agg(source, ',') FROM sluice.snapshot_claims")).isEqualTo("two");
-        applier.snapshotFinished(claims, "two");
-        assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'sluice'")).isZero();
-        applier.snapshotFinished(claims, "two"); // nothing left to release
+        applier.snapshotFinished(claims, records, mark("two", "b"));
+        assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'sluice' AND tablename = 'snapshot_claims'")).isZero();
+        applier.snapshotFinished(claims, records, mark("two", "b")); // nothing left to release
+        // What stays is the record of both finished snapshots, with their tables.
+        assertThat(target.queryText("SELECT string_agg(source || ' ' || array_to_string(target_tables, ';') || ' ' || (finished_at IS NOT NULL), "
+                + "', ' ORDER BY source) FROM sluice.snapshots")).isEqualTo("one \"app\".\"a\" true, two \"app\".\"b\" true");
+    }
+
+    private static SchemaApplier.SnapshotMark mark(String source, String table) {
+        return new SchemaApplier.SnapshotMark(source, "src", 1_700_000_000_000_000L, List.of("\"app\".\"" + table + "\""),
+                List.of("\"app\".\"" + table + "\""));
     }
 
     private static List<String[]> tables(int count) {
