@@ -99,7 +99,7 @@ public final class CompositeCodec implements ValueCodec {
         out.writeInt(fields.size());
         for (int i = 0; i < fields.size(); i++) {
             out.writeInt(fieldOids[i]);
-            if (items.get(i) == null) {
+            if (i >= items.size() || items.get(i) == null) {
                 out.writeInt(-1);
             } else {
                 int at = out.reserveLength();
@@ -109,9 +109,16 @@ public final class CompositeCodec implements ValueCodec {
         }
     }
 
+    /**
+     * A value may have fewer fields than the type: one decoded by logical decoding as it was before
+     * {@code ALTER TYPE ... ADD ATTRIBUTE}, read here with the type as it is now. The attributes
+     * added since are NULL in it, as PostgreSQL itself reads such a value. More fields cannot be
+     * told apart (which one was dropped?), so they fail.
+     */
     private void checkCount(int count) {
-        if (count != fields.size()) {
-            throw new DataException("Composite value has " + count + " fields, type " + schema.name() + " has " + fields.size());
+        if (count > fields.size()) {
+            throw new DataException("Composite value has " + count + " fields, type " + schema.name() + " has " + fields.size()
+                    + " (an attribute dropped since the value was written?); map the column as text to carry it");
         }
     }
 }

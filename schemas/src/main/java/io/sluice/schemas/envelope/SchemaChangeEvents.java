@@ -11,7 +11,8 @@ import org.apache.kafka.connect.data.Struct;
  * Debezium's schema-change topic: the statement as executed, and for each affected table its
  * definition after the change. Streamed events add what a sink needs to replay the change
  * without parsing SQL: a renamed table's or column's previous name, the columns and indexes
- * dropped, the indexes and their constraints, check and foreign-key constraints, partitioning; and the transaction block, whose
+ * dropped, the indexes and their constraints, check and foreign-key constraints, partitioning; the objects other than tables
+ * it changed ({@link ObjectChanges}); and the transaction block, whose
  * order places the event among the row changes of its transaction. Key: the database name, so
  * one partition keeps them in order.
  */
@@ -80,6 +81,7 @@ public final class SchemaChangeEvents {
             .field("ddl", Schema.OPTIONAL_STRING_SCHEMA)
             .field("tableChanges", SchemaBuilder.array(CHANGE_SCHEMA).build())
             .field(Envelope.TRANSACTION, Envelope.TRANSACTION_SCHEMA)
+            .field("objectChanges", ObjectChanges.ARRAY_SCHEMA)
             .build();
 
     /** What happened to a table. */
@@ -246,6 +248,13 @@ public final class SchemaChangeEvents {
                 .put("schemaName", schemaName)
                 .put("ddl", ddl)
                 .put("tableChanges", changes.stream().map(TableChange::toStruct).toList());
+    }
+
+    /** An event that also changes objects other than tables ({@link ObjectChanges}). */
+    public static Struct value(SourceInfo source, String schemaName, String ddl, List<TableChange> changes,
+                               List<ObjectChanges.ObjectChange> objects, long nowMillis) {
+        Struct value = value(source, schemaName, ddl, changes, nowMillis);
+        return objects.isEmpty() ? value : value.put("objectChanges", ObjectChanges.toStructs(objects));
     }
 
     /** The table changes of an event. */

@@ -37,6 +37,11 @@ public final class TypeCatalog {
         this.connection = connection;
     }
 
+    /** Forgets the types read so far: the database's types changed. */
+    public void forget() {
+        types.clear();
+    }
+
     /** The type with this oid, read on first use. */
     public PgType type(int oid) {
         PgType known = types.get(oid);

@@ -24,6 +24,7 @@ import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.ObjectChanges;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
@@ -819,7 +820,8 @@ public class PostgresSinkTask extends SinkTask {
         }
         // The source's name is its topic prefix, which names the tables' topics.
         changes.applyAlone(sourceName, position, next, "schema change \"" + ddl + "\"", c -> {
-            StreamedSchemaChange.apply(c, tableChanges, ddl, t -> tables.targetOf(TopicNames.forTable(sourceName, t[0], t[1]), t[0], t[1]));
+            StreamedSchemaChange.apply(c, tableChanges, ObjectChanges.of(value), ddl,
+                    t -> tables.targetOf(TopicNames.forTable(sourceName, t[0], t[1]), t[0], t[1]));
             released(c, barrier);
         });
         noteReleased(barrier);
@@ -841,7 +843,6 @@ public class PostgresSinkTask extends SinkTask {
         }
     }
 
-    /** The target tables of the tables a schema event lists. */
     /**
      * Moves the target's sequences forward to the source's values, at once and outside the
      * changes' transactions: a sequence only moves forward, so it needs no order with the rows.
@@ -850,7 +851,12 @@ public class PostgresSinkTask extends SinkTask {
         List<SequenceEvents.Value> values = SequenceEvents.values(value);
         String sql = SequenceAdvance.sql(values);
         if (sql != null) {
-            loader.execute(sql, "Moving " + values.size() + " sequences forward to the source's values");
+            try {
+                loader.execute(sql, "Moving " + values.size() + " sequences forward to the source's values");
+            } catch (ConnectException e) {
+                // The next values come within sequences.interval.ms and carry these; rows must not wait for them.
+                LOG.warn("{}; the next values the source sends move them", e.getMessage());
+            }
         }
         durableOffsets.merge(partitionOf(record), record.kafkaOffset() + 1, Math::max);
     }
@@ -867,6 +873,7 @@ public class PostgresSinkTask extends SinkTask {
                 micros != null ? micros : source.getInt64("ts_ms") * 1000L, sourceTables, targetTables);
     }
 
+    /** The target tables of the tables a schema event lists. */
     private List<String[]> loadedTables(Struct value) {
         List<String[]> loaded = new ArrayList<>();
         for (Struct change : value.<Struct>getArray("tableChanges")) {

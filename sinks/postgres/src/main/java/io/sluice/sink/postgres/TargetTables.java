@@ -96,6 +96,7 @@ final class TargetTables implements AutoCloseable {
     void invalidate() {
         columns.clear();
         keys.clear();
+        catalog.forget(); // a schema change may have altered a composite type or domain the columns use
     }
 
     @Override

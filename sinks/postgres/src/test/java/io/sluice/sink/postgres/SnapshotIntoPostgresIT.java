@@ -130,12 +130,16 @@ class SnapshotIntoPostgresIT {
             "public.orders", "public.text_only_types", "public.ledger", "public.bookings", "public.scratchpad", "public.order_totals",
             "public.top_customers");
 
-    /** Catalog listings that must match between source and target: the objects post-data creates, and sequence positions. */
+    /**
+     * Catalog listings that must match between source and target: the objects post-data creates, and sequence positions.
+     * Schema sluice on the target holds Sluice's record of the snapshot, which the source has not.
+     */
     private static final List<String> OBJECTS = List.of(
-            "SELECT schemaname, tablename, indexname, indexdef FROM pg_indexes WHERE schemaname NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2, 3",
+            "SELECT schemaname, tablename, indexname, indexdef FROM pg_indexes WHERE schemaname NOT IN ('pg_catalog', 'information_schema', "
+                    + "'sluice') ORDER BY 1, 2, 3",
             "SELECT conrelid::regclass::text, conname, pg_get_constraintdef(oid), convalidated, condeferrable, condeferred, "
-                    + "conindid::regclass::text FROM pg_constraint WHERE connamespace NOT IN "
-                    + "('pg_catalog'::regnamespace, 'information_schema'::regnamespace) ORDER BY 1, 2",
+                    + "conindid::regclass::text FROM pg_constraint WHERE connamespace::regnamespace::text NOT IN "
+                    + "('pg_catalog', 'information_schema', 'sluice') ORDER BY 1, 2",
             "SELECT tgrelid::regclass::text, tgname, pg_get_triggerdef(oid) FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1, 2",
             "SELECT schemaname, sequencename, last_value FROM pg_sequences ORDER BY 1, 2",
             "SELECT viewname, definition FROM pg_views WHERE schemaname = 'public' ORDER BY 1",

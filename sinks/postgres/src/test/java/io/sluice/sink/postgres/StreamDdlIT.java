@@ -37,6 +37,11 @@ class StreamDdlIT {
         onTwoDatabases(StreamDdlIT::runMore);
     }
 
+    @Test
+    void domainsTypesViewsFunctionsAndTriggers() throws Exception {
+        onTwoDatabases(StreamDdlIT::runObjects);
+    }
+
     @FunctionalInterface
     private interface Scenario {
         void run(TestDatabase source, TestDatabase target) throws Exception;
@@ -175,6 +180,56 @@ class StreamDdlIT {
         String partitions = "SELECT string_agg(c.oid::regclass || ' of ' || i.inhparent::regclass || ' ' || pg_get_expr(c.relpartbound, c.oid), "
                 + "'; ' ORDER BY c.oid::regclass::text) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid";
         assertThat(target.queryText(partitions)).isEqualTo(source.queryText(partitions));
+    }
+
+    private static void runObjects(TestDatabase source, TestDatabase target) throws Exception {
+        source.execute("CREATE TABLE items (id int PRIMARY KEY, name text, qty int)",
+                "INSERT INTO items SELECT g, 'item ' || g, g FROM generate_series(1, 20) g",
+                "CREATE VIEW item_names AS SELECT name FROM items",
+                "CREATE TABLE log (at int, line text)");
+        streamInTwoRuns(source, target, Map.of("topic.prefix", "obj"), List.of(
+                    // A domain and a composite type, then a table that uses both, in one transaction with its first row.
+                    "CREATE DOMAIN price AS numeric(10,2) CHECK (VALUE >= 0)",
+                    "CREATE TYPE address AS (street text, zip text)",
+                    "BEGIN; CREATE TABLE orders (id int PRIMARY KEY, total price, ship address); "
+                            + "INSERT INTO orders VALUES (1, 9.99, ROW('Main St', '1000')); COMMIT",
+                    "CREATE VIEW big_orders AS SELECT id, total FROM orders WHERE total > 5",
+                    "CREATE OR REPLACE VIEW big_orders AS SELECT id, total, (ship).zip AS zip FROM orders WHERE total > 5",
+                    "CREATE OR REPLACE VIEW item_names AS SELECT name, qty FROM items",
+                    "CREATE FUNCTION stamp() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN NEW.total := NEW.total + 0; RETURN NEW; END$$",
+                    "CREATE TRIGGER orders_stamp BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION stamp()",
+                    "ALTER DOMAIN price ADD CONSTRAINT price_small CHECK (VALUE < 100000) NOT VALID",
+                    "ALTER TYPE address ADD ATTRIBUTE country text",
+                    "INSERT INTO orders VALUES (2, 20, ROW('Side St', '2000', 'CH'))",
+                    "INSERT INTO log VALUES (-1, 'end of part one')"), List.of(
+                    "ALTER VIEW big_orders RENAME TO large_orders",
+                    "CREATE OR REPLACE FUNCTION stamp() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
+                    "ALTER TRIGGER orders_stamp ON orders RENAME TO orders_touch",
+                    "ALTER TYPE address RENAME ATTRIBUTE zip TO postcode",
+                    // Values of the changed type after the change: pgoutput sends no new description of the table that uses it.
+                    "INSERT INTO orders VALUES (4, 40, ROW('Far Rd', '9999', 'FR'))",
+                    "UPDATE orders SET ship = ROW('Main St', '1001', 'CH') WHERE id = 1",
+                    "ALTER DOMAIN price DROP CONSTRAINT price_check",
+                    "CREATE VIEW doomed AS SELECT 1 AS x",
+                    "DROP VIEW doomed",
+                    "INSERT INTO orders VALUES (3, 30, NULL)",
+                    "INSERT INTO log VALUES (-2, 'end')"));
+        for (String table : List.of("items", "orders", "log")) {
+            assertThat(target.checksum(table)).as(table).isEqualTo(source.checksum(table));
+        }
+        for (String listing : List.of(
+                "SELECT string_agg(viewname || ': ' || definition, '; ' ORDER BY viewname) FROM pg_views WHERE schemaname = 'public'",
+                "SELECT string_agg(conname || ' ' || pg_get_constraintdef(oid) || ' ' || convalidated, '; ' ORDER BY conname) "
+                        + "FROM pg_constraint WHERE contypid = 'public.price'::regtype",
+                "SELECT format_type(typbasetype, typtypmod) FROM pg_type WHERE oid = 'public.price'::regtype",
+                "SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum) FROM pg_attribute "
+                        + "WHERE attrelid = (SELECT typrelid FROM pg_type WHERE oid = 'public.address'::regtype) AND attnum > 0 AND NOT attisdropped",
+                "SELECT pg_get_functiondef('public.stamp()'::regprocedure)",
+                "SELECT string_agg(pg_get_triggerdef(oid), '; ' ORDER BY tgname) FROM pg_trigger WHERE NOT tgisinternal")) {
+            assertThat(target.queryText(listing)).as(listing).isEqualTo(source.queryText(listing)).isNotNull();
+        }
+        assertThat(target.queryText("SELECT string_agg(viewname, ',' ORDER BY viewname) FROM pg_views WHERE schemaname = 'public'"))
+                .isEqualTo("item_names,large_orders");
     }
 
     /**

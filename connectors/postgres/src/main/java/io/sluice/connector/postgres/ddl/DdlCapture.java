@@ -105,7 +105,10 @@ public final class DdlCapture {
             }
             s.execute("DROP EVENT TRIGGER IF EXISTS sluice_ddl_command_end; DROP EVENT TRIGGER IF EXISTS sluice_sql_drop; "
                     + "DROP FUNCTION IF EXISTS sluice_capture.on_ddl_command_end(), sluice_capture.on_sql_drop(), "
-                    + "sluice_capture.publish_if_selected(jsonb), sluice_capture.table_definition(oid), sluice_capture.emit(text, jsonb); DROP TABLE IF EXISTS sluice_capture.tables, sluice_capture.publications");
+                    + "sluice_capture.publish_if_selected(jsonb), sluice_capture.table_definition(oid), sluice_capture.emit(text, jsonb), "
+                    + "sluice_capture.emit(text, jsonb, jsonb), sluice_capture.object_definition(oid, oid), "
+                    + "sluice_capture.object_statements(jsonb, jsonb), sluice_capture.object_drop(jsonb); "
+                    + "DROP TABLE IF EXISTS sluice_capture.tables, sluice_capture.publications, sluice_capture.objects");
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n "
                     + "ON n.oid = k.relnamespace WHERE n.nspname = 'sluice_capture'")) {
                 rs.next();

@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.schemas.ddl.ForeignKeys;
+import io.sluice.schemas.envelope.ObjectChanges;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ColumnDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintDefinition;
@@ -25,7 +26,35 @@ import io.sluice.schemas.naming.Identifiers;
  * which columns and indexes were renamed, added or dropped is read from the two definitions
  * (columns by their attribute number, which a rename keeps).
  */
-public record DdlMessage(String tag, String statement, List<Table> tables) {
+public record DdlMessage(String tag, String statement, List<Table> tables, List<ObjectDefinition> objects) {
+
+    public DdlMessage(String tag, String statement, List<Table> tables) {
+        this(tag, statement, tables, List.of());
+    }
+
+    /**
+     * An object other than a table the command created, changed or dropped, with the statements
+     * the triggers worked out for a target ({@code sluice_capture.object_statements}).
+     *
+     * @param schema where it is; for a trigger, its table's schema
+     * @param name   its name; for a trigger, its table's name (the table selects it)
+     */
+    public record ObjectDefinition(String kind, String schema, String name, String identity, String statements, boolean dropped) {
+    }
+
+    /**
+     * The objects of the message the pipeline carries: those whose schema and name (a trigger's
+     * table's) the selection takes, and extensions, which belong to the whole database.
+     */
+    public List<ObjectChanges.ObjectChange> objectChanges(Selection selection) {
+        return selectedObjects(selection).stream().map(o -> new ObjectChanges.ObjectChange(o.kind(), o.identity(), o.statements(), o.dropped()))
+                .toList();
+    }
+
+    /** The objects of the message the pipeline carries, as the message has them. */
+    public List<ObjectDefinition> selectedObjects(Selection selection) {
+        return objects.stream().filter(o -> o.kind().equals("extension") || selection.selects(o.schema(), o.name(), List.of())).toList();
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern USING = Pattern.compile("(?i)\\bUSING\\b");
@@ -80,7 +109,12 @@ public record DdlMessage(String tag, String statement, List<Table> tables) {
                 tables.add(new Table(t.path("oid").asLong(), dropped ? null : definition(t), definition(t.path("previous")),
                         t.path("hasRows").asBoolean(false)));
             }
-            return new DdlMessage(root.path("tag").asText(""), root.path("statement").asText(null), tables);
+            List<ObjectDefinition> objects = new ArrayList<>();
+            for (JsonNode o : root.path("objects")) {
+                objects.add(new ObjectDefinition(o.path("kind").asText(), o.path("schema").asText(), o.path("name").asText(),
+                        o.path("identity").asText(), o.path("statements").asText(), o.path("dropped").asBoolean(false)));
+            }
+            return new DdlMessage(root.path("tag").asText(""), root.path("statement").asText(null), tables, objects);
         } catch (IOException e) {
             throw new IllegalArgumentException("A " + DdlCapture.MESSAGE_PREFIX + " message is not valid JSON: " + e.getMessage(), e);
         }

@@ -23,6 +23,7 @@ import io.sluice.connector.postgres.replication.PgOutputMessage.Tuple;
 import io.sluice.connector.postgres.replication.PgOutputMessage.Update;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.ObjectChanges;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
@@ -164,6 +165,11 @@ public final class ChangeRecords {
     }
 
     private void schemaChange(DdlMessage ddl) {
+        // A changed composite type or domain changes the values of the tables that use it, but pgoutput sends no new Relation
+        // for them: every known table's shape is read again.
+        if (ddl.objects().stream().anyMatch(o -> o.kind().equals("type") || o.kind().equals("domain"))) {
+            tables.replaceAll((oid, table) -> resolver.apply(table.relation()));
+        }
         // Also when the event itself was sent before a restart: the copy may not have finished.
         for (DdlMessage.Table t : ddl.arrivedWithRows(selection)) {
             requestCopy(t, "joined the selected tables with rows in it (" + ddl.tag() + ")");
@@ -175,7 +181,8 @@ public final class ChangeRecords {
             }
         }
         List<SchemaChangeEvents.TableChange> changes = ddl.changes(selection);
-        if (changes.isEmpty()) {
+        List<ObjectChanges.ObjectChange> objects = ddl.objectChanges(selection);
+        if (changes.isEmpty() && objects.isEmpty()) {
             return;
         }
         if (transaction == null) {
@@ -185,10 +192,11 @@ public final class ChangeRecords {
         if (alreadySent()) {
             return;
         }
-        String[] first = Identifiers.unquoteQualified(changes.get(0).id());
+        String[] first = changes.isEmpty() ? new String[] {ddl.selectedObjects(selection).get(0).schema(), ""}
+                : Identifiers.unquoteQualified(changes.get(0).id());
         SourceInfo source = new SourceInfo(topicPrefix, database, first[0], first[1], transaction.commitTimestamp() + PG_EPOCH_MICROS,
                 SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), null);
-        Struct value = SchemaChangeEvents.value(source, first[0], ddl.statement(), changes, System.currentTimeMillis());
+        Struct value = SchemaChangeEvents.value(source, first[0], ddl.statement(), changes, objects, System.currentTimeMillis());
         value.put(Envelope.TRANSACTION, Envelope.transaction(Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), event, 1));
         push(new SourceRecord(partition, offset(), TopicNames.forSchemaChanges(topicPrefix), null, SchemaChangeEvents.KEY_SCHEMA,
                 SchemaChangeEvents.key(database), SchemaChangeEvents.VALUE_SCHEMA, value));

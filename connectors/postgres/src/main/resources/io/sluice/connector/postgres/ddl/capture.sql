@@ -19,6 +19,16 @@ CREATE TABLE IF NOT EXISTS sluice_capture.tables (
     definition jsonb NOT NULL
 );
 
+-- The last definition the triggers saw of each object other than a table that they carry
+-- (views, functions, procedures, triggers, domains, composite and enum types, extensions), by
+-- catalog and oid: what a rename or an ALTER is told from.
+CREATE TABLE IF NOT EXISTS sluice_capture.objects (
+    classid oid NOT NULL,
+    objid oid NOT NULL,
+    definition jsonb NOT NULL,
+    PRIMARY KEY (classid, objid)
+);
+
 -- Which tables each Sluice-managed publication must take as they are created: anchored
 -- regular expressions matched against schema || chr(1) || table (of the table or one of its
 -- partition ancestors).
@@ -93,6 +103,175 @@ SELECT jsonb_build_object(
    AND n.nspname NOT IN ('sluice_capture', 'pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%'
 $fn$;
 
+-- An object other than a table as the stream carries it: its kind, schema and name (a trigger's
+-- are its table's, which selects it), an identity for statements, the statement that creates it
+-- as it is, and for domains and composite types the parts an ALTER is worked out from. NULL for
+-- what is not carried: tables and their indexes and sequences (table_definition has them),
+-- members of extensions (the extension carries them), system schemas and Sluice's own.
+CREATE OR REPLACE FUNCTION sluice_capture.object_definition(cls oid, obj oid) RETURNS jsonb
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    d jsonb;
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_depend WHERE classid = cls AND objid = obj AND deptype = 'e') THEN
+        RETURN NULL;
+    END IF;
+    IF cls = 'pg_class'::regclass THEN
+        SELECT CASE c.relkind
+               WHEN 'v' THEN jsonb_build_object('kind', 'view', 'schema', n.nspname, 'name', c.relname,
+                    'identity', format('%I.%I', n.nspname, c.relname),
+                    'create', format('CREATE OR REPLACE VIEW %I.%I%s AS %s', n.nspname, c.relname,
+                        CASE WHEN c.reloptions IS NOT NULL THEN ' WITH (' || array_to_string(c.reloptions, ', ') || ')' ELSE '' END,
+                        rtrim(pg_get_viewdef(c.oid), '; ' || chr(10))))
+               END
+          INTO d FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = obj;
+    ELSIF cls = 'pg_proc'::regclass THEN
+        SELECT jsonb_build_object('kind', CASE p.prokind WHEN 'p' THEN 'procedure' ELSE 'function' END, 'schema', n.nspname,
+                'name', p.proname, 'identity', format('%I.%I(%s)', n.nspname, p.proname, pg_get_function_identity_arguments(p.oid)),
+                'arguments', pg_get_function_identity_arguments(p.oid), 'create', pg_get_functiondef(p.oid))
+          INTO d FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = obj AND p.prokind IN ('f', 'p');
+    ELSIF cls = 'pg_trigger'::regclass THEN
+        SELECT jsonb_build_object('kind', 'trigger', 'schema', n.nspname, 'name', c.relname, 'trigger', t.tgname,
+                'identity', format('%I ON %I.%I', t.tgname, n.nspname, c.relname), 'create', pg_get_triggerdef(t.oid))
+          INTO d FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE t.oid = obj AND NOT t.tgisinternal;
+    ELSIF cls = 'pg_type'::regclass THEN
+        SELECT CASE t.typtype
+               WHEN 'd' THEN jsonb_build_object('kind', 'domain', 'schema', n.nspname, 'name', t.typname,
+                    'identity', format('%I.%I', n.nspname, t.typname),
+                    'default', t.typdefault, 'notNull', t.typnotnull,
+                    'constraints', coalesce((SELECT jsonb_object_agg(k.conname, pg_get_constraintdef(k.oid)) FROM pg_constraint k
+                                              WHERE k.contypid = t.oid AND k.contype = 'c'), '{}'),
+                    -- Created bare, then each constraint added: CREATE DOMAIN takes no NOT VALID one.
+                    'create', format('CREATE DOMAIN %I.%I AS %s', n.nspname, t.typname, format_type(t.typbasetype, t.typtypmod))
+                        || CASE WHEN t.typcollation <> 0 AND t.typcollation <> (SELECT b.typcollation FROM pg_type b WHERE b.oid = t.typbasetype)
+                                THEN ' COLLATE ' || (SELECT format('%I.%I', cn.nspname, co.collname) FROM pg_collation co
+                                                       JOIN pg_namespace cn ON cn.oid = co.collnamespace WHERE co.oid = t.typcollation) ELSE '' END
+                        || CASE WHEN t.typdefault IS NOT NULL THEN ' DEFAULT ' || t.typdefault ELSE '' END
+                        || CASE WHEN t.typnotnull THEN ' NOT NULL' ELSE '' END
+                        || coalesce((SELECT string_agg(format('; ALTER DOMAIN %I.%I ADD CONSTRAINT %I %s', n.nspname, t.typname, k.conname,
+                                                              pg_get_constraintdef(k.oid)), '' ORDER BY k.conname)
+                                       FROM pg_constraint k WHERE k.contypid = t.oid AND k.contype = 'c'), ''))
+               WHEN 'c' THEN (SELECT jsonb_build_object('kind', 'type', 'schema', n.nspname, 'name', t.typname,
+                    'identity', format('%I.%I', n.nspname, t.typname),
+                    'attributes', coalesce(jsonb_agg(jsonb_build_array(a.attnum, a.attname, format_type(a.atttypid, a.atttypmod)) ORDER BY a.attnum), '[]'),
+                    'create', format('CREATE TYPE %I.%I AS (%s)', n.nspname, t.typname,
+                        coalesce(string_agg(format('%I %s', a.attname, format_type(a.atttypid, a.atttypmod)), ', ' ORDER BY a.attnum), '')))
+                    FROM pg_attribute a WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped)
+               WHEN 'e' THEN jsonb_build_object('kind', 'enum', 'schema', n.nspname, 'name', t.typname,
+                    'identity', format('%I.%I', n.nspname, t.typname),
+                    'create', format('CREATE TYPE %I.%I AS ENUM (%s)', n.nspname, t.typname,
+                        coalesce((SELECT string_agg(quote_literal(e.enumlabel), ', ' ORDER BY e.enumsortorder) FROM pg_enum e WHERE e.enumtypid = t.oid), '')))
+               END
+          INTO d FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE t.oid = obj;
+    ELSIF cls = 'pg_extension'::regclass THEN
+        SELECT jsonb_build_object('kind', 'extension', 'schema', n.nspname, 'name', e.extname, 'identity', quote_ident(e.extname),
+                'create', format('CREATE EXTENSION IF NOT EXISTS %I WITH SCHEMA %I', e.extname, n.nspname))
+          INTO d FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.oid = obj;
+    END IF;
+    IF d IS NULL OR d->>'schema' IN ('sluice_capture', 'pg_catalog', 'information_schema')
+       OR d->>'schema' LIKE 'pg\_toast%' OR d->>'schema' LIKE 'pg\_temp%' THEN
+        RETURN NULL;
+    END IF;
+    RETURN d;
+END
+$fn$;
+
+-- The statements that take an object from its previous definition (NULL: it is new) to the
+-- current one; NULL when nothing is to be done (an enum's labels change with the tables that use
+-- it). Renames keep what depends on the object; domains and composite types, which tables may
+-- use, are altered in place rather than made again.
+CREATE OR REPLACE FUNCTION sluice_capture.object_statements(prev jsonb, now jsonb) RETURNS text
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    kind text := now->>'kind';
+    word text := CASE now->>'kind' WHEN 'view' THEN 'VIEW' WHEN 'function' THEN 'FUNCTION' WHEN 'procedure' THEN 'PROCEDURE'
+                                   WHEN 'domain' THEN 'DOMAIN' ELSE 'TYPE' END;
+    out text[] := '{}';
+    here text;
+    k text;
+    a jsonb;
+    b jsonb;
+BEGIN
+    IF prev IS NULL THEN
+        RETURN now->>'create';
+    END IF;
+    IF kind = 'trigger' THEN
+        -- A trigger never moves to another table: it is made again under its (new) name.
+        RETURN format('DROP TRIGGER IF EXISTS %I ON %I.%I; %s', prev->>'trigger', now->>'schema', now->>'name', now->>'create');
+    END IF;
+    IF kind IN ('enum', 'extension') THEN
+        RETURN NULL;
+    END IF;
+    -- Renamed, then moved: the identity the next statement finds it by.
+    here := CASE WHEN kind IN ('function', 'procedure') THEN format('%I.%I(%s)', prev->>'schema', prev->>'name', prev->>'arguments')
+                 ELSE format('%I.%I', prev->>'schema', prev->>'name') END;
+    IF prev->>'name' <> now->>'name' THEN
+        out := out || format('ALTER %s %s RENAME TO %I', word, here, now->>'name');
+        here := CASE WHEN kind IN ('function', 'procedure') THEN format('%I.%I(%s)', prev->>'schema', now->>'name', prev->>'arguments')
+                     ELSE format('%I.%I', prev->>'schema', now->>'name') END;
+    END IF;
+    IF prev->>'schema' <> now->>'schema' THEN
+        out := out || format('ALTER %s %s SET SCHEMA %I', word, here, now->>'schema');
+    END IF;
+    IF kind IN ('view', 'function', 'procedure') THEN
+        out := out || (now->>'create');
+    ELSIF kind = 'domain' THEN
+        IF prev->>'default' IS DISTINCT FROM now->>'default' THEN
+            out := out || format('ALTER DOMAIN %s %s', now->>'identity',
+                                 CASE WHEN now->>'default' IS NULL THEN 'DROP DEFAULT' ELSE 'SET DEFAULT ' || (now->>'default') END);
+        END IF;
+        IF prev->>'notNull' IS DISTINCT FROM now->>'notNull' THEN
+            out := out || format('ALTER DOMAIN %s %s NOT NULL', now->>'identity', CASE WHEN (now->>'notNull')::boolean THEN 'SET' ELSE 'DROP' END);
+        END IF;
+        FOR k IN SELECT jsonb_object_keys(prev->'constraints') LOOP
+            IF (now->'constraints'->>k) IS DISTINCT FROM (prev->'constraints'->>k) THEN
+                out := out || format('ALTER DOMAIN %s DROP CONSTRAINT IF EXISTS %I', now->>'identity', k);
+            END IF;
+        END LOOP;
+        FOR k IN SELECT jsonb_object_keys(now->'constraints') LOOP
+            IF (now->'constraints'->>k) IS DISTINCT FROM (prev->'constraints'->>k) THEN
+                out := out || format('ALTER DOMAIN %s ADD CONSTRAINT %I %s', now->>'identity', k, now->'constraints'->>k);
+            END IF;
+        END LOOP;
+    ELSIF kind = 'type' THEN
+        -- Attributes by number, which a rename keeps.
+        FOR a IN SELECT x FROM jsonb_array_elements(prev->'attributes') x LOOP
+            SELECT y INTO b FROM jsonb_array_elements(now->'attributes') y WHERE y->>0 = a->>0;
+            IF b IS NULL THEN
+                out := out || format('ALTER TYPE %s DROP ATTRIBUTE %I', now->>'identity', a->>1);
+            ELSE
+                IF a->>1 <> b->>1 THEN
+                    out := out || format('ALTER TYPE %s RENAME ATTRIBUTE %I TO %I', now->>'identity', a->>1, b->>1);
+                END IF;
+                IF a->>2 <> b->>2 THEN
+                    out := out || format('ALTER TYPE %s ALTER ATTRIBUTE %I TYPE %s', now->>'identity', b->>1, b->>2);
+                END IF;
+            END IF;
+        END LOOP;
+        FOR b IN SELECT y FROM jsonb_array_elements(now->'attributes') y
+                  WHERE NOT EXISTS (SELECT 1 FROM jsonb_array_elements(prev->'attributes') x WHERE x->>0 = y->>0) LOOP
+            out := out || format('ALTER TYPE %s ADD ATTRIBUTE %I %s', now->>'identity', b->>1, b->>2);
+        END LOOP;
+    END IF;
+    RETURN CASE WHEN cardinality(out) = 0 THEN NULL ELSE array_to_string(out, '; ') END;
+END
+$fn$;
+
+-- How a dropped object is dropped on a target.
+CREATE OR REPLACE FUNCTION sluice_capture.object_drop(def jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $fn$
+SELECT CASE def->>'kind'
+       WHEN 'trigger' THEN format('DROP TRIGGER IF EXISTS %I ON %I.%I', def->>'trigger', def->>'schema', def->>'name')
+       WHEN 'view' THEN 'DROP VIEW IF EXISTS ' || (def->>'identity')
+       WHEN 'function' THEN 'DROP FUNCTION IF EXISTS ' || (def->>'identity')
+       WHEN 'procedure' THEN 'DROP PROCEDURE IF EXISTS ' || (def->>'identity')
+       WHEN 'domain' THEN 'DROP DOMAIN IF EXISTS ' || (def->>'identity')
+       WHEN 'extension' THEN 'DROP EXTENSION IF EXISTS ' || (def->>'identity')
+       ELSE 'DROP TYPE IF EXISTS ' || (def->>'identity')
+       END
+$fn$;
+
 -- Adds a table to every Sluice publication whose patterns select it and which does not have it yet.
 CREATE OR REPLACE FUNCTION sluice_capture.publish_if_selected(def jsonb) RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
@@ -117,11 +296,14 @@ END
 $fn$;
 
 -- The message, in the DDL's transaction, so it is decoded in its place among the rows.
-CREATE OR REPLACE FUNCTION sluice_capture.emit(tag text, tables jsonb) RETURNS void
+CREATE OR REPLACE FUNCTION sluice_capture.emit(tag text, tables jsonb, objects jsonb) RETURNS void
 LANGUAGE sql SET search_path = pg_catalog, pg_temp AS $fn$
-SELECT pg_logical_emit_message(true, 'sluice.ddl', jsonb_build_object('tag', tag, 'statement', current_query(), 'tables', tables)::text)
- WHERE jsonb_array_length(tables) > 0
+SELECT pg_logical_emit_message(true, 'sluice.ddl', jsonb_build_object('tag', tag, 'statement', current_query(), 'tables', tables,
+                                                                      'objects', objects)::text)
+ WHERE jsonb_array_length(tables) > 0 OR jsonb_array_length(objects) > 0
 $fn$;
+-- The one-argument form of earlier versions.
+DROP FUNCTION IF EXISTS sluice_capture.emit(text, jsonb);
 
 CREATE OR REPLACE FUNCTION sluice_capture.on_ddl_command_end() RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
@@ -131,6 +313,14 @@ DECLARE
     previous jsonb;
     has_rows boolean;
     tables jsonb := '[]';
+    objects jsonb := '[]';
+    o record;
+    cls oid;
+    obj oid;
+    typ oid;
+    odef jsonb;
+    oprev jsonb;
+    statements text;
 BEGIN
     -- Partitioned tables before their partitions: a sink changes a partition's inherited columns
     -- through its parent.
@@ -179,7 +369,35 @@ BEGIN
                 ON CONFLICT (relid) DO UPDATE SET definition = EXCLUDED.definition;
         END IF;
     END LOOP;
-    PERFORM sluice_capture.emit(tg_tag, tables);
+    -- Other objects, in the order the command made them (a domain before the table using it comes in its own command).
+    FOR o IN SELECT DISTINCT ON (c.classid, c.objid) c.classid, c.objid
+               FROM pg_event_trigger_ddl_commands() c
+              WHERE NOT c.in_extension AND c.classid IN ('pg_class'::regclass, 'pg_proc'::regclass, 'pg_trigger'::regclass,
+                                                         'pg_type'::regclass, 'pg_extension'::regclass)
+    LOOP
+        cls := o.classid;
+        obj := o.objid;
+        -- A composite type is known by its type, whichever of its two catalog rows the command named.
+        IF cls = 'pg_class'::regclass THEN
+            SELECT c.reltype INTO typ FROM pg_class c WHERE c.oid = obj AND c.relkind = 'c';
+            IF typ IS NOT NULL THEN
+                cls := 'pg_type'::regclass;
+                obj := typ;
+            END IF;
+        END IF;
+        odef := sluice_capture.object_definition(cls, obj);
+        CONTINUE WHEN odef IS NULL;
+        SELECT d.definition INTO oprev FROM sluice_capture.objects d WHERE d.classid = cls AND d.objid = obj;
+        CONTINUE WHEN oprev IS NOT DISTINCT FROM odef;
+        statements := sluice_capture.object_statements(oprev, odef);
+        IF statements IS NOT NULL THEN
+            objects := objects || jsonb_build_array(jsonb_build_object('kind', odef->>'kind', 'schema', odef->>'schema',
+                'name', odef->>'name', 'identity', odef->>'identity', 'statements', statements));
+        END IF;
+        INSERT INTO sluice_capture.objects AS d VALUES (cls, obj, odef)
+            ON CONFLICT (classid, objid) DO UPDATE SET definition = EXCLUDED.definition;
+    END LOOP;
+    PERFORM sluice_capture.emit(tg_tag, tables, objects);
 END
 $fn$;
 
@@ -187,6 +405,7 @@ CREATE OR REPLACE FUNCTION sluice_capture.on_sql_drop() RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     tables jsonb := '[]';
+    objects jsonb := '[]';
     gone record;
     r oid;
     def jsonb;
@@ -211,9 +430,44 @@ BEGIN
             UPDATE sluice_capture.tables SET definition = def WHERE relid = r;
         END LOOP;
     END IF;
-    PERFORM sluice_capture.emit(tg_tag, tables);
+    -- Other objects; a trigger goes with its table when that is dropped too.
+    FOR gone IN
+        DELETE FROM sluice_capture.objects d USING pg_event_trigger_dropped_objects() o
+         WHERE o.classid = d.classid AND o.objid = d.objid
+        RETURNING d.definition
+    LOOP
+        CONTINUE WHEN gone.definition->>'kind' = 'trigger' AND EXISTS (
+            SELECT 1 FROM pg_event_trigger_dropped_objects() t
+             WHERE t.object_type = 'table' AND t.schema_name = gone.definition->>'schema' AND t.object_name = gone.definition->>'name');
+        objects := objects || jsonb_build_array(jsonb_build_object('kind', gone.definition->>'kind', 'schema', gone.definition->>'schema',
+            'name', gone.definition->>'name', 'identity', gone.definition->>'identity', 'dropped', true,
+            'statements', sluice_capture.object_drop(gone.definition)));
+    END LOOP;
+    PERFORM sluice_capture.emit(tg_tag, tables, objects);
 END
 $fn$;
+
+-- Objects that exist now and are not known yet: their definitions are the "before" of their first change.
+INSERT INTO sluice_capture.objects
+SELECT x.classid, x.objid, x.definition FROM (
+    SELECT 'pg_class'::regclass::oid AS classid, c.oid AS objid, sluice_capture.object_definition('pg_class'::regclass, c.oid) AS definition
+      FROM pg_class c WHERE c.relkind = 'v'
+    UNION ALL
+    SELECT 'pg_proc'::regclass::oid, p.oid, sluice_capture.object_definition('pg_proc'::regclass, p.oid)
+      FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+     WHERE p.prokind IN ('f', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sluice_capture')
+    UNION ALL
+    SELECT 'pg_trigger'::regclass::oid, t.oid, sluice_capture.object_definition('pg_trigger'::regclass, t.oid)
+      FROM pg_trigger t WHERE NOT t.tgisinternal
+    UNION ALL
+    SELECT 'pg_type'::regclass::oid, t.oid, sluice_capture.object_definition('pg_type'::regclass, t.oid)
+      FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+     WHERE t.typtype IN ('d', 'e') OR (t.typtype = 'c' AND (SELECT c.relkind FROM pg_class c WHERE c.oid = t.typrelid) = 'c')
+    UNION ALL
+    SELECT 'pg_extension'::regclass::oid, e.oid, sluice_capture.object_definition('pg_extension'::regclass, e.oid)
+      FROM pg_extension e) x
+ WHERE x.definition IS NOT NULL
+ON CONFLICT (classid, objid) DO NOTHING;
 
 -- Tables that exist now and are not known yet: their definitions are the "before" of their first change.
 INSERT INTO sluice_capture.tables

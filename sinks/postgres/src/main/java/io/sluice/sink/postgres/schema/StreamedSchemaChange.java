@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -14,6 +15,7 @@ import java.util.StringJoiner;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
+import io.sluice.schemas.envelope.ObjectChanges.ObjectChange;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ColumnDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
@@ -22,10 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Applies a streamed schema-change event to the target inside the caller's transaction: per
- * table, a rename, a drop, or creation (with enum types it needs, or the labels an enum type
+ * Applies a streamed schema-change event to the target inside the caller's transaction: the
+ * objects other than tables it created or changed (their statements as the source worked them
+ * out); per table, a rename, a drop, or creation (with enum types it needs, or the labels an enum type
  * gained), partition attachment, column changes, then (after reading the table again) index and
- * key changes, then check and foreign-key constraints.
+ * key changes, then check and foreign-key constraints; last, the objects it dropped.
  */
 public final class StreamedSchemaChange {
 
@@ -36,11 +39,41 @@ public final class StreamedSchemaChange {
     }
 
     /**
+     * @param objects  objects other than tables the change created, changed or dropped: created and changed before the
+     *                 tables (a new table may use a new domain), dropped after them
      * @param ddl      the source's statement, or null
      * @param targetOf the target {schema, table} of a source {schema, table}
      * @return the target tables it changed, as {schema, table}
      */
-    public static List<String[]> apply(Connection c, List<TableChange> changes, String ddl, Function<String[], String[]> targetOf)
+    public static List<String[]> apply(Connection c, List<TableChange> changes, List<ObjectChange> objects, String ddl,
+                                       Function<String[], String[]> targetOf) throws SQLException {
+        applyObjects(c, objects.stream().filter(o -> !o.dropped()).toList());
+        List<String[]> touched = applyTables(c, changes, ddl, targetOf);
+        applyObjects(c, objects.stream().filter(ObjectChange::dropped).toList());
+        return touched;
+    }
+
+    /**
+     * Runs each object's statements in a savepoint of the caller's transaction. An object the
+     * target cannot take (a function in a language it lacks, a view of a table it does not have)
+     * is named in a warning and left out: objects are not rows, and the rows go on.
+     */
+    private static void applyObjects(Connection c, List<ObjectChange> objects) throws SQLException {
+        for (ObjectChange o : objects) {
+            Savepoint savepoint = c.setSavepoint();
+            try (Statement s = c.createStatement()) {
+                LOG.info("Schema change of {} {}: {}", o.type(), o.id(), o.statements());
+                s.execute(o.statements());
+                c.releaseSavepoint(savepoint);
+            } catch (SQLException e) {
+                c.rollback(savepoint);
+                LOG.warn("The {} {} could not be {} on the target ({}); it is left out and the changes go on. Statements: {}", o.type(),
+                        o.id(), o.dropped() ? "dropped" : "created or changed", e.getMessage(), o.statements());
+            }
+        }
+    }
+
+    private static List<String[]> applyTables(Connection c, List<TableChange> changes, String ddl, Function<String[], String[]> targetOf)
             throws SQLException {
         List<String[]> touched = new ArrayList<>();
         for (TableChange change : changes) {
