@@ -10,10 +10,10 @@ class IntervalProperties {
 
     @Property
     void parsingInvertsFormatting(@ForAll int months, @ForAll int days, @ForAll long micros) {
-        TemporalCodecs.Interval interval = new TemporalCodecs.Interval(months, days, micros);
+        Interval interval = new Interval(months, days, micros);
         if (interval.format().endsWith("infinity")) {
             return;
         }
-        assertThat(TemporalCodecs.Interval.parse(interval.format())).isEqualTo(interval);
+        assertThat(Interval.parse(interval.format())).isEqualTo(interval);
     }
 }

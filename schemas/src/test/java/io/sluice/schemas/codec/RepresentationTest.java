@@ -61,8 +61,8 @@ class RepresentationTest {
         assertThat(TemporalCodecs.INTERVAL.fromText("PT-0.5S")).isEqualTo("PT-0.5S");
         assertThat(TemporalCodecs.INTERVAL.fromText("P1DT-1S")).isEqualTo("P1DT-1S");
         assertThat(TemporalCodecs.INTERVAL.fromText("PT0S")).isEqualTo("PT0S");
-        assertThat(TemporalCodecs.Interval.parse("P1Y2M-3DT4H5M6.78S"))
-                .isEqualTo(new TemporalCodecs.Interval(14, -3, 4 * 3_600_000_000L + 5 * 60_000_000L + 6_780_000L));
+        assertThat(Interval.parse("P1Y2M-3DT4H5M6.78S"))
+                .isEqualTo(new Interval(14, -3, 4 * 3_600_000_000L + 5 * 60_000_000L + 6_780_000L));
     }
 
     @Test

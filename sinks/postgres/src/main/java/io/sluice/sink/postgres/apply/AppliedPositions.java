@@ -73,16 +73,9 @@ public final class AppliedPositions {
 
     /** Forgets a source's position (its pipeline was torn down); false when there was none. */
     public boolean forget(Connection c, String source) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + qualified + " WHERE source = ?")) {
-            s.setString(1, source);
-            return s.executeUpdate() > 0;
-        } catch (SQLException e) {
-            if (MissingRelation.is(e)) {
-                return false;
-            }
-            throw e;
-        }
+        return OwnTables.forget(c, qualified, source);
     }
+
 
     /** The last applied position of a source; null when nothing of it was applied. */
     public SourcePosition read(Connection c, String source) throws SQLException {

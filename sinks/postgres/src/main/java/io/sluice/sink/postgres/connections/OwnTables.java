@@ -19,6 +19,22 @@ public final class OwnTables {
     }
 
     /**
+     * Deletes a source's row from one of Sluice's tables (its primary key is {@code source});
+     * false when there was none, or no such table.
+     */
+    public static boolean forget(Connection c, String qualifiedTable, String source) throws SQLException {
+        try (java.sql.PreparedStatement s = c.prepareStatement("DELETE FROM " + qualifiedTable + " WHERE source = ?")) {
+            s.setString(1, source);
+            return s.executeUpdate() > 0;
+        } catch (SQLException e) {
+            if (MissingRelation.is(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /**
      * Runs the statements (each {@code IF NOT EXISTS}) under the lock: in the caller's transaction
      * when one is open (the lock is held until it ends), else in a transaction of their own.
      */

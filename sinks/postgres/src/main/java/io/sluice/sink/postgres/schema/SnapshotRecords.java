@@ -96,16 +96,9 @@ public final class SnapshotRecords {
 
     /** Forgets a source's snapshot (its pipeline was torn down, or is copied again); false when there was none. */
     public boolean forget(Connection c, String source) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("DELETE FROM " + qualified + " WHERE source = ?")) {
-            s.setString(1, source);
-            return s.executeUpdate() > 0;
-        } catch (SQLException e) {
-            if (MissingRelation.is(e)) {
-                return false;
-            }
-            throw e;
-        }
+        return OwnTables.forget(c, qualified, source);
     }
+
 
     private static List<String> texts(Array array) throws SQLException {
         return List.of((String[]) array.getArray());
