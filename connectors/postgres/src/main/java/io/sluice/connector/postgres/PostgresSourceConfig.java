@@ -116,8 +116,8 @@ public final class PostgresSourceConfig extends AbstractConfig {
                     Importance.MEDIUM, "Which DDL the snapshot sends ahead of its rows (pre-data) and after them (post-data: "
                             + "indexes, constraints, triggers, sequence values), dumped with pg_dump from the snapshot itself. "
                             + "database: every object of the database (rows still only of the selected tables); tables: the "
-                            + "selected tables and what belongs to them (types and functions they use must exist on the "
-                            + "target); none: no DDL, the target is prepared by other means; auto: database when every table "
+                            + "selected tables and what belongs to them, with the schemas, extensions and enum, domain, composite and "
+                            + "range types they use, made where the target lacks them (functions they use must exist there); none: no DDL, the target is prepared by other means; auto: database when every table "
                             + "is selected (the default include list and no excludes), else tables.", SNAPSHOT, 5, Width.SHORT, "Schema")
             .define(PG_DUMP_PATH, Type.STRING, "", Importance.LOW,
                     "The pg_dump program to dump the schema with; by default the newest one installed. It must be at least "

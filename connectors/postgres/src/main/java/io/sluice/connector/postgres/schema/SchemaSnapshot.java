@@ -22,7 +22,10 @@ public final class SchemaSnapshot {
     public enum Scope {
         /** Every object of the database (rows only of the selected tables). */
         DATABASE,
-        /** The selected tables and what belongs to them; types and functions they use must exist on the target. */
+        /**
+         * The selected tables and what belongs to them, with the schemas, extensions and types they use (where the target
+         * lacks them); functions they use (in defaults, checks, triggers) must exist on the target.
+         */
         TABLES,
         /** No schema: the target is prepared by other means. */
         NONE
@@ -51,6 +54,15 @@ public final class SchemaSnapshot {
             }
         }
         String pre = dump.section(endpoint, snapshotId, "pre-data", tables.stream().distinct().toList());
+        if (scope == Scope.TABLES) {
+            // pg_dump --table writes the tables alone: their schemas, extensions and types come first, where the target lacks them.
+            List<Long> oids = new ArrayList<>();
+            selected.forEach(t -> oids.add(t.oid()));
+            DumpScript script = DumpScript.parse(pre);
+            List<DumpScript.Entry> entries = new ArrayList<>(TablesPrelude.entries(inSnapshot, oids));
+            entries.addAll(script.entries());
+            pre = script.withEntries(entries).render();
+        }
         String post = dump.section(endpoint, snapshotId, "post-data", tables.stream().distinct().toList());
         // Sluice's own DDL capture triggers fire functions in a schema the dump leaves out; they stay on the source.
         post = DumpScript.parse(post).filter(e -> !(e.type().equals("EVENT TRIGGER") && DdlCapture.ownsEventTrigger(e.name()))).render();
