@@ -127,15 +127,23 @@ class TargetIsTheTruthIT {
         }
     }
 
-    /** Runs the pipeline until the order with id {@code -marker} written on the source reaches the target, then stops it. */
+    /**
+     * Runs the pipeline until the target records its snapshot as finished and the order with id
+     * {@code -marker}, written on the source after that, has been streamed to the target; then stops it.
+     */
     private static Result runUntil(String[] command, TestDatabase source, TestDatabase target, int marker) throws Exception {
         CompletableFuture<Void> stop = new CompletableFuture<>();
         CompletableFuture<Result> run = SluiceRuns.start(stop, command);
         SluiceRuns.waitFor(() -> {
-            source.execute("INSERT INTO orders VALUES (-" + marker + ", 1, 0) ON CONFLICT DO NOTHING");
-            return target.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'orders'") == 1
-                    && target.queryLong("SELECT count(*) FROM orders WHERE id = -" + marker) == 1;
-        }, run, "order -" + marker + " on the target");
+            try {
+                return target.queryLong("SELECT count(*) FROM sluice.snapshots WHERE source = 'live' AND finished_at IS NOT NULL") == 1;
+            } catch (java.sql.SQLException e) {
+                return false; // not made yet
+            }
+        }, run, "the snapshot recorded as finished on the target");
+        source.execute("INSERT INTO orders VALUES (-" + marker + ", 1, 0)");
+        SluiceRuns.waitFor(() -> target.queryLong("SELECT count(*) FROM orders WHERE id = -" + marker) == 1, run,
+                "order -" + marker + " streamed to the target");
         stop.complete(null);
         Result result = run.get(60, TimeUnit.SECONDS);
         assertThat(result.exit()).as(result.out() + result.err()).isZero();
