@@ -25,6 +25,7 @@ import io.sluice.schemas.codec.BoundedArray;
 import io.sluice.schemas.codec.SessionSettings;
 import io.sluice.schemas.copy.BinaryCopyReader;
 import io.sluice.schemas.copy.BinaryCopyWriter;
+import io.sluice.schemas.copy.WireBuffer;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.types.PgColumn;
 import io.sluice.schemas.types.TypeCatalog;
@@ -43,7 +44,9 @@ import org.postgresql.copy.CopyManager;
  *     binary COPY, decode both, and require the two decodings to be equal and valid for the
  *     column's Connect schema;</li>
  * <li>write the decoded values with Sluice's binary COPY encoder into a target table and
- *     require every value there to have the same text as the source.</li>
+ *     require every value there to have the same text as the source;</li>
+ * <li>again, after the values went through Kafka's JSON converter and their value notes were put
+ *     back ({@link KafkaHop}), written as the sink writes what arrives.</li>
  * </ol>
  * The invariant: decode(text) = decode(binary), and PostgreSQL sees encode(decode(x)) as x.
  */
@@ -157,6 +160,35 @@ final class RoundTrip implements AutoCloseable {
 
         write(table + "_target", columns, fromBinary);
         compareTexts(table);
+
+        // The Kafka path: the rows through Kafka's JSON converter (value and headers, as a Connect worker sends them), their
+        // value notes put back, and written as a sink writes what arrives (by the schema it arrived with).
+        try (Statement s = connection.createStatement()) {
+            s.execute("TRUNCATE " + table + "_target");
+        }
+        writeAsSink(table + "_target", columns, KafkaHop.carry(columns, fromBinary));
+        compareTexts(table);
+    }
+
+    private void writeAsSink(String target, List<ColumnMapping> columns, List<Struct> rows) throws Exception {
+        WireBuffer out = new WireBuffer(8192);
+        out.writeBytes(new byte[] {'P', 'G', 'C', 'O', 'P', 'Y', '\n', (byte) 0xFF, '\r', '\n', 0}).writeInt(0).writeInt(0);
+        for (Struct row : rows) {
+            out.writeShort(columns.size());
+            for (ColumnMapping column : columns) {
+                org.apache.kafka.connect.data.Field field = row.schema().field(column.name());
+                Object value = row.get(field);
+                if (value == null) {
+                    out.writeInt(-1);
+                } else {
+                    int at = out.reserveLength();
+                    column.toBinaryFrom(field.schema(), value, out);
+                    out.patchLength(at);
+                }
+            }
+        }
+        out.writeShort(-1);
+        copyManager().copyIn("COPY " + target + " FROM STDIN (FORMAT binary)", new ByteArrayInputStream(out.array(), 0, out.size()));
     }
 
     private List<List<Object>> readText(String table, List<ColumnMapping> columns) throws SQLException {
