@@ -46,7 +46,8 @@ import org.postgresql.copy.CopyManager;
  * <li>write the decoded values with Sluice's binary COPY encoder into a target table and
  *     require every value there to have the same text as the source;</li>
  * <li>again, after the values went through Kafka's JSON converter and their value notes were put
- *     back ({@link KafkaHop}), written as the sink writes what arrives.</li>
+ *     back ({@link KafkaHop}), written as the sink writes what arrives;</li>
+ * <li>and where the snapshot would pass tuples raw ({@link RawEligibility}), the tuples themselves.</li>
  * </ol>
  * The invariant: decode(text) = decode(binary), and PostgreSQL sees encode(decode(x)) as x.
  */
@@ -168,6 +169,18 @@ final class RoundTrip implements AutoCloseable {
         }
         writeAsSink(table + "_target", columns, KafkaHop.carry(columns, fromBinary));
         compareTexts(table);
+
+        // The raw path: where the snapshot may pass the tuples as PostgreSQL wrote them, they are the copy.
+        if (RawEligibility.eligible(columns)) {
+            try (Statement s = connection.createStatement()) {
+                s.execute("TRUNCATE " + table + "_target");
+            }
+            ByteArrayOutputStream raw = new ByteArrayOutputStream();
+            copyManager().copyOut("COPY (SELECT " + String.join(", ", columns.stream().map(ColumnMapping::selectExpression).toList())
+                    + " FROM " + table + " ORDER BY id) TO STDOUT (FORMAT binary)", raw);
+            copyManager().copyIn("COPY " + table + "_target FROM STDIN (FORMAT binary)", new ByteArrayInputStream(raw.toByteArray()));
+            compareTexts(table);
+        }
     }
 
     private void writeAsSink(String target, List<ColumnMapping> columns, List<Struct> rows) throws Exception {

@@ -17,6 +17,7 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.mapping.RawEligibility;
 import io.sluice.schemas.naming.Identifiers;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.source.SourceRecord;

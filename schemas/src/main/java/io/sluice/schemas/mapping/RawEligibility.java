@@ -1,8 +1,7 @@
-package io.sluice.connector.postgres.snapshot;
+package io.sluice.schemas.mapping;
 
 import java.util.List;
 
-import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.types.PgType;
 
 /**
@@ -11,12 +10,12 @@ import io.sluice.schemas.types.PgType;
  * of user types or composites, whose binary form carries database-specific type oids, nor for
  * types Sluice reads as text.
  */
-final class RawEligibility {
+public final class RawEligibility {
 
     private RawEligibility() {
     }
 
-    static boolean eligible(List<ColumnMapping> columns) {
+    public static boolean eligible(List<ColumnMapping> columns) {
         for (ColumnMapping c : columns) {
             if (c.column().generated()) {
                 continue;
