@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -43,6 +44,12 @@ class RowKeyProperties {
     @Property(tries = 50)
     void compositeKeysSpreadOverTheBuckets(@ForAll int tenant, @ForAll @IntRange(min = 1_000, max = 50_000) int count) {
         assertSpread(count, i -> ByteBuffer.allocate(16).putInt(4).putInt(tenant + i / 100).putInt(4).putInt(i % 100).array());
+    }
+
+    /** The case that put nine keys into one bucket with a hash that mixed each word in with one multiply. */
+    @Example
+    void aSmallNegativeTenantsKeysSpreadToo() {
+        assertSpread(2640, i -> ByteBuffer.allocate(16).putInt(4).putInt(-39 + i / 100).putInt(4).putInt(i % 100).array());
     }
 
     /**
