@@ -32,9 +32,6 @@ public final class SnapshotPipeline {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotPipeline.class);
     private static final long FLUSH_INTERVAL_MILLIS = 5_000;
 
-    /** How a run ended. */
-    public enum Outcome { COPIED, ALREADY_DONE }
-
     private final PipelineSpec spec;
     private final PrintStream out;
 
@@ -49,7 +46,8 @@ public final class SnapshotPipeline {
         return EmbeddedEngine.validate(spec);
     }
 
-    public Outcome run(boolean fresh) throws Exception {
+    /** Copies, unless the target already holds the finished copy (said on {@code out}). */
+    public void run(boolean fresh) throws Exception {
         Path done = doneMarker();
         PipelineTarget target = new PipelineTarget(spec);
         if (fresh) {
@@ -67,7 +65,7 @@ public final class SnapshotPipeline {
                 Files.deleteIfExists(done);
             }
             if (decision.action() == StartingPoint.Action.DONE) {
-                return Outcome.ALREADY_DONE;
+                return;
             }
         }
         Files.createDirectories(spec.offsets().toAbsolutePath().getParent());
@@ -100,7 +98,7 @@ public final class SnapshotPipeline {
             // A cache of what the target records; the target decides (StartingPoint).
             Files.writeString(done, "snapshot of " + spec.source().get("database.dbname") + " finished\n");
             out.println(display.summary());
-            return Outcome.COPIED;
+            return;
         } finally {
             display.close();
             engine.close();

@@ -74,8 +74,7 @@ public final class StreamingPipeline {
             out.println("Resuming pipeline " + spec.name() + " from " + spec.offsets() + " (use --fresh to start over)");
         }
         // A first run copies the tables, unless told to stream only: then there is nothing to show progress of.
-        boolean copying = !resuming && !"never".equals(overrides.getOrDefault(PostgresSourceConfig.SNAPSHOT_MODE,
-                config.snapshotMode().name().toLowerCase(Locale.ROOT)));
+        boolean copying = !resuming && copies(config, overrides);
         Progress progress = new Progress();
         if (copying) {
             SnapshotPipeline.estimate(spec, progress);
@@ -157,9 +156,8 @@ public final class StreamingPipeline {
         try (Connection c = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice state")) {
             slotExists = ReplicationSlot.find(c, config.slotName()).isPresent();
         }
-        String mode = overrides.getOrDefault(PostgresSourceConfig.SNAPSHOT_MODE, config.snapshotMode().name().toLowerCase(Locale.ROOT));
         StartingPoint.Decision decision = StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(false),
-                new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString()), !mode.equals("never"), slotExists);
+                new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString()), copies(config, overrides), slotExists);
         if (decision.action() == StartingPoint.Action.REFUSE) {
             throw new CannotStart(decision.message());
         }
@@ -175,6 +173,12 @@ public final class StreamingPipeline {
         }
     }
 
+    /** Whether the run takes a snapshot when it has none: snapshot.mode, as this run overrides it, is not never. */
+    private static boolean copies(PostgresSourceConfig config, Map<String, String> overrides) {
+        String mode = overrides.getOrDefault(PostgresSourceConfig.SNAPSHOT_MODE, config.snapshotMode().name());
+        return !mode.equalsIgnoreCase("never");
+    }
+
     /**
      * At a clean stop, moves the target's sequences to the source's values as they are now, past
      * every row streamed: while running they follow every {@code sequences.interval.ms}, and a
@@ -187,12 +191,8 @@ public final class StreamingPipeline {
         PostgresSinkConfig target = new PostgresSinkConfig(spec.target());
         try (Connection source = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice sequences");
              Connection sink = PgConnect.open(target.endpoint(), "sluice sequences")) {
-            java.util.Set<Long> selected = new java.util.HashSet<>();
-            boolean all = config.schemaScope() == io.sluice.connector.postgres.schema.SchemaSnapshot.Scope.DATABASE;
-            if (!all) {
-                new TableSelector(config.includes(), config.excludes()).select(source, source.getCatalog()).forEach(t -> selected.add(t.oid()));
-            }
-            long moved = SequenceAdvance.advance(sink, SequenceValues.read(source, all, selected).values());
+            long moved = SequenceAdvance.advance(sink, SequenceValues.read(source, config.allSequences(),
+                    new TableSelector(config.includes(), config.excludes())).values());
             if (moved > 0) {
                 out.println("Moved " + moved + " sequence(s) of the target forward to the source's values.");
             }

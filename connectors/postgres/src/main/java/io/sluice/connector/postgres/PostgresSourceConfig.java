@@ -280,6 +280,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
         return getLong(SEQUENCES_INTERVAL);
     }
 
+    /** Whether every sequence of the database is kept in step (the whole database is copied), or only the selected tables'. */
+    public boolean allSequences() {
+        return schemaScope() == SchemaSnapshot.Scope.DATABASE;
+    }
+
     public long statusIntervalMillis() {
         return getLong(STATUS_INTERVAL);
     }

@@ -253,7 +253,7 @@ public class PostgresSourceTask extends SourceTask {
             boolean messages = catalog.getMetaData().getDatabaseMajorVersion() >= 14;
             replication = PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix());
             sequences = new SequenceSync(config.topicPrefix(), config.sequencesIntervalMillis(),
-                    config.schemaScope() == SchemaSnapshot.Scope.DATABASE, selector(), () -> PgConnect.open(endpoint,
+                    config.allSequences(), selector(), () -> PgConnect.open(endpoint,
                     "sluice sequences " + config.topicPrefix()));
             stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages,
                     new StreamRun.Connections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),

@@ -2,14 +2,11 @@ package io.sluice.connector.postgres.replication;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Supplier;
 
 import io.sluice.connector.postgres.schema.SequenceValues;
-import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.naming.TopicNames;
@@ -58,13 +55,7 @@ public final class SequenceSync implements AutoCloseable {
                 connection = connections.get();
             }
             String database = connection.getCatalog();
-            Set<Long> selected = new HashSet<>();
-            if (!all) {
-                for (SelectedTable t : selector.select(connection, database)) {
-                    selected.add(t.oid());
-                }
-            }
-            SequenceValues.Read read = SequenceValues.read(connection, all, selected);
+            SequenceValues.Read read = SequenceValues.read(connection, all, selector);
             warnOnce(read.unreadable());
             return new SourceRecord(Map.of("sequences", topicPrefix), Map.of("ts_ms", System.currentTimeMillis()),
                     TopicNames.forSequences(topicPrefix), null, null, null, SequenceEvents.VALUE_SCHEMA,

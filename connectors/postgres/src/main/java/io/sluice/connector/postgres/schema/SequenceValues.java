@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
+import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.naming.Identifiers;
 
@@ -66,6 +67,15 @@ public final class SequenceValues {
             }
         }
         return new Read(values, unreadable);
+    }
+
+    /** The sequences of the database ({@code all}), or those the tables the selector selects now own. */
+    public static Read read(Connection c, boolean all, TableSelector selector) throws SQLException {
+        Set<Long> selected = new java.util.HashSet<>();
+        if (!all) {
+            selector.select(c, c.getCatalog()).forEach(t -> selected.add(t.oid()));
+        }
+        return read(c, all, selected);
     }
 
     /** {@code setval} for each sequence, in pg_dump's format, for the end of the snapshot's post-data. */

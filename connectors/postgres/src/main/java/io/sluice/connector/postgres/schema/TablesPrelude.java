@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.sluice.schemas.ddl.DumpScript;
+import io.sluice.schemas.naming.Identifiers;
 
 /**
  * What {@code pg_dump --table} leaves out but the selected tables need on a target: the schemas
@@ -120,7 +121,7 @@ final class TablesPrelude {
                             extensions.add(extension);
                             schemas.add(rs.getString(6));
                             entries.add(new DumpScript.Entry(extension, "EXTENSION", "-", "CREATE EXTENSION IF NOT EXISTS "
-                                    + quote(extension) + " WITH SCHEMA " + quote(rs.getString(6)) + ";"));
+                                    + Identifiers.quote(extension) + " WITH SCHEMA " + Identifiers.quote(rs.getString(6)) + ";"));
                         }
                         continue;
                     }
@@ -129,27 +130,20 @@ final class TablesPrelude {
                         continue; // a base type of no extension: only the C code that made it can make it again
                     }
                     schemas.add(schema);
-                    String qualified = quote(schema) + "." + quote(name);
+                    String qualified = Identifiers.quote(schema) + "." + Identifiers.quote(name);
                     types.add(new DumpScript.Entry(name, "d".equals(rs.getString(3)) ? "DOMAIN" : "TYPE", schema,
-                            "DO $sluice$ BEGIN IF pg_catalog.to_regtype(" + literal(qualified) + ") IS NULL THEN EXECUTE "
-                                    + literal(create) + "; END IF; END $sluice$;"));
+                            "DO $sluice$ BEGIN IF pg_catalog.to_regtype(" + Identifiers.literal(qualified) + ") IS NULL THEN EXECUTE "
+                                    + Identifiers.literal(create) + "; END IF; END $sluice$;"));
                 }
             }
         }
         List<DumpScript.Entry> out = new ArrayList<>();
         for (String schema : schemas.stream().distinct().toList()) {
-            out.add(new DumpScript.Entry(schema, "SCHEMA", "-", "CREATE SCHEMA IF NOT EXISTS " + quote(schema) + ";"));
+            out.add(new DumpScript.Entry(schema, "SCHEMA", "-", "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + ";"));
         }
         out.addAll(entries);
         out.addAll(types);
         return out;
     }
 
-    private static String quote(String identifier) {
-        return io.sluice.schemas.naming.Identifiers.quote(identifier);
-    }
-
-    private static String literal(String text) {
-        return io.sluice.schemas.naming.Identifiers.literal(text);
-    }
 }
