@@ -184,7 +184,7 @@ public final class StreamingPipeline {
      * every row streamed: while running they follow every {@code sequences.interval.ms}, and a
      * cut-over after a stop must not hand out ids the source already used.
      */
-    private void catchUpSequences(PostgresSourceConfig config) {
+    private void catchUpSequences(PostgresSourceConfig config) throws PipelineFailure {
         if (config.sequencesIntervalMillis() <= 0) {
             return;
         }
@@ -197,8 +197,9 @@ public final class StreamingPipeline {
                 out.println("Moved " + moved + " sequence(s) of the target forward to the source's values.");
             }
         } catch (SQLException | RuntimeException e) {
-            out.println("Warning: the target's sequences could not be moved to the source's values at the stop (" + e.getMessage()
-                    + "); the next run does it.");
+            // The stop promises sequences past the source's; without them a cut-over could hand out used ids.
+            throw new PipelineFailure("every change was applied, but the target's sequences could not be moved to the source's "
+                    + "values (" + e.getMessage() + "), so ids the target hands out may collide with the source's", e);
         }
     }
 
