@@ -56,8 +56,7 @@ public final class KeyedHash implements Transformer {
         if (value == null) {
             return null;
         }
-        return text(seeds.bytes(PURPOSE, value), format == null ? HashFormat.HEX : format,
-                min != null ? min : Long.MIN_VALUE, max != null ? max : Long.MAX_VALUE);
+        return textOf(value, format == null ? HashFormat.HEX : format, min != null ? min : Long.MIN_VALUE, max != null ? max : Long.MAX_VALUE);
     }
 
     /** The hash of a value as a number within this hash's range (a long's when none was given). */
@@ -79,7 +78,7 @@ public final class KeyedHash implements Transformer {
             case TEXT -> {
                 long lo = min != null ? min : Long.MIN_VALUE;
                 long hi = max != null ? max : Long.MAX_VALUE;
-                return (value, row) -> text(seeds.bytes(PURPOSE, ValueText.of(value)), chosen, lo, hi);
+                return (value, row) -> textOf(ValueText.of(value), chosen, lo, hi);
             }
             case UUID -> {
                 if (chosen != HashFormat.UUID) {
@@ -109,6 +108,21 @@ public final class KeyedHash implements Transformer {
             }
             default -> throw Fit.misfit(name, schema, "text, a uuid, bytes or a number");
         }
+    }
+
+    /**
+     * The hash of a value as text. Hex and base64 are random text, so a short original turns up in
+     * one now and then ("lVr" in "ddlvrnhwid-m", found by TransformerProperties): it is hashed
+     * again with a count, as fakes are drawn again, so the output stays the same for the same value.
+     */
+    private String textOf(String value, HashFormat f, long lo, long hi) {
+        String out = text(seeds.bytes(PURPOSE, value), f, lo, hi);
+        if (f == HashFormat.HEX || f == HashFormat.BASE64) {
+            for (int attempt = 1; attempt <= 8 && Fake.containsIgnoringCase(out, value.strip()); attempt++) {
+                out = text(seeds.bytes(PURPOSE, value + '\0' + attempt), f, lo, hi);
+            }
+        }
+        return out;
     }
 
     private String text(byte[] d, HashFormat f, long lo, long hi) {
