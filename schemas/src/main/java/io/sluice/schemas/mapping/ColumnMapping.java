@@ -120,7 +120,7 @@ public final class ColumnMapping {
     }
 
     private DataException failure(String what, RuntimeException cause) {
-        return new DataException("Column " + column.qualifiedName() + " (type " + column.declaredType() + "): " + what
+        return new ColumnMismatch("Column " + column.qualifiedName() + " (type " + column.declaredType() + "): " + what
                 + ": " + cause.getMessage(), cause);
     }
 

@@ -54,7 +54,7 @@ public final class IncomingValues {
         try {
             return adapt(source, value, target.type(), target.typmod());
         } catch (RuntimeException e) {
-            throw new DataException("Column " + target.qualifiedName() + " (type " + target.declaredType() + ") cannot take a "
+            throw new ColumnMismatch("Column " + target.qualifiedName() + " (type " + target.declaredType() + ") cannot take a "
                     + describe(source) + " value: " + e.getMessage(), e);
         }
     }

@@ -78,4 +78,21 @@ public final class TestDatabases {
             Thread.currentThread().interrupt();
         }
     }
+
+    /** A test on a fresh source and target database of its own, both dropped after it, pass or fail. */
+    @FunctionalInterface
+    public interface SourceAndTarget {
+        void run(TestDatabase source, TestDatabase target) throws Exception;
+    }
+
+    public static void withSourceAndTarget(Class<?> owner, SourceAndTarget test) throws Exception {
+        TestDatabase source = create(owner);
+        TestDatabase target = create(owner);
+        try {
+            test.run(source, target);
+        } finally {
+            drop(source);
+            drop(target);
+        }
+    }
 }

@@ -146,11 +146,14 @@ public final class PostgresSourceConfig extends AbstractConfig {
                     "How often the stream reports the confirmed position to the server (it also keeps the connection alive; "
                             + "keep it under the server's wal_sender_timeout).", STREAMING, 4, Width.SHORT, "Status interval")
             .define(DDL_CAPTURE, Type.BOOLEAN, true, Importance.MEDIUM,
-                    "Capture DDL: event triggers (installed in schema sluice_capture by `sluice init`, or at start when the user may) "
-                            + "send every schema change of the selected tables into the stream, in order with the rows, and add "
-                            + "tables created under table.include.list to the publication as they are created. Installing them "
-                            + "takes a superuser and PostgreSQL 14 or later; without them, schema changes reach the target only "
-                            + "as far as the rows' new shapes need.", STREAMING, 5, Width.SHORT, "Capture DDL")
+                    "Capture DDL: event triggers (installed in schema sluice_capture by `sluice init`, by a superuser running "
+                            + "the plugin archive's doc/sluice-ddl-capture.sql, or at start when the user may) send every schema "
+                            + "change of the selected tables into the stream, in order with the rows, and add tables created under "
+                            + "table.include.list to the publication as they are created. Installing them takes a superuser and "
+                            + "PostgreSQL 14 or later; the pipeline itself may then run as any user with REPLICATION. Without them "
+                            + "(false), a column added on the source reaches a Sluice sink with the first row that carries it "
+                            + "(nullable, no default, its type read from the row's schema); renames, drops, type changes, indexes "
+                            + "and new tables do not reach it.", STREAMING, 5, Width.SHORT, "Capture DDL")
             .define(RECONNECT_TIMEOUT, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                     "How long the stream tries to reconnect when the source goes away (restarted, network lost), with pauses "
                             + "from 100 ms doubling up to 10 s. It resumes from the last position confirmed, so nothing is lost "

@@ -5,9 +5,11 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.SluiceVersion;
+import io.sluice.schemas.config.UnresolvedPlaceholders;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import org.apache.kafka.common.config.Config;
@@ -78,6 +80,7 @@ public class PostgresSourceConnector extends SourceConnector {
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
         Config result = super.validate(connectorConfigs);
+        UnresolvedPlaceholders.report(connectorConfigs, result);
         boolean wellFormed = result.configValues().stream().allMatch(v -> v.errorMessages().isEmpty());
         if (!wellFormed) {
             return result;
@@ -99,6 +102,10 @@ public class PostgresSourceConnector extends SourceConnector {
                         .forEach(problem -> valueOf(result, PostgresSourceConfig.SNAPSHOT_MODE).addErrorMessage(problem));
             }
             new TableSelector(config.includes(), config.excludes()).select(c, config.database());
+            if (config.ddlCapture() && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
+                // Not left to a line in the worker's log at start: without it, schema changes do not reach the target.
+                DdlCapture.problem(c).ifPresent(problem -> valueOf(result, PostgresSourceConfig.DDL_CAPTURE).addErrorMessage(problem));
+            }
         } catch (ConnectException e) {
             boolean aboutTables = e.getMessage().startsWith("No table") || e.getMessage().contains(" lacks SELECT on ");
             String key = aboutTables ? PostgresSourceConfig.TABLE_INCLUDE : PostgresSourceConfig.HOSTNAME;

@@ -3,11 +3,13 @@ package io.sluice.connector.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.testing.Ports;
 import io.sluice.testing.kafka.SourceTaskContexts;
@@ -130,6 +132,48 @@ class PostgresSourceConnectorIT {
         } finally {
             db.execute("REVOKE ALL ON items FROM reader_no_replication", "DROP ROLE reader_no_replication");
         }
+    }
+
+    @Test
+    void streamingAsAUserWhoMayNotInstallDdlCaptureNamesTheStatementThatDoes(TestDatabase db) throws Exception {
+        db.execute("DROP EVENT TRIGGER IF EXISTS sluice_ddl_command_end", "DROP EVENT TRIGGER IF EXISTS sluice_sql_drop",
+                "DROP SCHEMA IF EXISTS sluice_capture CASCADE", "CREATE ROLE ddl_replicator LOGIN REPLICATION PASSWORD 'pw'",
+                "GRANT SELECT ON items TO ddl_replicator");
+        try {
+            Map<String, String> props = config(db);
+            props.put("database.user", "ddl_replicator");
+            props.put("database.password", "pw");
+            props.put("snapshot.mode", "initial");
+            assertThat(errors(new PostgresSourceConnector().validate(props))).containsOnlyKeys("ddl.capture");
+            assertThat(errors(new PostgresSourceConnector().validate(props)).get("ddl.capture")).singleElement().asString()
+                    .contains("ddl_replicator may not install them").contains("psql -d " + db.name() + " -v ON_ERROR_STOP=1 -f "
+                            + "<plugin directory>/doc/sluice-ddl-capture.sql").contains("ddl.capture=false");
+            props.put("ddl.capture", "false");
+            assertThat(errors(new PostgresSourceConnector().validate(props))).as("streaming without, as the user chose").isEmpty();
+            props.put("ddl.capture", "true");
+            try (Connection superuser = db.connect()) {
+                DdlCapture.install(superuser);
+            }
+            assertThat(errors(new PostgresSourceConnector().validate(props))).as("installed by a superuser").isEmpty();
+        } finally {
+            db.execute("REVOKE ALL ON items FROM ddl_replicator", "DROP ROLE ddl_replicator");
+        }
+    }
+
+    @Test
+    void aConfigProviderPlaceholderTheWorkerDidNotResolveIsNamedAsSuch(TestDatabase db) {
+        Map<String, String> props = config(db);
+        props.put("database.password", "${file:/etc/connect/secrets.properties:source.password}");
+        props.put("transforms.anonymize.secret", "${env:ANONYMIZE_SECRET}");
+        Map<String, List<String>> errors = errors(new PostgresSourceConnector().validate(props));
+        assertThat(errors).containsOnlyKeys("database.password", "transforms.anonymize.secret");
+        assertThat(errors.get("database.password")).singleElement().asString()
+                .contains("${file:/etc/connect/secrets.properties:source.password} was not resolved")
+                .contains("config.providers=file")
+                .contains("config.providers.file.class=org.apache.kafka.common.config.provider.FileConfigProvider")
+                .doesNotContain("password authentication");
+        assertThat(errors.get("transforms.anonymize.secret")).singleElement().asString()
+                .contains("config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider");
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.util.Optional;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.BatchTuningConfig;
 import io.sluice.sink.core.batch.TunerSettings;
+import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -127,6 +128,10 @@ public final class PostgresSinkConfig extends AbstractConfig {
                             + "meanwhile: the changes stay pending and the source keeps them. After this long the pipeline stops "
                             + "with the reason; 0 stops at the first failure.", CHANGES, 4, Width.SHORT, "Retry timeout"),
             TUNING, BATCH_BYTES);
+
+    static {
+        DeadLetterConfig.define(CONFIG_DEF, SCHEMA, 5);
+    }
 
     public PostgresSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.sluice.schemas.SluiceVersion;
+import io.sluice.schemas.config.UnresolvedPlaceholders;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.sink.core.batch.BatchTuningConfig;
 import org.apache.kafka.common.config.Config;
@@ -64,6 +65,7 @@ public class PostgresSinkConnector extends SinkConnector {
         Map<String, ConfigValue> byName = new java.util.HashMap<>();
         result.configValues().forEach(v -> byName.put(v.name(), v));
         BatchTuningConfig.validate(byName);
+        UnresolvedPlaceholders.report(connectorConfigs, result);
         if (result.configValues().stream().anyMatch(v -> !v.errorMessages().isEmpty())) {
             return result;
         }

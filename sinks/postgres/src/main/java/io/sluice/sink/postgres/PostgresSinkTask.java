@@ -27,6 +27,7 @@ import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.ObjectChanges;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.mapping.ColumnMismatch;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.envelope.ValueNotes;
@@ -46,6 +47,7 @@ import io.sluice.sink.postgres.copy.Batches;
 import io.sluice.sink.postgres.copy.CopyLoader;
 import io.sluice.sink.postgres.copy.RowEncoder;
 import io.sluice.sink.postgres.copy.TableBatch;
+import io.sluice.sink.postgres.schema.AddedColumns;
 import io.sluice.sink.postgres.schema.ExistingTables;
 import io.sluice.sink.postgres.schema.SnapshotClaims;
 import io.sluice.sink.postgres.schema.SnapshotRecords;
@@ -53,6 +55,8 @@ import io.sluice.sink.postgres.schema.SchemaApplier;
 import io.sluice.sink.postgres.schema.StreamedSchemaChange;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.batch.TunedBatchSize.Closing;
+import io.sluice.sink.core.deadletter.DeadLetterConfig;
+import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.metrics.SinkMetrics;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -78,7 +82,8 @@ public class PostgresSinkTask extends SinkTask {
     private TargetTables tables;
     private CopyLoader loader;
     private SchemaApplier schema;
-    private ErrantRecordReporter reporter;
+    /** Where records that cannot be applied go, or whether they stop the task. */
+    private DeadLetters deadLetters;
     private final Batches batches = new Batches();
     private final Set<String[]> checkedRaw = Collections.newSetFromMap(new IdentityHashMap<>());
     private long pendingBytes;
@@ -177,12 +182,16 @@ public class PostgresSinkTask extends SinkTask {
                 Subscription.of(props));
         changes = new ChangeApplier(config.endpoint(), positions, offsets,
                 new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis(), applyBatches);
+        ErrantRecordReporter reporter;
         try {
             reporter = context == null ? null : context.errantRecordReporter();
         } catch (NoSuchMethodError | NoClassDefFoundError e) {
             reporter = null; // a worker older than Kafka 2.6
         }
+        deadLetters = new DeadLetters(reporter, DeadLetterConfig.mismatchAction(config), ColumnMismatch.class::isInstance,
+                System::currentTimeMillis);
         metrics = SinkMetrics.of(context);
+        deadLetters.register(metrics.plugin());
         copyBatches.register(metrics.plugin(), "snapshot-copy");
         applyBatches.register(metrics.plugin(), "stream-apply");
     }
@@ -243,10 +252,7 @@ public class PostgresSinkTask extends SinkTask {
                 try {
                     apply(record);
                 } catch (DataException e) {
-                    if (reporter == null) {
-                        throw e;
-                    }
-                    reporter.report(record, e);
+                    deadLetters.reject(record, tableOf(record), e);
                 }
                 if (byKafkaOffset && coveredBy == null) {
                     lastBatchOf.remove(partition); // the partition's run of offsets in its batch ends
@@ -254,11 +260,38 @@ public class PostgresSinkTask extends SinkTask {
                 putOffsets.put(partition, record.kafkaOffset() + 1);
             }
             applyIfDue();
+            wakeForPendingChanges();
             gate.check(context);
+            deadLetters.logIfDue();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while loading", e);
         }
+    }
+
+    /**
+     * Asks the worker to call {@link #put} again by the time the oldest pending change is due:
+     * without it, a task whose topics went quiet is called only when the worker commits offsets
+     * ({@code offset.flush.interval.ms}, a minute by default), and its last changes would wait
+     * that long on an idle stream.
+     */
+    private void wakeForPendingChanges() {
+        if (context == null || !changes.hasPending()) {
+            return;
+        }
+        long due = config.applyMaxDelayMillis() - changes.pendingMillis();
+        // Due but the target is still writing the batch before: look again soon, as the batch may be done by then.
+        context.timeout(due > 0 ? due : Math.max(1, Math.min(config.applyMaxDelayMillis(), 10)));
+    }
+
+    /** The source table of a record ({@code schema.table}), for what is said about it; null when it names none. */
+    private static String tableOf(SinkRecord record) {
+        if (record.value() instanceof Struct value && value.schema().field(Envelope.SOURCE) != null
+                && value.get(Envelope.SOURCE) instanceof Struct source && source.schema().field("table") != null) {
+            String table = source.getString("table");
+            return table == null ? null : source.getString("schema") + "." + table;
+        }
+        return null;
     }
 
     /** Notes that the record's row went into the batch (before the batch may be sent), extending its partition's run of offsets. */
@@ -446,10 +479,33 @@ public class PostgresSinkTask extends SinkTask {
         if (table != null && !table.isEmpty()) {
             changes.apply();
         }
+        addMissingColumns(target, rowSchema);
         table = new ChangeTable(target[0], target[1], rowSchema, new RowEncoder(name, rowSchema, tables.columns(target[0], target[1])),
                 tables.keyColumns(target[0], target[1]));
         changes.open(table);
         return table;
+    }
+
+    /**
+     * Adds to the target table, nullable, the columns the rows carry and it lacks (the source
+     * added them and its DDL is not captured), unless the user keeps the target's schema.
+     */
+    private void addMissingColumns(String[] target, org.apache.kafka.connect.data.Schema rowSchema) {
+        if (!config.schemaApply()) {
+            return;
+        }
+        List<org.apache.kafka.connect.data.Field> missing = AddedColumns.missing(rowSchema, tables.columns(target[0], target[1]));
+        if (missing.isEmpty()) {
+            return;
+        }
+        String name = targetNames.get(target);
+        loader.execute(AddedColumns.sql(target[0], target[1], missing), "Adding columns " + AddedColumns.describe(missing) + " to " + name);
+        LOG.warn("Added {} to {}: the incoming rows carry them and the target had none (the source added them while its DDL was "
+                + "not captured). They are nullable and have no default; rows the source has not changed since hold NULL there "
+                + "whatever the source's default. Capture DDL (ddl.capture) for defaults, constraints and types exactly as the "
+                + "source has them.", AddedColumns.describe(missing), name);
+        tables.invalidate();
+        checkedRaw.clear();
     }
 
     private static Set<String> unchangedColumns(SinkRecord record) {
@@ -609,7 +665,7 @@ public class PostgresSinkTask extends SinkTask {
             String name = columns.get(i);
             ColumnMapping column = targetColumns.stream().filter(c -> c.name().equals(name)).findFirst().orElse(null);
             if (column == null || column.column().generated() || !column.column().declaredType().equals(types.get(i))) {
-                throw new DataException("Raw rows of " + target[0] + "." + target[1] + " cannot be written: column " + name + " is "
+                throw new ColumnMismatch("Raw rows of " + target[0] + "." + target[1] + " cannot be written: column " + name + " is "
                         + types.get(i) + " at the source but " + (column == null ? "missing" : column.column().declaredType()
                         + (column.column().generated() ? " (generated)" : "")) + " on the target. Make the tables match, or set "
                         + "snapshot.raw.tuples=false on the source");
@@ -631,6 +687,10 @@ public class PostgresSinkTask extends SinkTask {
             batch = null;
         }
         if (batch == null) {
+            if (!loader.isFrozen(targetNames.get(target))) {
+                // A frozen load holds the table's lock until its last rows: adding a column would wait for it for ever.
+                addMissingColumns(target, after.schema());
+            }
             batch = new TableBatch(target[0], target[1], after.schema(), tables.columns(target[0], target[1]), upsertKeys);
             batches.put(target, kind, batch);
         }
@@ -1143,6 +1203,9 @@ public class PostgresSinkTask extends SinkTask {
 
     @Override
     public void stop() {
+        if (deadLetters != null) {
+            deadLetters.close();
+        }
         if (metrics != null) {
             metrics.close();
         }

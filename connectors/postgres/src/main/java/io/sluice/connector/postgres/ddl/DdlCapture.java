@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Optional;
 
 import io.sluice.connector.postgres.selection.TablePattern;
 
@@ -67,15 +68,61 @@ public final class DdlCapture {
         }
     }
 
+    /** The file in the Connect plugin archive that installs the capture, for a superuser to run. */
+    public static final String ARCHIVE_SCRIPT = "doc/sluice-ddl-capture.sql";
+
+    /**
+     * Why a pipeline connecting as this connection's user would stream without DDL capture, and
+     * what to do about it; empty when the capture is installed and up to date, or the user may
+     * install it at start.
+     */
+    public static Optional<String> problem(Connection c) throws SQLException {
+        if (c.getMetaData().getDatabaseMajorVersion() < 14) {
+            return Optional.of("DDL cannot be captured on PostgreSQL " + c.getMetaData().getDatabaseProductVersion() + " (logical "
+                    + "messages stream from 14 on). Set ddl.capture=false: a column added on the source then reaches the target with "
+                    + "the first row that carries it, and other schema changes must be made on the target by hand");
+        }
+        boolean superuser;
+        String user;
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_user, rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user")) {
+            rs.next();
+            user = rs.getString(1);
+            superuser = rs.getBoolean(2);
+        }
+        if (superuser) {
+            return Optional.empty(); // installs or updates them at start
+        }
+        boolean current;
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT to_regprocedure('sluice_capture.register(name, text[], text[])') IS NOT NULL")) {
+            rs.next();
+            current = rs.getBoolean(1);
+        }
+        if (installed(c) && current) {
+            return Optional.empty();
+        }
+        String fix = "have a superuser run, once on this database, the SQL file that comes with the plugin: psql -d "
+                + c.getCatalog() + " -v ON_ERROR_STOP=1 -f <plugin directory>/" + ARCHIVE_SCRIPT + " (or `sluice init` as a "
+                + "superuser); the pipeline then runs as " + user + ". Or set ddl.capture=false: a column added on the source then "
+                + "reaches the target with the first row that carries it (nullable, no default), and renames, drops, type changes, "
+                + "indexes and new tables do not reach it";
+        return Optional.of(installed(c)
+                ? "The DDL capture event triggers on " + c.getCatalog() + " are from an older Sluice, and " + user + " may not update "
+                        + "them (that takes a superuser): " + fix
+                : "DDL is not captured on " + c.getCatalog() + ": its event triggers are not installed and " + user + " may not "
+                        + "install them (event triggers take a superuser). To capture DDL, " + fix);
+    }
+
     /** Records which tables the publication takes when they are created (the triggers add them to it). */
     public static void register(Connection c, String publication, List<TablePattern> includes, List<TablePattern> excludes)
             throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO sluice_capture.publications VALUES (?, ?, ?) ON CONFLICT (publication) "
-                + "DO UPDATE SET includes = EXCLUDED.includes, excludes = EXCLUDED.excludes")) {
+        // Through the installer's function, so that a pipeline user who is not a superuser may register its own publication.
+        try (PreparedStatement s = c.prepareStatement("SELECT sluice_capture.register(?, ?, ?)")) {
             s.setString(1, publication);
             s.setArray(2, c.createArrayOf("text", includes.stream().map(TablePattern::postgresRegex).toArray()));
             s.setArray(3, c.createArrayOf("text", excludes.stream().map(TablePattern::postgresRegex).toArray()));
-            s.executeUpdate();
+            s.execute();
         }
     }
 
@@ -93,21 +140,26 @@ public final class DdlCapture {
                     return false;
                 }
             }
-            try (PreparedStatement d = c.prepareStatement("DELETE FROM sluice_capture.publications WHERE publication = ?")) {
+            try (PreparedStatement d = c.prepareStatement("SELECT sluice_capture.unregister(?)")) {
                 d.setString(1, publication);
-                d.executeUpdate();
+                try (ResultSet rs = d.executeQuery()) {
+                    rs.next();
+                    if (rs.getLong(1) > 0) {
+                        return false;
+                    }
+                }
             }
-            try (ResultSet rs = s.executeQuery("SELECT count(*) FROM sluice_capture.publications")) {
-                rs.next();
-                if (rs.getLong(1) > 0) {
-                    return false;
+            try (ResultSet rs = s.executeQuery("SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user")) {
+                if (!rs.next() || !rs.getBoolean(1)) {
+                    return false; // dropping event triggers takes a superuser: they stay, and do nothing for this pipeline
                 }
             }
             s.execute("DROP EVENT TRIGGER IF EXISTS sluice_ddl_command_end; DROP EVENT TRIGGER IF EXISTS sluice_sql_drop; "
                     + "DROP FUNCTION IF EXISTS sluice_capture.on_ddl_command_end(), sluice_capture.on_sql_drop(), "
                     + "sluice_capture.publish_if_selected(jsonb), sluice_capture.table_definition(oid), sluice_capture.emit(text, jsonb), "
                     + "sluice_capture.emit(text, jsonb, jsonb), sluice_capture.object_definition(oid, oid), "
-                    + "sluice_capture.object_statements(jsonb, jsonb), sluice_capture.object_drop(jsonb); "
+                    + "sluice_capture.object_statements(jsonb, jsonb), sluice_capture.object_drop(jsonb), "
+                    + "sluice_capture.register(name, text[], text[]), sluice_capture.unregister(name); "
                     + "DROP TABLE IF EXISTS sluice_capture.tables, sluice_capture.publications, sluice_capture.objects");
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n "
                     + "ON n.oid = k.relnamespace WHERE n.nspname = 'sluice_capture'")) {

@@ -1,6 +1,9 @@
--- Sluice DDL capture. Installed by `sluice init` (and by the source connector when it may);
--- removed by `sluice teardown` once no pipeline of the database uses it. Every statement is
--- safe to run again.
+-- Sluice DDL capture. Installed by `sluice init` (and by the source connector when it may), or
+-- by a superuser running this file once per source database:
+--     psql -d <database> -v ON_ERROR_STOP=1 -f sluice-ddl-capture.sql
+-- The pipelines may then run as users that are not superusers. Removed by `sluice teardown`
+-- (as a superuser) once no pipeline of the database uses it. Every statement is safe to run
+-- again.
 --
 -- After each DDL command the event triggers emit one transactional logical message (prefix
 -- 'sluice.ddl') holding the statement and the definition of every table it touched, next to
@@ -476,6 +479,37 @@ SELECT relid, definition FROM (
      WHERE c.relkind IN ('r', 'p') AND NOT EXISTS (SELECT 1 FROM sluice_capture.tables t WHERE t.relid = c.oid)) d
  WHERE definition IS NOT NULL
 ON CONFLICT (relid) DO NOTHING;
+
+-- A pipeline registers its publication and patterns through these, as whatever user it runs
+-- as: it may register only a publication it owns (or may act as the owner of), and forget one
+-- it owns or that no longer exists. Everything else in the schema is the triggers' own.
+CREATE OR REPLACE FUNCTION sluice_capture.register(pub name, includes text[], excludes text[]) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM pg_publication p WHERE p.pubname = pub AND pg_has_role(session_user, p.pubowner, 'USAGE')) THEN
+        RAISE EXCEPTION 'publication % does not exist or is not owned by %', pub, session_user
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    INSERT INTO sluice_capture.publications VALUES (pub, includes, excludes)
+    ON CONFLICT (publication) DO UPDATE SET includes = EXCLUDED.includes, excludes = EXCLUDED.excludes;
+END
+$fn$;
+
+-- Returns how many publications stay registered.
+CREATE OR REPLACE FUNCTION sluice_capture.unregister(pub name) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_publication p WHERE p.pubname = pub AND NOT pg_has_role(session_user, p.pubowner, 'USAGE')) THEN
+        RAISE EXCEPTION 'publication % is not owned by %', pub, session_user USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    DELETE FROM sluice_capture.publications WHERE publication = pub;
+    RETURN (SELECT count(*) FROM sluice_capture.publications);
+END
+$fn$;
+
+GRANT USAGE ON SCHEMA sluice_capture TO PUBLIC;
+REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA sluice_capture FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION sluice_capture.register(name, text[], text[]), sluice_capture.unregister(name) TO PUBLIC;
 
 DO $do$
 BEGIN

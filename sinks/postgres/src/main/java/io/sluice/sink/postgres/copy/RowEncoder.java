@@ -6,6 +6,7 @@ import java.util.List;
 import io.sluice.schemas.codec.ArrayLiteral;
 import io.sluice.schemas.copy.WireBuffer;
 import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.mapping.ColumnMismatch;
 import io.sluice.schemas.types.PgType;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -35,7 +36,7 @@ public final class RowEncoder {
         List<Boolean> text = new ArrayList<>();
         for (Field field : rowSchema.fields()) {
             ColumnMapping column = targetColumns.stream().filter(c -> c.name().equals(field.name())).findFirst()
-                    .orElseThrow(() -> new DataException("Column " + field.name() + " of the incoming rows does not exist in target table "
+                    .orElseThrow(() -> new ColumnMismatch("Column " + field.name() + " of the incoming rows does not exist in target table "
                             + target + "; add it to the target, or drop the field with a transform"));
             if (column.column().generated()) {
                 continue;
