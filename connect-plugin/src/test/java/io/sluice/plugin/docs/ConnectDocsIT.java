@@ -1,0 +1,219 @@
+package io.sluice.plugin.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.testing.Workdir;
+import io.sluice.testing.kafka.ConnectCluster;
+import io.sluice.testing.postgres.PostgresServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * docs/connect.md followed literally, as a new user deploys Sluice on Kafka Connect: the worker
+ * properties and secrets file it gives, the SQL that prepares a source user who is not a
+ * superuser, the psql command that installs DDL capture from the plugin archive, and every curl
+ * request, sent as written (only hosts and ports replaced by the test's), on one broker and one
+ * worker whose class path holds nothing of Sluice. Then what a user expects of it: the snapshot,
+ * a column added on the source arriving with its default, a row written at idle on the target
+ * within a second, sequences moved forward, nothing in the dead-letter queue, every task
+ * RUNNING; and the removal section leaving no slot, publication or sink state behind.
+ */
+class ConnectDocsIT {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConnectDocsIT.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final String DOC_PLUGIN_PATH = "/opt/connect-plugins";
+    private static final String DOC_SECRETS = "/etc/kafka-connect/secrets.properties";
+
+    @Test
+    void theConnectPageWorksWhenFollowedLiterally() throws Exception {
+        DocBlocks doc = DocBlocks.of(Paths.get("..", "docs", "connect.md"));
+        Path pluginPath = Paths.get("target", "docs-plugin-path").toAbsolutePath();
+        if (Files.exists(pluginPath)) {
+            Workdir.deleteTree(pluginPath);
+        }
+        Workdir.unzip(Paths.get(System.getProperty("sluice.plugin.archive")), pluginPath);
+        Path secrets = Files.createTempFile("secrets", ".properties");
+        Files.writeString(secrets, doc.get("secrets"));
+
+        try (PostgresServer.Launched server = PostgresServer.launch("connect-docs")) {
+            Psql psql = new Psql(server);
+            shopOwnedByApp(psql);
+            psql.run("shop", doc.get("source-user"));
+            String ddlCapture = doc.get("ddl-capture").strip().replace(DOC_PLUGIN_PATH, pluginPath.toString());
+            Psql.command(Psql.shell(ddlCapture), psql.environment(server.user(), server.password()));
+            psql.run("postgres", doc.get("target-user"));
+
+            Properties worker = new Properties();
+            worker.load(new StringReader(doc.get("worker")));
+            Map<String, String> workerProps = new HashMap<>();
+            worker.forEach((k, v) -> workerProps.put(k.toString(), v.toString()));
+            workerProps.remove("bootstrap.servers"); // the test's own broker
+            workerProps.put("plugin.path", pluginPath.toString());
+            workerProps.put("offset.flush.interval.ms", "60000"); // Connect's default, which the test cluster otherwise shortens
+
+            try (ConnectCluster connect = ConnectCluster.startExactlyOnce("connect-docs", 1, workerProps)) {
+                Rest rest = new Rest(connect, server, secrets);
+                JsonNode validation = rest.send(doc.get("validate-source")).get(0);
+                assertThat(validation.get("error_count").asInt()).as("validation of the source: %s", validation).isZero();
+                rest.send(doc.get("create-source"));
+                rest.send(doc.get("create-sink"));
+
+                awaitSame(psql, "SELECT count(*), sum(amount) FROM orders", Duration.ofSeconds(180), "the snapshot of orders");
+                awaitSame(psql, "SELECT count(*), string_agg(email, ',' ORDER BY id) FROM customers", Duration.ofSeconds(60),
+                        "the snapshot of customers");
+
+                List<Long> millis = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    Thread.sleep(3000);
+                    long start = System.nanoTime();
+                    psql.run("shop", "INSERT INTO orders (customer, amount) VALUES (1, " + (1000 + i) + ")");
+                    awaitSame(psql, "SELECT count(*) FROM orders WHERE amount = " + (1000 + i), Duration.ofSeconds(90), "the single row");
+                    millis.add((System.nanoTime() - start) / 1_000_000);
+                }
+                LOG.info("One row at idle, source commit to target, measured through psql: {} ms", millis);
+                assertThat(millis).allSatisfy(ms -> assertThat(ms).as("ms from commit to the target").isLessThan(1000));
+
+                psql.run("shop", "SET ROLE app; ALTER TABLE orders ADD COLUMN status text NOT NULL DEFAULT 'new'; "
+                        + "INSERT INTO orders (customer, amount, status) SELECT 2, g, 'paid' FROM generate_series(1, 50) g; "
+                        + "UPDATE orders SET status = 'shipped' WHERE id <= 10");
+                awaitSame(psql, "SELECT status, count(*) FROM orders GROUP BY status ORDER BY status", Duration.ofSeconds(60),
+                        "the new column's values");
+                String column = "SELECT is_nullable, column_default FROM information_schema.columns WHERE table_name = 'orders' "
+                        + "AND column_name = 'status'";
+                assertThat(psql.query("shop_copy", column)).as("the column as the source has it").isEqualTo(psql.query("shop", column));
+                awaitSame(psql, "SELECT last_value >= (SELECT max(id) FROM orders) FROM orders_id_seq", "SELECT last_value >= "
+                        + psql.query("shop", "SELECT max(id) FROM orders") + " FROM orders_id_seq", Duration.ofSeconds(60),
+                        "the target's sequence past the source's last id");
+
+                JsonNode status = rest.send(doc.get("status")).get(0);
+                assertThat(status.at("/connector/state").asText()).isEqualTo("RUNNING");
+                assertThat(status.get("tasks")).hasSize(3).allSatisfy(t -> assertThat(t.get("state").asText())
+                        .as("task %s", t).isEqualTo("RUNNING"));
+                assertThat(deadLetters(connect, "shop-sink-dead-letters")).as("records in the dead-letter queue").isZero();
+
+                rest.send(doc.get("delete-connectors"));
+                awaitValue(psql, "shop", "SELECT count(*) FROM pg_replication_slots WHERE active", "0", "the slot given up");
+                psql.run("shop", "replicator", "replicator-secret", doc.get("remove-source"));
+                assertThat(psql.query("shop", "SELECT count(*) FROM pg_replication_slots")).as("slots").isEqualTo("0");
+                assertThat(psql.query("shop", "SELECT count(*) FROM pg_publication")).as("publications").isEqualTo("0");
+                assertThat(psql.query("shop", "SELECT count(*) FROM sluice_capture.publications")).as("registrations").isEqualTo("0");
+                psql.run("shop_copy", "loader", "loader-secret", doc.get("remove-target"));
+                assertThat(psql.query("shop_copy", "SELECT (SELECT count(*) FROM sluice.kafka_offsets) + (SELECT count(*) FROM "
+                        + "sluice.kafka_loaded_runs) + (SELECT count(*) FROM sluice.barrier_arrivals) + (SELECT count(*) FROM "
+                        + "sluice.barrier_releases) + (SELECT count(*) FROM sluice.snapshots)"))
+                        .as("rows the sink kept of the pipeline").isEqualTo("0");
+            }
+        } finally {
+            Files.deleteIfExists(secrets);
+        }
+    }
+
+    /** The source database the page assumes: shop, its tables owned by the role app, with a sequence. */
+    private static void shopOwnedByApp(Psql psql) throws Exception {
+        psql.run("postgres", "CREATE DATABASE shop");
+        psql.run("shop", """
+                CREATE ROLE app NOLOGIN;
+                CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL);
+                CREATE TABLE orders (id bigserial PRIMARY KEY, customer int NOT NULL REFERENCES customers, amount numeric(10,2),
+                                     placed timestamptz NOT NULL DEFAULT now());
+                INSERT INTO customers SELECT g, 'customer' || g || '@shop.test' FROM generate_series(1, 100) g;
+                INSERT INTO orders (customer, amount) SELECT 1 + g % 100, g / 7.0 FROM generate_series(1, 2000) g;
+                ALTER TABLE customers OWNER TO app;
+                ALTER TABLE orders OWNER TO app;
+                GRANT CREATE ON SCHEMA public TO app;
+                """);
+    }
+
+    private static void awaitSame(Psql psql, String query, Duration within, String what) throws Exception {
+        awaitSame(psql, query, query, within, what);
+    }
+
+    /** Waits until {@code onTarget} on shop_copy gives what {@code onSource} gives on shop. */
+    private static void awaitSame(Psql psql, String onSource, String onTarget, Duration within, String what) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        String expected = psql.query("shop", onSource);
+        String actual = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                actual = psql.query("shop_copy", onTarget);
+            } catch (IllegalStateException e) {
+                actual = e.getMessage(); // not created yet
+            }
+            if (actual.equals(expected)) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        assertThat(actual).as("%s on the target within %s", what, within).isEqualTo(expected);
+    }
+
+    private static void awaitValue(Psql psql, String database, String query, String expected, String what) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        String actual = psql.query(database, query);
+        while (!actual.equals(expected) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            actual = psql.query(database, query);
+        }
+        assertThat(actual).as(what).isEqualTo(expected);
+    }
+
+    /** Records in a dead-letter topic; none when the worker never created it. */
+    private static long deadLetters(ConnectCluster connect, String topic) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", connect.bootstrapServers()))) {
+            Set<String> topics = admin.listTopics().names().get();
+            if (!topics.contains(topic)) {
+                return 0;
+            }
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()
+                    .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
+        }
+    }
+
+    /** The worker's REST API, sent the page's curl commands with the test's addresses. */
+    private record Rest(ConnectCluster connect, PostgresServer server, Path secrets) {
+
+        List<JsonNode> send(String block) throws Exception {
+            List<JsonNode> responses = new ArrayList<>();
+            for (CurlCommand curl : CurlCommand.allIn(block)) {
+                assertThat(curl.url()).startsWith("http://localhost:8083/");
+                URI uri = URI.create(connect.restUrl(curl.url().substring("http://localhost:8083/".length())));
+                String body = curl.body() == null ? null : curl.body()
+                        .replace("source-host", server.host()).replace("target-host", server.host())
+                        .replace("\"5432\"", "\"" + server.port() + "\"").replace(":5432/", ":" + server.port() + "/")
+                        .replace(DOC_SECRETS, secrets.toString());
+                HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("Content-Type", "application/json");
+                request.method(curl.method(), body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode()).as("%s %s: %s", curl.method(), uri, response.body()).isBetween(200, 299);
+                responses.add(response.body().isEmpty() ? JSON.nullNode() : JSON.readTree(response.body()));
+            }
+            return responses;
+        }
+    }
+}
