@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# Streaming benchmark: applying a source's changes to a target PostgreSQL, with `sluice run` and
-# with Debezium's PostgreSQL connector feeding Debezium's JDBC sink connector (upsert mode) through
-# a real Kafka broker and a Kafka Connect worker (all from Maven Central), side by side on the same
-# machine and the same changes.
+# Streaming benchmark: applying a source's changes to a target PostgreSQL, side by side on the same
+# machine and the same changes, with three pipelines (TOOLS, default all three):
+#   sluice   `sluice run`, one JVM, no Kafka (the embedded runtime);
+#   connect  Sluice's source and sink connectors from the plugin archive on a Kafka Connect worker;
+#   dbz      Debezium's PostgreSQL connector feeding Debezium's JDBC sink connector (upsert mode)
+#            on the same worker.
+# The worker and its one KRaft broker are real (all from Maven Central); the worker keeps Connect's
+# default offset.flush.interval.ms (a minute), which must not pace the sinks.
 #
 #   bench/streaming.sh                      defaults: SCALE=10, ROUNDS=3, TXNS=10000, UPDATE_ROWS=1000000,
-#                                           RATE=5000 (rows/s for the latency runs), LATENCY_SECONDS=60
+#                                           RATES="1000 5000" (rows/s for the latency runs), LATENCY_SECONDS=60
 #   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
+#   TOOLS="sluice connect" ...                                                       without Debezium
 #
-# Throughput: both pipelines are paused, a backlog is written to the source, then one pipeline at a
+# Throughput: every pipeline is paused, a backlog is written to the source, then one pipeline at a
 # time is resumed and timed until the target equals the source (row counts and sums of every
-# table, polled every 100 ms): the same backlog for both, the order alternating between rounds.
+# table, polled every 100 ms): the same backlog for all, the order rotating between rounds.
 # Backlogs: a pgbench run of TXNS transactions per client (4 clients; 3 updates and an insert
 # each), and one UPDATE of UPDATE_ROWS rows in one transaction. Before the first round each
 # pipeline drains an uncounted warm-up backlog (WARMUP_TXNS=2000 transactions per client and an
 # UPDATE of WARMUP_ROWS=100000 rows), so both are timed with their code compiled.
 #
-# Pausing: Debezium's connectors are paused through Connect's REST API, which keeps the worker's
+# Pausing: the Connect pipelines' connectors are paused through Connect's REST API, which keeps the worker's
 # JVM, its replication connection and the walsender behind it (the source task even keeps reading
 # into its queue, up to max.queue.size). Sluice is paused alike by default (PAUSE=signal): its
 # process is frozen with SIGSTOP and thawed with SIGCONT, keeping its JVM and connections. Neither
@@ -24,8 +29,8 @@
 # wal_sender_timeout=0. PAUSE=restart stops sluice with SIGTERM and starts it again instead: its
 # time then includes starting a JVM and decoding the backlog from the slot anew.
 #
-# Latency: each pipeline alone (the other paused, caught up first) while pgbench writes RATE
-# rows/s for LATENCY_SECONDS; every transaction also inserts a probe row, and the target's copy of
+# Latency: each pipeline alone (the others paused, caught up first) while pgbench writes each of
+# RATES rows/s for LATENCY_SECONDS; every transaction also inserts a probe row, and the target's copy of
 # the probe table stamps each row as it is written (a column default). The difference from the
 # transaction's commit timestamp on the source (track_commit_timestamp) is commit-to-visibility
 # latency, reported as p50/p99/max. The first WARMUP_SECONDS (default 10) of the workload are not
@@ -39,7 +44,8 @@ scale="${SCALE:-10}"
 rounds="${ROUNDS:-3}"
 txns="${TXNS:-10000}"
 update_rows="${UPDATE_ROWS:-1000000}"
-rate="${RATE:-5000}"
+read -r -a rates <<<"${RATES:-${RATE:-1000 5000}}"
+read -r -a tools <<<"${TOOLS:-sluice connect dbz}"
 pause_mode="${PAUSE:-signal}"
 latency_seconds="${LATENCY_SECONDS:-60}"
 warmup_seconds="${WARMUP_SECONDS:-10}"
@@ -76,7 +82,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "Building sluice and fetching Kafka, Connect and Debezium from Maven Central..."
-(cd "$root" && ./mvnw -q -B -ntp -DskipTests -pl runtime -am package)
+(cd "$root" && ./mvnw -q -B -ntp -DskipTests -pl runtime,connect-plugin -am package)
 libs="$tp_work/libs"
 for part in kafka connector-postgres connector-jdbc; do
   (cd "$root" && ./mvnw -q -B -ntp -f "bench/debezium/$part.xml" dependency:copy-dependencies -DoutputDirectory="$libs/$part")
@@ -84,6 +90,7 @@ done
 mkdir -p "$tp_work/plugins"
 ln -s "$libs/connector-postgres" "$tp_work/plugins/debezium-postgres"
 ln -s "$libs/connector-jdbc" "$tp_work/plugins/debezium-jdbc"
+unzip -q "$root"/connect-plugin/target/sluice-kafka-connect-sluice-*.zip -d "$tp_work/plugins"
 
 echo "Loading the source (pgbench scale $scale, a ${update_rows}-row table, a probe table)..."
 "${psql[@]}" "postgres://sluice@127.0.0.1:$source_port/postgres" -c "CREATE DATABASE bench"
@@ -104,7 +111,7 @@ state="SELECT (SELECT count(*) || ':' || sum(abalance) FROM pgbench_accounts) ||
 
 # Both targets start as copies of the source taken with nothing writing, so each pipeline streams
 # from the moment its slot is made. The target's probe table stamps every row it receives.
-for db in sluice_copy dbz_copy; do
+for db in sluice_copy connect_copy dbz_copy; do
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "CREATE DATABASE $db"
   "$tp_bin/pg_dump" "$src" | "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" >/dev/null
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" \
@@ -152,7 +159,6 @@ value.converter=org.apache.kafka.connect.json.JsonConverter
 key.converter.schemas.enable=true
 value.converter.schemas.enable=true
 offset.storage.file.filename=$tp_work/connect.offsets
-offset.flush.interval.ms=1000
 plugin.path=$tp_work/plugins
 listeners=http://127.0.0.1:$connect_port
 connector.client.config.override.policy=All
@@ -162,7 +168,9 @@ EOF
 pids+=($!)
 rest="http://127.0.0.1:$connect_port"
 for _ in $(seq 1 120); do curl -sf "$rest/connector-plugins" >/dev/null 2>&1 && break; sleep 1; done
-curl -sf "$rest/connector-plugins" | grep -q JdbcSinkConnector || { echo "Connect did not start with the Debezium plugins; see $tp_work/connect.log" >&2; exit 1; }
+for plugin in JdbcSinkConnector io.sluice.sink.postgres.PostgresSinkConnector; do
+  curl -sf "$rest/connector-plugins" | grep -q "$plugin" || { echo "Connect did not start with $plugin; see $tp_work/connect.log" >&2; exit 1; }
+done
 
 # Tuned as the Debezium docs suggest for throughput: big batches and queues, short poll waits,
 # the sink's reduction buffer (one write per key per batch), batches as big as a poll, and
@@ -192,8 +200,27 @@ connector dbz-sink "{
   \"batch.size\": \"10000\", \"consumer.override.max.poll.records\": \"10000\", \"consumer.override.fetch.max.wait.ms\": \"50\",
   \"consumer.override.max.partition.fetch.bytes\": \"10485760\"
 }"
-for _ in $(seq 1 120); do
-  "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'dbz'" | grep -q 1 && break; sleep 1
+# Sluice's connectors as docs/connect.md sets them, streaming only (the target holds the rows), the
+# sink's tasks as many as the topics' partitions; apply.max.delay.ms at its default (100 ms), as
+# for `sluice run`.
+connector sluicec-source "{
+  \"connector.class\": \"io.sluice.connector.postgres.PostgresSourceConnector\", \"tasks.max\": \"1\",
+  \"database.hostname\": \"127.0.0.1\", \"database.port\": \"$source_port\", \"database.user\": \"sluice\",
+  \"database.password\": \"\", \"database.dbname\": \"bench\", \"database.sslmode\": \"disable\", \"topic.prefix\": \"sluicec\",
+  \"table.include.list\": \"$tables\", \"snapshot.mode\": \"never\",
+  \"topic.creation.default.replication.factor\": \"1\", \"topic.creation.default.partitions\": \"$dbz_partitions\",
+  \"barriers.topic.partitions\": \"$dbz_partitions\"
+}"
+connector sluicec-sink "{
+  \"connector.class\": \"io.sluice.sink.postgres.PostgresSinkConnector\", \"tasks.max\": \"$dbz_partitions\",
+  \"topics.regex\": \"sluicec\\\\..*\", \"consumer.override.metadata.max.age.ms\": \"1000\",
+  \"connection.url\": \"postgres://127.0.0.1:$target_port/connect_copy?sslmode=disable\", \"connection.username\": \"sluice\"
+}"
+for slot in dbz sluicec; do
+  for _ in $(seq 1 120); do
+    "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name IN ('$slot', 'sluice_$slot')" | grep -q 1 && break
+    sleep 1
+  done
 done
 
 # sluice: streaming only, from a slot made now (the target already holds the rows).
@@ -214,13 +241,15 @@ for _ in $(seq 1 120); do
   sleep 1
 done
 
-dbz_pause() { curl -sf -X PUT "$rest/connectors/dbz-source/pause"; curl -sf -X PUT "$rest/connectors/dbz-sink/pause"; }
-dbz_resume() { curl -sf -X PUT "$rest/connectors/dbz-sink/resume"; curl -sf -X PUT "$rest/connectors/dbz-source/resume"; }
+# A Connect pipeline's connectors: dbz-* for Debezium's, sluicec-* for Sluice's.
+prefix_of() { if [ "$1" = connect ]; then echo sluicec; else echo dbz; fi; }
+connect_pause() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/pause"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/pause"; }
+connect_resume() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/resume"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/resume"; }
 sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop; else kill -STOP "$sluice_pid"; fi; }
 sluice_resume() { if [ "$pause_mode" = restart ]; then sluice_start; else kill -CONT "$sluice_pid"; fi; }
-pause() { if [ "$1" = sluice ]; then sluice_pause; else dbz_pause; fi; }
-resume() { if [ "$1" = sluice ]; then sluice_resume; else dbz_resume; fi; }
-target_of() { if [ "$1" = sluice ]; then echo sluice_copy; else echo dbz_copy; fi; }
+pause() { if [ "$1" = sluice ]; then sluice_pause; else connect_pause "$1"; fi; }
+resume() { if [ "$1" = sluice ]; then sluice_resume; else connect_resume "$1"; fi; }
+target_of() { echo "$1_copy"; }
 
 now() { date +%s.%N; }
 # Waits until the tool's target equals the source; prints the seconds it took from $2.
@@ -231,8 +260,8 @@ await_caught_up() {
     got="$("$tp_bin/psql" -X -At "postgres://sluice@127.0.0.1:$target_port/$(target_of "$tool")" -c "$state")"
     [ "$got" = "$want" ] && break
     if (( $(echo "$(now) - $since > 1800" | bc) )); then echo "$tool did not catch up within 30 minutes" >&2; exit 1; fi
-    if [ "$tool" = dbz ] && curl -sf "$rest/connectors?expand=status" | grep -q '"state":"FAILED"'; then
-      echo "A Debezium connector failed:" >&2; curl -s "$rest/connectors?expand=status" >&2; exit 1
+    if [ "$tool" != sluice ] && curl -sf "$rest/connectors?expand=status" | grep -q '"state":"FAILED"'; then
+      echo "A connector failed:" >&2; curl -s "$rest/connectors?expand=status" >&2; exit 1
     fi
     if [ "$tool" = sluice ] && ! kill -0 "$sluice_pid" 2>/dev/null; then
       echo "sluice stopped; see $tp_work/sluice.out" >&2; tail -20 "$tp_work/sluice.out" >&2; exit 1
@@ -253,20 +282,19 @@ INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 1, 1, no
 UPDATE big SET v = v + 1 WHERE id = 1;
 INSERT INTO probe DEFAULT VALUES;
 SQL
-pause sluice
-pause dbz
-await_both() {
+for tool in sluice connect dbz; do pause "$tool"; done
+await_all() {
   local tool
-  for tool in sluice dbz; do resume "$tool"; await_caught_up "$tool" "$(now)" >/dev/null; pause "$tool"; done
+  for tool in "${tools[@]}"; do resume "$tool"; await_caught_up "$tool" "$(now)" >/dev/null; pause "$tool"; done
 }
-await_both
+await_all
 echo "Kafka $kafka_port, Connect $connect_port, source $source_port, target $target_port (work: $tp_work)"
 
 # Throughput: one backlog, drained by each pipeline in turn.
 throughput() {
-  local round="$1" scenario="$2" changes="$3" order tool started seconds
-  if (( round % 2 == 1 )); then order=(sluice dbz); else order=(dbz sluice); fi
-  for tool in "${order[@]}"; do
+  local round="$1" scenario="$2" changes="$3" i tool started seconds
+  for (( i = 0; i < ${#tools[@]}; i++ )); do
+    tool="${tools[$(( (i + round - 1) % ${#tools[@]} ))]}"
     started="$(now)"
     resume "$tool"
     seconds="$(await_caught_up "$tool" "$started")"
@@ -280,7 +308,7 @@ throughput() {
 echo "Warm-up: pgbench backlog ($warmup_txns transactions x 4 clients) and an UPDATE of $warmup_rows rows..."
 "$tp_bin/pgbench" -n -c 4 -j 2 -t "$warmup_txns" "$src" >"$tp_work/pgbench-warmup.out" 2>&1
 "${psql[@]}" "$src" -c "UPDATE big SET v = v + 1 WHERE id <= $warmup_rows"
-await_both
+await_all
 
 for round in $(seq 1 "$rounds"); do
   echo "Round $round: pgbench backlog ($txns transactions x 4 clients)..."
@@ -306,7 +334,8 @@ INSERT INTO probe DEFAULT VALUES;
 END;
 EOF
 latency_report=""
-for tool in sluice dbz; do
+for rate in "${rates[@]}"; do
+for tool in "${tools[@]}"; do
   echo "Latency: $tool alone, $rate rows/s for ${latency_seconds}s..."
   resume "$tool"
   # A first probe, waited for: the pipeline is streaming (sluice's JVM is up) before the clock runs.
@@ -314,7 +343,7 @@ for tool in sluice dbz; do
   await_caught_up "$tool" "$(now)" >/dev/null
   first="$("$tp_bin/psql" -X -At "$src" -c "SELECT coalesce(max(id), 0) FROM probe")"
   "$tp_bin/pgbench" -n -c 4 -j 2 -R "$(( rate / 5 ))" -T "$(( warmup_seconds + latency_seconds ))" -f "$tp_work/latency.sql" "$src" \
-    >"$tp_work/latency-$tool.out" 2>&1
+    >"$tp_work/latency-$tool-$rate.out" 2>&1
   await_caught_up "$tool" "$(now)" >/dev/null
   pause "$tool"
   # Each probe's source commit time, next to the time its row arrived on the target.
@@ -328,11 +357,14 @@ for tool in sluice dbz; do
            round(1000 * max(extract(epoch FROM arrived - committed)))::int
     FROM probe JOIN probe_commit USING (id)
     WHERE committed >= (SELECT min(committed) FROM probe_commit) + interval '$warmup_seconds seconds'")"
-  achieved="$(grep -Eo 'tps = [0-9.]+' "$tp_work/latency-$tool.out" | head -1 | grep -Eo '[0-9.]+')"
+  achieved="$(grep -Eo 'tps = [0-9.]+' "$tp_work/latency-$tool-$rate.out" | head -1 | grep -Eo '[0-9.]+')"
   printf 'latency\t%s\t%s\tprobes=%s p50_ms=%s p99_ms=%s max_ms=%s\t%s tps\n' "$tool" "$rate" $stats "$achieved" | tee -a "$tsv"
-  latency_report+="| $tool | $(echo "$achieved * 5" | bc | cut -d. -f1) | $(echo "$stats" | cut -f2) | $(echo "$stats" | cut -f3) | $(echo "$stats" | cut -f4) |"$'\n'
-  other=dbz; [ "$tool" = dbz ] && other=sluice
-  resume "$other"; await_caught_up "$other" "$(now)" >/dev/null; pause "$other"
+  latency_report+="| $rate | $tool | $(echo "$achieved * 5" | bc | cut -d. -f1) | $(echo "$stats" | cut -f2) | $(echo "$stats" | cut -f3) | $(echo "$stats" | cut -f4) |"$'\n'
+  for other in "${tools[@]}"; do
+    [ "$other" = "$tool" ] && continue
+    resume "$other"; await_caught_up "$other" "$(now)" >/dev/null; pause "$other"
+  done
+done
 done
 
 # Summary: medians per scenario and tool.
@@ -341,14 +373,15 @@ done
   echo
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB;"
   echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); Kafka 4.1.2; Debezium 3.3.1.Final; pgbench scale $scale; $rounds rounds;"
-  echo "sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), Debezium by Connect's pause/resume;"
+  echo "pipelines: ${tools[*]}; sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), the Connect pipelines by Connect's pause/resume;"
   echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
-  echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true."
+  echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true;"
+  echo "Sluice's on Connect as many (and $dbz_partitions sink tasks); one standalone worker with the default offset.flush.interval.ms."
   echo
   echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) |"
   echo "|---|---|---|---|---|---|"
   for scenario in pgbench update_1m; do
-    for tool in sluice dbz; do
+    for tool in "${tools[@]}"; do
       awk -F'\t' -v s="$scenario" -v t="$tool" '$2 == s && $3 == t {print $5 "\t" $6 "\t" $4}' "$tsv" | sort -n >"$tp_work/runs"
       n="$(wc -l <"$tp_work/runs")"
       [ "$n" -gt 0 ] || continue
@@ -359,7 +392,7 @@ done
     done
   done
   echo
-  echo "| latency at $rate rows/s target | achieved rows/s | p50 ms | p99 ms | max ms |"
-  echo "|---|---|---|---|---|"
+  echo "| latency: rows/s asked | tool | achieved rows/s | p50 ms | p99 ms | max ms |"
+  echo "|---|---|---|---|---|---|"
   printf '%s' "$latency_report"
 } | tee "$results.md"

@@ -101,9 +101,10 @@ public final class PostgresSinkConfig extends AbstractConfig {
             .define(APPLY_INTERVAL, Type.LONG, 100L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                     "Longest a streamed change waits before it is applied. Changes are applied together, many source "
                             + "transactions in one target transaction, when this much time has passed since the oldest pending "
-                            + "one or when batch.max.bytes of them are pending, whichever comes first; while the target is "
-                            + "still writing the previous batch they keep gathering until it is done. Lower for less latency, "
-                            + "higher for fewer, larger transactions.", CHANGES, 1, Width.SHORT, "Apply delay")
+                            + "one or when batch.max.bytes of them are pending, whichever comes first (and in the sluice "
+                            + "runtime at once when its source is caught up); while the target is still writing the previous "
+                            + "batch they keep gathering until it is done. Lower for less latency, higher for fewer, larger "
+                            + "transactions.", CHANGES, 1, Width.SHORT, "Apply delay")
             .define(POSITION_TABLE, Type.STRING, "sluice.applied_position", ConfigDef.LambdaValidator.with((name, value) -> {
                         String table = (String) value;
                         int dot = table == null ? -1 : table.indexOf('.');
