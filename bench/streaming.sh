@@ -12,6 +12,7 @@
 #                                           RATES="1000 5000" (rows/s for the latency runs), LATENCY_SECONDS=60
 #   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
 #   TOOLS="sluice connect" ...                                                       without Debezium
+#   CONNECT_APPLY_DELAY_MS=50 ...           apply.max.delay.ms of Sluice's sink on Connect (default: the connector's, 100)
 #
 # Throughput: every pipeline is paused, a backlog is written to the source, then one pipeline at a
 # time is resumed and timed until the target equals the source (row counts and sums of every
@@ -215,6 +216,7 @@ connector sluicec-sink "{
   \"connector.class\": \"io.sluice.sink.postgres.PostgresSinkConnector\", \"tasks.max\": \"$dbz_partitions\",
   \"topics.regex\": \"sluicec\\\\..*\", \"consumer.override.metadata.max.age.ms\": \"1000\",
   \"connection.url\": \"postgres://127.0.0.1:$target_port/connect_copy?sslmode=disable\", \"connection.username\": \"sluice\"
+  ${CONNECT_APPLY_DELAY_MS:+, \"apply.max.delay.ms\": \"$CONNECT_APPLY_DELAY_MS\"}
 }"
 for slot in dbz sluicec; do
   for _ in $(seq 1 120); do
