@@ -16,16 +16,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.testing.Workdir;
 import io.sluice.testing.kafka.ConnectCluster;
 import io.sluice.testing.postgres.PostgresServer;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -113,7 +109,7 @@ class ConnectDocsIT {
                 assertThat(status.at("/connector/state").asText()).isEqualTo("RUNNING");
                 assertThat(status.get("tasks")).hasSize(3).allSatisfy(t -> assertThat(t.get("state").asText())
                         .as("task %s", t).isEqualTo("RUNNING"));
-                assertThat(deadLetters(connect, "shop-sink-dead-letters")).as("records in the dead-letter queue").isZero();
+                assertThat(connect.recordsIn("shop-sink-dead-letters")).as("records in the dead-letter queue").isZero();
 
                 rest.send(doc.get("delete-connectors"));
                 awaitValue(psql, "shop", "SELECT count(*) FROM pg_replication_slots WHERE active", "0", "the slot given up");
@@ -179,20 +175,6 @@ class ConnectDocsIT {
             actual = psql.query(database, query);
         }
         assertThat(actual).as(what).isEqualTo(expected);
-    }
-
-    /** Records in a dead-letter topic; none when the worker never created it. */
-    private static long deadLetters(ConnectCluster connect, String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", connect.bootstrapServers()))) {
-            Set<String> topics = admin.listTopics().names().get();
-            if (!topics.contains(topic)) {
-                return 0;
-            }
-            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-            admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()
-                    .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
-            return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
-        }
     }
 
     /** The worker's REST API, sent the page's curl commands with the test's addresses. */

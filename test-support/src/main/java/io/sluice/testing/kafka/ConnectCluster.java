@@ -1,7 +1,12 @@
 package io.sluice.testing.kafka;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 
 import org.apache.kafka.connect.util.clusters.EmbeddedConnectCluster;
 import org.slf4j.Logger;
@@ -75,6 +80,19 @@ public final class ConnectCluster implements AutoCloseable {
 
     public String bootstrapServers() {
         return cluster.kafka().bootstrapServers();
+    }
+
+    /** Records written to a topic so far (its partitions' end offsets); none when the topic was never created. */
+    public long recordsIn(String topic) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrapServers()))) {
+            if (!admin.listTopics().names().get().contains(topic)) {
+                return 0;
+            }
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()
+                    .forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
+        }
     }
 
     @Override

@@ -5,18 +5,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.testing.Ports;
+import io.sluice.testing.kafka.ConfigErrors;
 import io.sluice.testing.kafka.SourceTaskContexts;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import org.apache.kafka.common.config.Config;
-import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,13 +39,7 @@ class PostgresSourceConnectorIT {
     }
 
     private static Map<String, List<String>> errors(Config config) {
-        Map<String, List<String>> errors = new HashMap<>();
-        for (ConfigValue v : config.configValues()) {
-            if (!v.errorMessages().isEmpty()) {
-                errors.put(v.name(), v.errorMessages());
-            }
-        }
-        return errors;
+        return ConfigErrors.byKey(config);
     }
 
     @Test

@@ -499,11 +499,12 @@ public class PostgresSinkTask extends SinkTask {
             return;
         }
         String name = targetNames.get(target);
-        loader.execute(AddedColumns.sql(target[0], target[1], missing), "Adding columns " + AddedColumns.describe(missing) + " to " + name);
+        String added = AddedColumns.describe(missing);
+        loader.execute(AddedColumns.sql(target[0], target[1], missing), "Adding columns " + added + " to " + name);
         LOG.warn("Added {} to {}: the incoming rows carry them and the target had none (the source added them while its DDL was "
                 + "not captured). They are nullable and have no default; rows the source has not changed since hold NULL there "
                 + "whatever the source's default. Capture DDL (ddl.capture) for defaults, constraints and types exactly as the "
-                + "source has them.", AddedColumns.describe(missing), name);
+                + "source has them.", added, name);
         tables.invalidate();
         checkedRaw.clear();
     }

@@ -6,22 +6,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import org.apache.kafka.common.config.Config;
-import org.apache.kafka.common.config.ConfigValue;
+import io.sluice.testing.kafka.ConfigErrors;
 import org.junit.jupiter.api.Test;
 
 /** The sink's validation of what needs no database: every error at once, before it tries to connect. */
 class PostgresSinkConnectorTest {
 
     private static Map<String, List<String>> errors(Map<String, String> props) {
-        Config config = new PostgresSinkConnector().validate(props);
-        Map<String, List<String>> errors = new HashMap<>();
-        for (ConfigValue v : config.configValues()) {
-            if (!v.errorMessages().isEmpty()) {
-                errors.put(v.name(), v.errorMessages());
-            }
-        }
-        return errors;
+        return ConfigErrors.byKey(new PostgresSinkConnector().validate(props));
     }
 
     @Test

@@ -18,9 +18,6 @@ import io.sluice.testing.kafka.ConnectorConfigs;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -98,7 +95,7 @@ class SchemaDriftOnConnectIT {
                     + "tags text[] YES,price numeric(8,2) YES");
             assertThat(target.queryLong("SELECT count(*) FROM orders WHERE status IS NULL"))
                     .as("rows the source did not change since: no default is known without DDL capture").isEqualTo(400);
-            assertThat(deadLetters("drift-dead-letters")).as("records in the dead-letter queue").isZero();
+            assertThat(connect.recordsIn("drift-dead-letters")).as("records in the dead-letter queue").isZero();
             assertRunning("drift-sink");
             deletePipeline("drift");
         });
@@ -121,14 +118,14 @@ class SchemaDriftOnConnectIT {
             assertThat(target.queryLong("SELECT amount FROM orders WHERE id = 1")).isEqualTo(42);
             assertThat(target.queryLong("SELECT amount FROM orders WHERE id = 3")).as("nothing after the change it stopped at")
                     .isEqualTo(3);
-            assertThat(deadLetters("mismatch-dead-letters")).isZero();
+            assertThat(connect.recordsIn("mismatch-dead-letters")).isZero();
 
             Map<String, String> divert = sinkConfig("mismatch", target);
             divert.put("schema.mismatch.action", "dead_letter");
             connect.embedded().configureConnector("mismatch-sink", divert);
             connect.embedded().restartConnectorAndTasks("mismatch-sink", false, true, false);
             awaitCount(target, "orders WHERE id = 3 AND amount = 43", 1, Duration.ofSeconds(60));
-            assertThat(deadLetters("mismatch-dead-letters")).isEqualTo(1);
+            assertThat(connect.recordsIn("mismatch-dead-letters")).isEqualTo(1);
             assertThat(target.queryLong("SELECT amount FROM orders WHERE id = 2")).isEqualTo(2);
             assertRunning("mismatch-sink");
             assertThat(deadLetterMetric("mismatch-sink")).as("metric dead-letter-records").isEqualTo(1);
@@ -182,22 +179,6 @@ class SchemaDriftOnConnectIT {
                 + "END AS data_type, c.character_maximum_length, c.numeric_precision, c.numeric_scale, c.is_nullable, c.ordinal_position "
                 + "FROM information_schema.columns c JOIN pg_attribute a ON a.attrelid = ('public.' || c.table_name)::regclass "
                 + "AND a.attname = c.column_name WHERE c.table_schema = 'public' AND c.table_name = '" + table + "') c";
-    }
-
-    /** Records in a dead-letter topic; none when the worker never created it. */
-    private static long deadLetters(String topic) throws Exception {
-        try (Admin admin = Admin.create(Map.of("bootstrap.servers", connect.bootstrapServers()))) {
-            Set<String> topics = admin.listTopics().names().get();
-            if (!topics.contains(topic)) {
-                return 0;
-            }
-            int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
-            Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
-            for (int p = 0; p < partitions; p++) {
-                latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-            }
-            return admin.listOffsets(latest).all().get().values().stream().mapToLong(o -> o.offset()).sum();
-        }
     }
 
     /** The sink task's dead-letter-records plugin metric, as JMX shows it. */

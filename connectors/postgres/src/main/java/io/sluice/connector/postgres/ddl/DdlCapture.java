@@ -99,7 +99,8 @@ public final class DdlCapture {
             rs.next();
             current = rs.getBoolean(1);
         }
-        if (installed(c) && current) {
+        boolean installed = installed(c);
+        if (installed && current) {
             return Optional.empty();
         }
         String fix = "have a superuser run, once on this database, the SQL file that comes with the plugin: psql -d "
@@ -107,7 +108,7 @@ public final class DdlCapture {
                 + "superuser); the pipeline then runs as " + user + ". Or set ddl.capture=false: a column added on the source then "
                 + "reaches the target with the first row that carries it (nullable, no default), and renames, drops, type changes, "
                 + "indexes and new tables do not reach it";
-        return Optional.of(installed(c)
+        return Optional.of(installed
                 ? "The DDL capture event triggers on " + c.getCatalog() + " are from an older Sluice, and " + user + " may not update "
                         + "them (that takes a superuser): " + fix
                 : "DDL is not captured on " + c.getCatalog() + ": its event triggers are not installed and " + user + " may not "

@@ -22,10 +22,11 @@ public final class ReplicaRole implements Consumer<Connection> {
 
     private static final Logger LOG = LoggerFactory.getLogger(ReplicaRole.class);
 
-    private final PgEndpoint endpoint;
-    private final boolean enabled;
+    /** Who has been told already, as user@target: said once per JVM, however many tasks and connections refuse. */
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
 
+    private final PgEndpoint endpoint;
+    private final boolean enabled;
     private final AtomicBoolean refused = new AtomicBoolean();
 
     public ReplicaRole(PgEndpoint endpoint, boolean enabled) {
