@@ -13,6 +13,8 @@
 #   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
 #   TOOLS="sluice connect" ...                                                       without Debezium
 #   CONNECT_APPLY_DELAY_MS=50 ...           apply.max.delay.ms of Sluice's sink on Connect (default: the connector's, 100)
+#   CONNECT_CONVERTER=json ...              Sluice's connectors on Connect with Kafka's JSON converter (schemas on) instead
+#                                           of Sluice's binary converter (default, as docs/connect.md sets them)
 #
 # Throughput: every pipeline is paused, a backlog is written to the source, then one pipeline at a
 # time is resumed and timed until the target equals the source (row counts and sums of every
@@ -201,10 +203,15 @@ connector dbz-sink "{
   \"batch.size\": \"10000\", \"consumer.override.max.poll.records\": \"10000\", \"consumer.override.fetch.max.wait.ms\": \"50\",
   \"consumer.override.max.partition.fetch.bytes\": \"10485760\"
 }"
-# Sluice's connectors as docs/connect.md sets them, streaming only (the target holds the rows), the
+# Sluice's connectors as docs/connect.md sets them (CONNECT_CONVERTER=json: Kafka's JSON converter), streaming only (the target holds the rows), the
 # sink's tasks as many as the topics' partitions; apply.max.delay.ms at its default (100 ms), as
 # for `sluice run`.
-connector sluicec-source "{
+if [ "${CONNECT_CONVERTER:-binary}" = json ]; then
+  sluice_converters=""
+else
+  sluice_converters="\"key.converter\": \"io.sluice.schemas.converter.BinaryConverter\", \"value.converter\": \"io.sluice.schemas.converter.BinaryConverter\","
+fi
+connector sluicec-source "{ $sluice_converters
   \"connector.class\": \"io.sluice.connector.postgres.PostgresSourceConnector\", \"tasks.max\": \"1\",
   \"database.hostname\": \"127.0.0.1\", \"database.port\": \"$source_port\", \"database.user\": \"sluice\",
   \"database.password\": \"\", \"database.dbname\": \"bench\", \"database.sslmode\": \"disable\", \"topic.prefix\": \"sluicec\",
@@ -212,7 +219,7 @@ connector sluicec-source "{
   \"topic.creation.default.replication.factor\": \"1\", \"topic.creation.default.partitions\": \"$dbz_partitions\",
   \"barriers.topic.partitions\": \"$dbz_partitions\"
 }"
-connector sluicec-sink "{
+connector sluicec-sink "{ $sluice_converters
   \"connector.class\": \"io.sluice.sink.postgres.PostgresSinkConnector\", \"tasks.max\": \"$dbz_partitions\",
   \"topics.regex\": \"sluicec\\\\..*\", \"consumer.override.metadata.max.age.ms\": \"1000\",
   \"connection.url\": \"postgres://127.0.0.1:$target_port/connect_copy?sslmode=disable\", \"connection.username\": \"sluice\"
@@ -378,7 +385,8 @@ done
   echo "pipelines: ${tools[*]}; sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), the Connect pipelines by Connect's pause/resume;"
   echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
   echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true;"
-  echo "Sluice's on Connect as many (and $dbz_partitions sink tasks); one standalone worker with the default offset.flush.interval.ms."
+  echo "Sluice's on Connect as many (and $dbz_partitions sink tasks), $( [ "${CONNECT_CONVERTER:-binary}" = json ] && echo "Kafka's JSON converter with schemas" || echo "Sluice's binary converter");"
+  echo "one standalone worker with the default offset.flush.interval.ms."
   echo
   echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) |"
   echo "|---|---|---|---|---|---|"

@@ -47,6 +47,7 @@ class PluginArchiveIT {
     private static final String SINK = "io.sluice.sink.postgres.PostgresSinkConnector";
     private static final String ANONYMIZE = "io.sluice.transforms.anonymize.Anonymize";
     private static final String OPERATION_IS = "io.sluice.transforms.predicate.OperationIs";
+    private static final String CONVERTER = "io.sluice.schemas.converter.BinaryConverter";
 
     private static Path pluginDir;
     private static ConnectCluster cluster;
@@ -128,6 +129,7 @@ class PluginArchiveIT {
         assertThat(services.get("org.apache.kafka.connect.sink.SinkConnector")).contains(SINK);
         assertThat(services.get("org.apache.kafka.connect.transforms.Transformation")).contains(ANONYMIZE);
         assertThat(services.get("org.apache.kafka.connect.transforms.predicates.Predicate")).contains(OPERATION_IS);
+        assertThat(services.get("org.apache.kafka.connect.storage.Converter")).contains(CONVERTER);
     }
 
     @Test
@@ -137,12 +139,13 @@ class PluginArchiveIT {
         JsonNode plugins = get("connector-plugins?connectorsOnly=false");
         Map<String, JsonNode> byClass = new HashMap<>();
         plugins.forEach(p -> byClass.put(p.path("class").asText(), p));
-        assertThat(byClass).containsKeys(SOURCE, SINK, ANONYMIZE, OPERATION_IS);
+        assertThat(byClass).containsKeys(SOURCE, SINK, ANONYMIZE, OPERATION_IS, CONVERTER);
         assertThat(byClass.get(SOURCE).path("type").asText()).isEqualTo("source");
         assertThat(byClass.get(SINK).path("type").asText()).isEqualTo("sink");
         assertThat(byClass.get(ANONYMIZE).path("type").asText()).isEqualTo("transformation");
         assertThat(byClass.get(OPERATION_IS).path("type").asText()).isEqualTo("predicate");
-        for (String c : List.of(SOURCE, SINK, ANONYMIZE, OPERATION_IS)) {
+        assertThat(byClass.get(CONVERTER).path("type").asText()).isEqualTo("converter");
+        for (String c : List.of(SOURCE, SINK, ANONYMIZE, OPERATION_IS, CONVERTER)) {
             assertThat(byClass.get(c).path("version").asText()).as(c).isEqualTo(VERSION);
         }
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
+import io.sluice.schemas.converter.BinaryConverter;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.transforms.anonymize.AnonymizeConfig;
 import io.sluice.transforms.predicate.OperationIs;
@@ -53,6 +54,10 @@ class ConfigurationDocTest {
                 .append("`predicates.deletes.operations: d`, then `transforms.drop.type: org.apache.kafka.connect.transforms.Filter`,\n")
                 .append("`transforms.drop.predicate: deletes`). Tables are filtered with Kafka's `TopicNameMatches` and routed with `RegexRouter`.\n\n");
         section(s, "OperationIs predicate (`io.sluice.transforms.predicate.OperationIs`)", OperationIs.CONFIG_DEF);
+        s.append("The converter for topics between Sluice's connectors on a Kafka Connect cluster (`key.converter` and `value.converter`\n")
+                .append("of both connectors, its keys prefixed with `key.converter.` / `value.converter.`; see [connect.md](connect.md)).\n")
+                .append("The `sluice` command passes records in memory and uses no converter.\n\n");
+        section(s, "Binary converter (`io.sluice.schemas.converter.BinaryConverter`)", BinaryConverter.CONFIG_DEF);
         return s.toString();
     }
 

@@ -45,8 +45,9 @@ import org.postgresql.copy.CopyManager;
  *     column's Connect schema;</li>
  * <li>write the decoded values with Sluice's binary COPY encoder into a target table and
  *     require every value there to have the same text as the source;</li>
- * <li>again, after the values went through Kafka's JSON converter and their value notes were put
- *     back ({@link KafkaHop}), written as the sink writes what arrives;</li>
+ * <li>again, after the values went through a converter (Kafka's JSON converter, then Sluice's
+ *     binary one) and their value notes were put back ({@link KafkaHop}), written as the sink
+ *     writes what arrives;</li>
  * <li>and where the snapshot would pass tuples raw ({@link RawEligibility}), the tuples themselves.</li>
  * </ol>
  * The invariant: decode(text) = decode(binary), and PostgreSQL sees encode(decode(x)) as x.
@@ -168,6 +169,12 @@ final class RoundTrip implements AutoCloseable {
             s.execute("TRUNCATE " + table + "_target");
         }
         writeAsSink(table + "_target", columns, KafkaHop.carry(columns, fromBinary));
+        compareTexts(table);
+        // The same through Sluice's binary converter.
+        try (Statement s = connection.createStatement()) {
+            s.execute("TRUNCATE " + table + "_target");
+        }
+        writeAsSink(table + "_target", columns, KafkaHop.carryBinary(columns, fromBinary));
         compareTexts(table);
 
         // The raw path: where the snapshot may pass the tuples as PostgreSQL wrote them, they are the copy.

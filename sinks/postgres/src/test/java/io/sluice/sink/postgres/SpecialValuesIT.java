@@ -229,8 +229,10 @@ class SpecialValuesIT {
         }
     }
 
-    @Test
-    void everySpecialValueArrivesThroughKafkaWithTheJsonConverter() throws Exception {
+    /** Through a worker with Kafka's JSON converter (special values ride in value notes) and with Sluice's binary one (exact). */
+    @ParameterizedTest
+    @ValueSource(strings = {"org.apache.kafka.connect.json.JsonConverter", "io.sluice.schemas.converter.BinaryConverter"})
+    void everySpecialValueArrivesThroughKafka(String converter) throws Exception {
         TestDatabase source = TestDatabases.create(SpecialValuesIT.class);
         TestDatabase target = TestDatabases.create(SpecialValuesIT.class);
         try (ConnectCluster connect = ConnectCluster.start("special-values", 1)) {
@@ -238,8 +240,13 @@ class SpecialValuesIT {
             fill(source, 0);
             Map<String, String> sourceConfig = ConnectorConfigs.sourceWithBarriers(source, "sv", "*.*", 1);
             sourceConfig.put("slot.name", "special_values_slot");
+            Map<String, String> sinkConfig = ConnectorConfigs.sinkOfPrefix(target, "sv", 1);
+            for (Map<String, String> config : List.of(sourceConfig, sinkConfig)) {
+                config.put("key.converter", converter);
+                config.put("value.converter", converter);
+            }
             connect.embedded().configureConnector("sv-source", sourceConfig);
-            connect.embedded().configureConnector("sv-sink", ConnectorConfigs.sinkOfPrefix(target, "sv", 1));
+            connect.embedded().configureConnector("sv-sink", sinkConfig);
             for (String table : tables()) {
                 target.awaitSameAs(source, "SELECT coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '') FROM " + table + " t",
                         Duration.ofSeconds(180), table + " after the snapshot");

@@ -1,0 +1,105 @@
+package io.sluice.schemas.converter;
+
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.kafka.connect.data.Schema;
+
+/**
+ * What the converter learned about schemas, both ways, bounded: a schema's bytes by the schema
+ * (by identity first, as a source hands out the same schema object for every row of a table,
+ * then by equality), and a schema by its bytes, so that a message's schema is decoded once and
+ * then only compared. Thread-safe; a converter instance is normally used by one task thread.
+ */
+final class SchemaCache {
+
+    private final int capacity;
+    private final Map<Schema, byte[]> bytesBySchemaObject = new IdentityHashMap<>();
+    private final Map<Schema, byte[]> bytesByEqualSchema;
+    private final Map<Key, Schema> schemaByBytes;
+
+    SchemaCache(int capacity) {
+        this.capacity = capacity;
+        this.bytesByEqualSchema = lru(capacity);
+        this.schemaByBytes = lru(capacity);
+    }
+
+    /** The encoded schema. */
+    synchronized byte[] bytesOf(Schema schema) {
+        byte[] bytes = bytesBySchemaObject.get(schema);
+        if (bytes != null) {
+            return bytes;
+        }
+        bytes = bytesByEqualSchema.get(schema);
+        if (bytes == null) {
+            BinaryOut out = new BinaryOut(256);
+            SchemaCodec.write(schema, out);
+            bytes = out.toByteArray();
+            bytesByEqualSchema.put(schema, bytes);
+        }
+        if (bytesBySchemaObject.size() >= capacity) {
+            bytesBySchemaObject.clear(); // a source that makes a new schema object per record: start over rather than grow
+        }
+        bytesBySchemaObject.put(schema, bytes);
+        return bytes;
+    }
+
+    /** The schema encoded in {@code buf[from, from + length)}, decoded only the first time those bytes are seen. */
+    synchronized Schema schemaAt(byte[] buf, int from, int length) {
+        Key probe = new Key(buf, from, length);
+        Schema schema = schemaByBytes.get(probe);
+        if (schema == null) {
+            BinaryIn in = new BinaryIn(Arrays.copyOf(buf, from + length), from);
+            schema = SchemaCodec.read(in);
+            if (!in.atEnd()) {
+                throw new org.apache.kafka.connect.errors.DataException("Malformed message: its schema is shorter than its length says");
+            }
+            schemaByBytes.put(probe.owned(), schema);
+        }
+        return schema;
+    }
+
+    private <K, V> Map<K, V> lru(int size) {
+        return new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+                return size() > size;
+            }
+        };
+    }
+
+    /** A range of bytes compared by content; a probe points into the message, a stored key owns a copy. */
+    private static final class Key {
+        private final byte[] buf;
+        private final int from;
+        private final int to;
+        private final int hash;
+
+        Key(byte[] buf, int from, int length) {
+            this.buf = buf;
+            this.from = from;
+            this.to = from + length;
+            int h = 1;
+            for (int i = from; i < to; i++) {
+                h = 31 * h + buf[i];
+            }
+            this.hash = h;
+        }
+
+        Key owned() {
+            return new Key(Arrays.copyOfRange(buf, from, to), 0, to - from);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.hash == hash && Arrays.equals(buf, from, to, k.buf, k.from, k.to);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package io.sluice.schemas.converter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.Operation;
+import io.sluice.schemas.envelope.SourceInfo;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.junit.jupiter.api.Test;
+
+class BinaryConverterTest {
+
+    private final BinaryConverter converter = BinaryConverterProperties.converter(100);
+
+    @Test
+    void aTombstoneStaysNull() {
+        assertThat(converter.fromConnectData("t", null, null)).isNull();
+        assertThat(converter.toConnectData("t", null)).isEqualTo(SchemaAndValue.NULL);
+    }
+
+    @Test
+    void jsonOnTheTopicIsNamedWithWhatToSet() {
+        byte[] json = "{\"schema\":null,\"payload\":1}".getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> converter.toConnectData("shop.public.orders", json))
+                .isInstanceOf(DataException.class)
+                .hasMessageContaining("topic shop.public.orders")
+                .hasMessageContaining("looks like JSON")
+                .hasMessageContaining("value.converter");
+    }
+
+    @Test
+    void aNewerFormatIsRefusedWithTheUpgradeToMake() {
+        byte[] bytes = converter.fromConnectData("t", Schema.INT32_SCHEMA, 7);
+        bytes[1] = 2;
+        assertThatThrownBy(() -> converter.toConnectData("t", bytes)).isInstanceOf(DataException.class)
+                .hasMessageContaining("version 2").hasMessageContaining("Upgrade");
+    }
+
+    @Test
+    void schemalessRecordsAreRefusedNamingTheConverterForThem() {
+        assertThatThrownBy(() -> converter.fromConnectData("t", null, Map.of("a", 1))).isInstanceOf(DataException.class)
+                .hasMessageContaining("has no schema").hasMessageContaining("schemas.enable=false");
+    }
+
+    @Test
+    void aValueThatDoesNotMatchItsSchemaIsNamed() {
+        Schema schema = SchemaBuilder.struct().name("row").field("id", Schema.INT64_SCHEMA).build();
+        Struct wrong = new Struct(SchemaBuilder.struct().name("row").field("id", Schema.STRING_SCHEMA).build()).put("id", "x");
+        assertThatThrownBy(() -> converter.fromConnectData("orders", schema, wrong)).isInstanceOf(DataException.class)
+                .hasMessageContaining("topic orders").hasMessageContaining("differs");
+        assertThatThrownBy(() -> converter.fromConnectData("orders", Schema.INT64_SCHEMA, "7")).isInstanceOf(DataException.class)
+                .hasMessageContaining("topic orders").hasMessageContaining("INT64");
+    }
+
+    /** Measured, not assumed: a change event of a pgbench_accounts-like row, in bytes, against Kafka's JSON converter with schemas. */
+    @Test
+    void aChangeEventTakesAFractionOfItsJsonSize() {
+        Schema row = SchemaBuilder.struct().name("bench.public.pgbench_accounts.Value").optional()
+                .field("aid", Schema.INT32_SCHEMA).field("bid", Schema.OPTIONAL_INT32_SCHEMA)
+                .field("abalance", Schema.OPTIONAL_INT32_SCHEMA).field("filler", Schema.OPTIONAL_STRING_SCHEMA).build();
+        Schema envelope = Envelope.schema("bench.public.pgbench_accounts", row);
+        Struct after = new Struct(row).put("aid", 123456).put("bid", 2).put("abalance", -4711).put("filler", " ".repeat(84));
+        Struct event = Envelope.create(envelope, Operation.UPDATE, after, after,
+                new SourceInfo("bench", "bench", "public", "pgbench_accounts", 1_764_158_400_000_000L, SourceInfo.Snapshot.FALSE, 901L,
+                        12_345_678L, "[\"12345600\",\"12345678\"]"), 0);
+        JsonConverter json = new JsonConverter();
+        json.configure(Map.of("schemas.enable", "true", "converter.type", "value"));
+        int jsonBytes = json.fromConnectData("t", envelope, event).length;
+        int binaryBytes = converter.fromConnectData("t", envelope, event).length;
+        assertThat(converter.toConnectData("t", converter.fromConnectData("t", envelope, event)).value()).isEqualTo(event);
+        assertThat(binaryBytes).as("binary %d bytes, JSON %d bytes", binaryBytes, jsonBytes).isLessThan(jsonBytes / 2);
+        System.out.printf("change event: binary %d bytes, JSON with schemas %d bytes%n", binaryBytes, jsonBytes);
+    }
+}
