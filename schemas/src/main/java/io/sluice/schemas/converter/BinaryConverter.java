@@ -39,6 +39,7 @@ public class BinaryConverter implements Converter, Versioned {
     static final byte FORMAT_VERSION = 1;
 
     private SchemaCache schemas = new SchemaCache(SCHEMAS_CACHE_SIZE_DEFAULT);
+    private final UnreadableMessages unreadableMessages = new UnreadableMessages(System::nanoTime);
 
     @Override
     public void configure(Map<String, ?> configs, boolean isKey) {
@@ -105,7 +106,9 @@ public class BinaryConverter implements Converter, Versioned {
             }
             return new SchemaAndValue(schema, data);
         } catch (DataException e) {
-            throw new DataException("A message in topic " + topic + " cannot be read: " + e.getMessage(), e);
+            DataException unreadable = new DataException("A message in topic " + topic + " cannot be read: " + e.getMessage(), e);
+            unreadableMessages.seen(topic, e);
+            throw unreadable;
         }
     }
 

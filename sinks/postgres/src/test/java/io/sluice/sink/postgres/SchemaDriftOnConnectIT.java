@@ -13,6 +13,10 @@ import java.util.stream.Collectors;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.sluice.schemas.converter.BinaryConverter;
 import io.sluice.testing.kafka.ConnectCluster;
 import io.sluice.testing.kafka.ConnectorConfigs;
 import io.sluice.testing.postgres.PostgresExtension;
@@ -33,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * reach the target with the first rows that carry them, and no good change goes to the
  * dead-letter queue; a change the target cannot take stops the sink's task with the reason,
  * unless the user chose to divert such changes, and then they are counted. A single row
- * written at idle reaches the target within a second, whatever the flush interval.
+ * written at idle reaches the target within a second, whatever the flush interval. A sink set to
+ * another converter than the source wrote with stops, or, tolerating errors, says so at WARN.
  */
 @ExtendWith(PostgresExtension.class)
 class SchemaDriftOnConnectIT {
@@ -133,6 +138,45 @@ class SchemaDriftOnConnectIT {
         });
     }
 
+    @Test
+    void aSinkReadingWithAnotherConverterThanTheSourceWroteWithSaysSoInsteadOfDivertingQuietly() throws Exception {
+        TestDatabases.withSourceAndTarget(SchemaDriftOnConnectIT.class, (source, target) -> {
+            sourceTables(source, "CREATE TABLE orders (id int PRIMARY KEY, amount int NOT NULL)",
+                    "INSERT INTO orders SELECT g, g FROM generate_series(1, 10) g");
+            ListAppender<ILoggingEvent> said = new ListAppender<>();
+            said.start();
+            ch.qos.logback.classic.Logger converterLog = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(BinaryConverter.class);
+            converterLog.addAppender(said);
+            try {
+                // The source writes JSON (ConnectorConfigs' default); the sink reads with Sluice's binary converter.
+                Map<String, String> sink = sinkConfig("wrongconv", target);
+                sink.put("key.converter", BinaryConverter.class.getName());
+                sink.put("value.converter", BinaryConverter.class.getName());
+                sink.put("errors.tolerance", "none");
+                createSource("wrongconv", source, Map.of());
+                connect.embedded().configureConnector("wrongconv-sink", sink);
+                awaitTaskState("wrongconv-sink", "FAILED");
+                String trace = connect.embedded().connectorStatus("wrongconv-sink").tasks().get(0).trace();
+                assertThat(trace).contains("wrongconv.").contains("looks like JSON").contains("value.converter");
+
+                // With errors.tolerance=all Connect diverts them to the queue; the converter says so at WARN, naming the topic.
+                sink.put("errors.tolerance", "all");
+                connect.embedded().configureConnector("wrongconv-sink", sink);
+                connect.embedded().restartConnectorAndTasks("wrongconv-sink", false, true, false);
+                long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (connect.recordsIn("wrongconv-dead-letters") == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(200);
+                }
+                assertThat(connect.recordsIn("wrongconv-dead-letters")).as("records in the dead-letter queue").isPositive();
+                assertThat(said.list).filteredOn(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage)
+                        .anySatisfy(m -> assertThat(m).contains("wrongconv.").contains("looks like JSON").contains("dead-letter queue"));
+                deletePipeline("wrongconv");
+            } finally {
+                converterLog.detachAppender(said);
+            }
+        });
+    }
+
     /** Tables owned by the source user, who may replicate and create a publication for them, and nothing more. */
     private static void sourceTables(TestDatabase source, String... statements) throws Exception {
         source.execute("DO $$BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '" + SOURCE_USER + "') THEN CREATE ROLE "
@@ -146,6 +190,11 @@ class SchemaDriftOnConnectIT {
     }
 
     private static void createPipeline(String name, TestDatabase source, TestDatabase target, Map<String, String> extra) {
+        createSource(name, source, extra);
+        connect.embedded().configureConnector(name + "-sink", sinkConfig(name, target));
+    }
+
+    private static void createSource(String name, TestDatabase source, Map<String, String> extra) {
         Map<String, String> config = ConnectorConfigs.sourceWithBarriers(source, name, "public.*", 1);
         config.put("database.user", SOURCE_USER);
         config.put("database.password", "pw");
@@ -153,7 +202,6 @@ class SchemaDriftOnConnectIT {
         config.put("ddl.capture", "false");
         config.putAll(extra);
         connect.embedded().configureConnector(name + "-source", config);
-        connect.embedded().configureConnector(name + "-sink", sinkConfig(name, target));
     }
 
     private static Map<String, String> sinkConfig(String name, TestDatabase target) {
@@ -207,7 +255,12 @@ class SchemaDriftOnConnectIT {
     private static void awaitTaskState(String connector, String state) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (true) {
-            List<ConnectorStateInfo.TaskState> tasks = connect.embedded().connectorStatus(connector).tasks();
+            List<ConnectorStateInfo.TaskState> tasks;
+            try {
+                tasks = connect.embedded().connectorStatus(connector).tasks();
+            } catch (org.apache.kafka.connect.runtime.rest.errors.ConnectRestException e) {
+                tasks = List.of(); // just created: no status yet
+            }
             if (!tasks.isEmpty() && tasks.stream().allMatch(t -> t.state().equals(state))) {
                 return;
             }
