@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import io.sluice.schemas.copy.WireBuffer;
 import org.apache.kafka.connect.errors.DataException;
 
 /**

@@ -3,7 +3,6 @@ package io.sluice.schemas.codec;
 import java.nio.ByteBuffer;
 import java.util.List;
 
-import io.sluice.schemas.copy.WireBuffer;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;

@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.sluice.schemas.copy.WireBuffer;
 
 /** The hstore extension type as a Connect map of strings to optional strings. */
 public final class HstoreCodec implements ValueCodec {

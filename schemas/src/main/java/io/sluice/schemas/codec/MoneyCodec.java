@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 
-import io.sluice.schemas.copy.WireBuffer;
 
 /**
  * money, as a Connect Decimal with two fraction digits (as Debezium does by default). The

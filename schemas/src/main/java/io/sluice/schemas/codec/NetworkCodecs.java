@@ -14,7 +14,7 @@ public final class NetworkCodecs {
     private NetworkCodecs() {
     }
 
-    private static void write(String text, boolean cidr, io.sluice.schemas.copy.WireBuffer out) {
+    private static void write(String text, boolean cidr, io.sluice.schemas.codec.WireBuffer out) {
         int slash = text.indexOf('/');
         String address = slash < 0 ? text : text.substring(0, slash);
         byte[] bytes = address.indexOf(':') >= 0 ? ipv6(address) : ipv4(address, text);

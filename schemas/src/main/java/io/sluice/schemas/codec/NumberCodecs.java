@@ -2,7 +2,6 @@ package io.sluice.schemas.codec;
 
 import java.nio.ByteBuffer;
 
-import io.sluice.schemas.copy.WireBuffer;
 import org.apache.kafka.connect.errors.DataException;
 
 /** Codecs for booleans, integers, floating point and the unsigned oid-family integers. */

@@ -5,7 +5,6 @@ import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.nio.ByteBuffer;
 
-import io.sluice.schemas.copy.WireBuffer;
 import org.apache.kafka.connect.errors.DataException;
 
 /**

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.sluice.schemas.copy.WireBuffer;
 
 /**
  * Ranges and multiranges, carried as their text form ({@code [1,5)}, {@code {[1,3),[5,7)}}) as

@@ -5,7 +5,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.UUID;
 
-import io.sluice.schemas.copy.WireBuffer;
 import org.apache.kafka.connect.errors.DataException;
 
 /**

@@ -2,7 +2,6 @@ package io.sluice.schemas.codec;
 
 import java.nio.ByteBuffer;
 
-import io.sluice.schemas.copy.WireBuffer;
 
 /**
  * A type whose Connect value is PostgreSQL's own text output. It is read as text

@@ -2,7 +2,6 @@ package io.sluice.schemas.codec;
 
 import java.nio.charset.StandardCharsets;
 
-import io.sluice.schemas.copy.WireBuffer;
 import org.apache.kafka.connect.errors.DataException;
 
 /**

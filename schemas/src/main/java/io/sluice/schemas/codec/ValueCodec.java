@@ -2,7 +2,6 @@ package io.sluice.schemas.codec;
 
 import java.nio.ByteBuffer;
 
-import io.sluice.schemas.copy.WireBuffer;
 
 /**
  * Moves one PostgreSQL type's non-null values between PostgreSQL's wire formats and the

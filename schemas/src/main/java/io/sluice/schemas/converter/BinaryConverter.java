@@ -20,7 +20,7 @@ import io.sluice.schemas.SluiceVersion;
  * which a message's schema is only compared, and values are written as the schema lays them out.
  *
  * <p>A message is: the byte {@code 'S'}, the format version {@code 1}, the schema's length as a
- * varint, the schema ({@link SchemaCodec}), then the value ({@link ValueCodec}). A null value
+ * varint, the schema ({@link SchemaEncoding}), then the value ({@link ValueEncoding}). A null value
  * with no schema (a tombstone) is a null message. Records without a schema are refused: use
  * Kafka's JSON converter with {@code schemas.enable=false} for those.
  */
@@ -72,7 +72,7 @@ public class BinaryConverter implements Converter, Versioned {
         out.write(FORMAT_VERSION);
         out.writeBytes(schemaBytes);
         try {
-            ValueCodec.write(schema, value, out);
+            ValueEncoding.write(schema, value, out);
         } catch (ClassCastException e) {
             throw new DataException("A record for topic " + topic + " does not match its schema: " + mismatch(schema, value, e), e);
         } catch (DataException e) {
@@ -100,7 +100,7 @@ public class BinaryConverter implements Converter, Versioned {
             int schemaStart = in.position();
             in.skip(schemaLength);
             Schema schema = schemas.schemaAt(value, schemaStart, schemaLength);
-            Object data = ValueCodec.read(schema, in);
+            Object data = ValueEncoding.read(schema, in);
             if (!in.atEnd()) {
                 throw new DataException("Malformed message: " + (value.length - in.position()) + " bytes follow its value");
             }

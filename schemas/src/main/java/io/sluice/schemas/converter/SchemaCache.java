@@ -35,7 +35,7 @@ final class SchemaCache {
         bytes = bytesByEqualSchema.get(schema);
         if (bytes == null) {
             BinaryOut out = new BinaryOut(256);
-            SchemaCodec.write(schema, out);
+            SchemaEncoding.write(schema, out);
             bytes = out.toByteArray();
             bytesByEqualSchema.put(schema, bytes);
         }
@@ -52,7 +52,7 @@ final class SchemaCache {
         Schema schema = schemaByBytes.get(probe);
         if (schema == null) {
             BinaryIn in = new BinaryIn(Arrays.copyOf(buf, from + length), from);
-            schema = SchemaCodec.read(in);
+            schema = SchemaEncoding.read(in);
             if (!in.atEnd()) {
                 throw new org.apache.kafka.connect.errors.DataException("Malformed message: its schema is shorter than its length says");
             }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
 
+import io.sluice.schemas.codec.WireBuffer;
 import io.sluice.schemas.mapping.ColumnMapping;
 
 /**

@@ -3,7 +3,7 @@ package io.sluice.schemas.mapping;
 import java.nio.ByteBuffer;
 
 import io.sluice.schemas.codec.ValueCodec;
-import io.sluice.schemas.copy.WireBuffer;
+import io.sluice.schemas.codec.WireBuffer;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.types.PgColumn;
 import org.apache.kafka.connect.data.Schema;

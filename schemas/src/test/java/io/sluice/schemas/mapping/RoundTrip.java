@@ -23,9 +23,9 @@ import java.util.Set;
 
 import io.sluice.schemas.codec.BoundedArray;
 import io.sluice.schemas.codec.SessionSettings;
+import io.sluice.schemas.codec.WireBuffer;
 import io.sluice.schemas.copy.BinaryCopyReader;
 import io.sluice.schemas.copy.BinaryCopyWriter;
-import io.sluice.schemas.copy.WireBuffer;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.types.PgColumn;
 import io.sluice.schemas.types.TypeCatalog;

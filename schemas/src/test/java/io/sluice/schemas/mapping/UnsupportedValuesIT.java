@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import io.sluice.schemas.codec.NumericCodec.NumericMode;
-import io.sluice.schemas.copy.WireBuffer;
+import io.sluice.schemas.codec.WireBuffer;
 import io.sluice.schemas.types.TypeCatalog;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;

@@ -119,7 +119,7 @@ final class RangeReader implements AutoCloseable {
         columns.forEach(c -> select.add(c.selectExpression()));
         String sql = "COPY (SELECT " + select + " FROM " + Identifiers.quote(schema.schemaName(), schema.tableName())
                 + range.predicate() + ") TO STDOUT (FORMAT binary)";
-        io.sluice.schemas.copy.WireBuffer chunk = new io.sluice.schemas.copy.WireBuffer(RAW_CHUNK_BYTES + (1 << 16));
+        io.sluice.schemas.codec.WireBuffer chunk = new io.sluice.schemas.codec.WireBuffer(RAW_CHUNK_BYTES + (1 << 16));
         int rows = 0;
         CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
         try {
@@ -143,7 +143,7 @@ final class RangeReader implements AutoCloseable {
     }
 
     private void emitRaw(TableSchema schema, TableProgress progress, Struct tableSource, List<String> names, List<String> types, int rows,
-                         io.sluice.schemas.copy.WireBuffer chunk, Map<String, Object> offset) throws InterruptedException {
+                         io.sluice.schemas.codec.WireBuffer chunk, Map<String, Object> offset) throws InterruptedException {
         SourceRecord record = new SourceRecord(progress.partition(), offset, schema.topic(), null, null, null, RawTuples.SCHEMA,
                 RawTuples.of(tableSource, names, types, schema.keyColumns(), rows, chunk.toByteArray()));
         if (resumed) {

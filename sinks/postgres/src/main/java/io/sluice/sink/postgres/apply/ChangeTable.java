@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 
+import io.sluice.schemas.codec.WireBuffer;
 import io.sluice.schemas.copy.CopyFraming;
-import io.sluice.schemas.copy.WireBuffer;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.postgres.copy.RowEncoder;
 import org.apache.kafka.connect.data.Schema;

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.sluice.schemas.codec.ArrayLiteral;
-import io.sluice.schemas.copy.WireBuffer;
+import io.sluice.schemas.codec.WireBuffer;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.mapping.ColumnMismatch;
 import io.sluice.schemas.types.PgType;

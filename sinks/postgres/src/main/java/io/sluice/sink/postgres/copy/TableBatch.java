@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
 
-import io.sluice.schemas.copy.WireBuffer;
+import io.sluice.schemas.codec.WireBuffer;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;
 import org.apache.kafka.connect.data.Schema;

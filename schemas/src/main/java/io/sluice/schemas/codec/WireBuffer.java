@@ -1,4 +1,4 @@
-package io.sluice.schemas.copy;
+package io.sluice.schemas.codec;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

@@ -13,7 +13,7 @@ import org.apache.kafka.connect.errors.DataException;
  * children (fields, array and map schemas) and default value, so that what is read equals what
  * was written.
  */
-final class SchemaCodec {
+final class SchemaEncoding {
 
     private static final int OPTIONAL = 1;
     private static final int NAME = 2;
@@ -27,7 +27,7 @@ final class SchemaCodec {
         Schema.Type.FLOAT32, Schema.Type.FLOAT64, Schema.Type.BOOLEAN, Schema.Type.STRING, Schema.Type.BYTES, Schema.Type.ARRAY,
         Schema.Type.MAP, Schema.Type.STRUCT};
 
-    private SchemaCodec() {
+    private SchemaEncoding() {
     }
 
     static int code(Schema.Type type) {
@@ -85,7 +85,7 @@ final class SchemaCodec {
             default -> { }
         }
         if (schema.defaultValue() != null) {
-            ValueCodec.write(schema, schema.defaultValue(), out);
+            ValueEncoding.write(schema, schema.defaultValue(), out);
         }
     }
 
@@ -132,7 +132,7 @@ final class SchemaCodec {
             builder.parameters(parameters);
         }
         if ((flags & DEFAULT) != 0) {
-            builder.defaultValue(ValueCodec.read(builder, in));
+            builder.defaultValue(ValueEncoding.read(builder, in));
         }
         return builder.build();
     }

@@ -23,9 +23,9 @@ import org.apache.kafka.connect.errors.DataException;
  * varints, floats their exact IEEE bits (NaN, infinities and -0 arrive as they left); Connect's
  * logical types (Decimal, Date, Time, Timestamp) travel as their physical values.
  */
-final class ValueCodec {
+final class ValueEncoding {
 
-    private ValueCodec() {
+    private ValueEncoding() {
     }
 
     static void write(Schema schema, Object value, BinaryOut out) {

@@ -1,0 +1,99 @@
+package io.sluice.architecture;
+
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import io.sluice.connector.fixture.SourceThatCallsTheRuntime;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shape of the code, checked in the build: the module layering of shared/ARCHITECTURE.md
+ * (the runtime composes the connectors, nothing in them depends on it; sinks build on the sink
+ * core; everything on the shared schemas), and no cycles between the packages of a module.
+ * The runtime's tests see every module's classes, so the rules live here.
+ */
+class ArchitectureTest {
+
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.sluice");
+
+    /**
+     * Modules whose packages are free of cycles and must stay so. The PostgreSQL source and sink
+     * still have cycles between their packages (issue 24 removes them, then they join this list).
+     */
+    private static final List<String> CYCLE_FREE_MODULES = List.of("io.sluice.schemas", "io.sluice.transforms", "io.sluice.sink.core",
+            "io.sluice.runtime");
+
+    static LayeredArchitecture layering() {
+        return layeredArchitecture().consideringOnlyDependenciesInLayers()
+                .layer("Schemas").definedBy("io.sluice.schemas..")
+                .layer("Source").definedBy("io.sluice.connector..")
+                .layer("Transforms").definedBy("io.sluice.transforms..")
+                .layer("SinkCore").definedBy("io.sluice.sink.core..")
+                .layer("PostgresSink").definedBy("io.sluice.sink.postgres..")
+                .layer("Runtime").definedBy("io.sluice.runtime..")
+                .layer("TestSupport").definedBy("io.sluice.testing..")
+                .whereLayer("Runtime").mayNotBeAccessedByAnyLayer()
+                .whereLayer("TestSupport").mayNotBeAccessedByAnyLayer()
+                .whereLayer("Source").mayOnlyBeAccessedByLayers("Runtime")
+                .whereLayer("Transforms").mayOnlyBeAccessedByLayers("Runtime")
+                .whereLayer("PostgresSink").mayOnlyBeAccessedByLayers("Runtime")
+                .whereLayer("SinkCore").mayOnlyBeAccessedByLayers("PostgresSink", "Runtime");
+    }
+
+    @Test
+    void modulesDependOnlyAsTheArchitectureSays() {
+        layering().check(MAIN);
+    }
+
+    @Test
+    void aConnectorThatCallsTheRuntimeBreaksTheLayering() {
+        JavaClasses withViolation = new ClassFileImporter().importClasses(SourceThatCallsTheRuntime.class,
+                io.sluice.runtime.Sluice.class);
+        assertThat(layering().evaluate(withViolation).hasViolation()).isTrue();
+        assertThat(layering().evaluate(withViolation).getFailureReport().toString()).contains("SourceThatCallsTheRuntime");
+    }
+
+    @Test
+    void packagesOfAModuleFormNoCycles() {
+        for (String module : CYCLE_FREE_MODULES) {
+            noCyclesIn(module).check(MAIN);
+        }
+    }
+
+    /** Each package directly under the module is a slice, and so is the module's own root package. */
+    static ArchRule noCyclesIn(String module) {
+        return slices().assignedFrom(new SliceAssignment() {
+            @Override
+            public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+                String pkg = javaClass.getPackageName();
+                if (pkg.equals(module)) {
+                    return SliceIdentifier.of("(root)");
+                }
+                if (!pkg.startsWith(module + ".")) {
+                    return SliceIdentifier.ignore();
+                }
+                String rest = pkg.substring(module.length() + 1);
+                int dot = rest.indexOf('.');
+                return SliceIdentifier.of(dot < 0 ? rest : rest.substring(0, dot));
+            }
+
+            @Override
+            public String getDescription() {
+                return "packages of " + module;
+            }
+        }).should().beFreeOfCycles();
+    }
+}
