@@ -1,6 +1,5 @@
 package io.sluice.runtime.pipeline;
 
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,9 +9,7 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
-import io.sluice.connector.postgres.selection.SelectedSchemas;
 import io.sluice.schemas.envelope.TableSchema;
-import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.transforms.anonymize.Anonymize;
 
 /**
@@ -47,9 +44,6 @@ final class TransformCheck {
     }
 
     private static List<TableSchema> tables(PipelineSpec spec) throws SQLException {
-        PostgresSourceConfig config = new PostgresSourceConfig(spec.source());
-        try (Connection c = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice transform check")) {
-            return SelectedSchemas.read(c, config);
-        }
+        return PostgresSourceConnector.selectedSchemas(new PostgresSourceConfig(spec.source()));
     }
 }

@@ -7,9 +7,11 @@ import java.util.Map;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
+import io.sluice.connector.postgres.selection.SelectedSchemas;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.config.UnresolvedPlaceholders;
+import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import org.apache.kafka.common.config.Config;
@@ -125,5 +127,16 @@ public class PostgresSourceConnector extends SourceConnector {
     public static PgEndpoint endpoint(PostgresSourceConfig config) {
         return new PgEndpoint(config.hostname(), config.port(), config.database(), config.user(), config.password().value(),
                 config.sslMode());
+    }
+
+    /**
+     * The record shapes the source would give the tables the configuration selects, read from the
+     * source's catalog as it is now: what a pipeline checks its transforms against before it starts.
+     */
+    public static List<TableSchema> selectedSchemas(PostgresSourceConfig config) throws SQLException {
+        try (Connection c = PgConnect.open(endpoint(config), "sluice transform check")) {
+            return SelectedSchemas.read(c, new TableSelector(config.includes(), config.excludes()), config.database(),
+                    config.mappingOptions(), config.topicPrefix());
+        }
     }
 }

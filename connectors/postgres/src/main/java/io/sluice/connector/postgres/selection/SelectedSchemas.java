@@ -5,9 +5,9 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.mapping.MappingOptions;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.types.PgColumn;
 import io.sluice.schemas.types.TypeCatalog;
@@ -21,12 +21,14 @@ public final class SelectedSchemas {
     private SelectedSchemas() {
     }
 
-    public static List<TableSchema> read(Connection connection, PostgresSourceConfig config) throws SQLException {
+    /** The record shapes of the tables the selector picks in {@code database}, topics named under {@code topicPrefix}. */
+    public static List<TableSchema> read(Connection connection, TableSelector selector, String database, MappingOptions options,
+                                         String topicPrefix) throws SQLException {
         TypeCatalog catalog = new TypeCatalog(connection);
-        TypeMapper mapper = new TypeMapper(config.mappingOptions());
+        TypeMapper mapper = new TypeMapper(options);
         List<TableSchema> out = new ArrayList<>();
-        for (SelectedTable table : new TableSelector(config.includes(), config.excludes()).select(connection, config.database())) {
-            out.add(of(table, catalog, mapper, config.topicPrefix()));
+        for (SelectedTable table : selector.select(connection, database)) {
+            out.add(of(table, catalog, mapper, topicPrefix));
         }
         return out;
     }
