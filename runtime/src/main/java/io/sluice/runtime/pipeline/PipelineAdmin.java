@@ -27,7 +27,7 @@ import io.sluice.sink.core.metrics.ByteCounts;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.PostgresSinkConfig;
-import io.sluice.sink.postgres.apply.AppliedPositions;
+import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.sink.postgres.schema.SnapshotClaims;
 import io.sluice.sink.postgres.schema.SnapshotRecords;
 

@@ -14,7 +14,7 @@ import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.sink.postgres.PostgresSinkConfig;
-import io.sluice.sink.postgres.apply.AppliedPositions;
+import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.sink.postgres.schema.SnapshotRecords;
 
 /**

@@ -33,12 +33,12 @@ import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
-import io.sluice.sink.postgres.apply.AppliedPositions;
+import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.sink.postgres.apply.ChangeApplier;
 import io.sluice.sink.postgres.apply.ChangeTable;
-import io.sluice.sink.postgres.apply.KafkaOffsets;
+import io.sluice.sink.postgres.state.KafkaOffsets;
 import io.sluice.sink.postgres.apply.SequenceAdvance;
-import io.sluice.sink.postgres.apply.SourcePosition;
+import io.sluice.sink.postgres.state.SourcePosition;
 import io.sluice.sink.postgres.barrier.BarrierGate;
 import io.sluice.sink.postgres.barrier.BarrierTables;
 import io.sluice.sink.postgres.barrier.Subscription;
@@ -181,7 +181,8 @@ public class PostgresSinkTask extends SinkTask {
         gate = new BarrierGate(config.endpoint(), new BarrierTables(positions.schema(), config.connectorName()), offsets,
                 Subscription.of(props));
         changes = new ChangeApplier(config.endpoint(), positions, offsets,
-                new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis(), applyBatches);
+                new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis(),
+                PostgresSinkConfig.APPLY_RETRY_TIMEOUT, applyBatches);
         ErrantRecordReporter reporter;
         try {
             reporter = context == null ? null : context.errantRecordReporter();

@@ -25,6 +25,9 @@ import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.postgres.state.AppliedPositions;
+import io.sluice.sink.postgres.state.KafkaOffsets;
+import io.sluice.sink.postgres.state.SourcePosition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
@@ -60,6 +63,7 @@ public final class ChangeApplier implements AutoCloseable {
     private final Map<TopicPartition, Long> pendingOffsets = new HashMap<>();
     private final Map<TopicPartition, SourcePosition> pendingPartitionPositions = new HashMap<>();
     private final long retryTimeoutMillis;
+    private final String retryTimeoutKey;
     private final TunedBatchSize batchSize;
     private ExecutorService applyThread;
     /** The batch being written, if any. */
@@ -76,18 +80,20 @@ public final class ChangeApplier implements AutoCloseable {
     /**
      * @param setUp              session settings for the connection (replica role); must not throw for a setting merely refused
      * @param retryTimeoutMillis how long to keep trying while the target cannot be reached
+     * @param retryTimeoutKey    the setting that says so, named when the time is up
      * @param batchSize          the size batches are sealed at, told how long each took
      * @param offsets            where the Kafka offsets of applied changes are written, in their transactions (on Kafka
      *                           Connect, see {@link #takenAt}); null to track changes by source position only
      */
     public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, KafkaOffsets offsets, Consumer<Connection> setUp,
-                         long retryTimeoutMillis, TunedBatchSize batchSize) {
+                         long retryTimeoutMillis, String retryTimeoutKey, TunedBatchSize batchSize) {
         this.endpoint = endpoint;
         this.batchSize = batchSize;
         this.positions = positions;
         this.offsets = offsets;
         this.setUp = setUp;
         this.retryTimeoutMillis = retryTimeoutMillis;
+        this.retryTimeoutKey = retryTimeoutKey;
     }
 
     /** The pending changes of a target table; null when none are pending. */
@@ -424,7 +430,7 @@ public final class ChangeApplier implements AutoCloseable {
                 boolean unreachable = PgConnect.unreachable(e);
                 if (!unreachable || System.nanoTime() + pause * 1_000_000L > deadline) {
                     throw new ConnectException(what + " to " + endpoint.display() + " failed: " + reason
-                            + (unreachable ? " (the target was unreachable for longer than " + io.sluice.sink.postgres.PostgresSinkConfig.APPLY_RETRY_TIMEOUT + ")"
+                            + (unreachable ? " (the target was unreachable for longer than " + retryTimeoutKey + ")"
                             : ""), e);
                 }
                 LOG.warn("{} to {} failed, the target seems unreachable ({}); trying again in {} ms", what, endpoint.display(), reason, pause);

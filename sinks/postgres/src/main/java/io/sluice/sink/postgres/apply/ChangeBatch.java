@@ -9,6 +9,10 @@ import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
 
+import io.sluice.sink.postgres.state.AppliedPositions;
+import io.sluice.sink.postgres.state.KafkaOffsets;
+import io.sluice.sink.postgres.state.SourcePosition;
+
 /**
  * Changes sealed for one target transaction: the tables to empty first, each table's coalesced
  * changes, and the newest position of each source (or, on Kafka Connect, the offset after the

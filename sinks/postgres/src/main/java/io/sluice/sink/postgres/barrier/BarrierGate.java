@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
-import io.sluice.sink.postgres.apply.KafkaOffsets;
+import io.sluice.sink.postgres.state.KafkaOffsets;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkTaskContext;

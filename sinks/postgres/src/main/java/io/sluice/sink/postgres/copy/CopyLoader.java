@@ -21,7 +21,7 @@ import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.ByteBudget;
 import io.sluice.sink.core.batch.ThroughputMeter;
 import io.sluice.sink.core.batch.TunedBatchSize;
-import io.sluice.sink.postgres.apply.KafkaOffsets;
+import io.sluice.sink.postgres.state.KafkaOffsets;
 import io.sluice.sink.postgres.connections.ConnectionPool;
 import io.sluice.sink.postgres.connections.ReplicaRole;
 import org.apache.kafka.connect.errors.ConnectException;

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.apply;
+package io.sluice.sink.postgres.state;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.postgres.Lsn;

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.apply;
+package io.sluice.sink.postgres.state;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
