@@ -6,6 +6,8 @@ import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.sluice.connector.postgres.pgoutput.PgOutputDecoder;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.schemas.postgres.Lsn;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.LogSequenceNumber;

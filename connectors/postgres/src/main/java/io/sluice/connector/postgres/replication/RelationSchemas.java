@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BiPredicate;
 
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.mapping.TypeMapper;

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.connector.postgres.snapshot.VisibleTransactions;

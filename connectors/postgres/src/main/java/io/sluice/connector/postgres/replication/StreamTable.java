@@ -2,6 +2,7 @@ package io.sluice.connector.postgres.replication;
 
 import java.util.List;
 
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.mapping.ColumnMapping;
 

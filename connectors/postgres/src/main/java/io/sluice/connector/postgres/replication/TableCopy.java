@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.StringJoiner;
 import java.util.UUID;
 
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.schemas.naming.Identifiers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,4 +1,4 @@
-package io.sluice.connector.postgres.replication;
+package io.sluice.connector.postgres.pgoutput;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;

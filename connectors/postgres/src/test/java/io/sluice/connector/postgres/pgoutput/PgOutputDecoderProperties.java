@@ -1,4 +1,4 @@
-package io.sluice.connector.postgres.replication;
+package io.sluice.connector.postgres.pgoutput;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -10,18 +10,18 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
-import io.sluice.connector.postgres.replication.PgOutputMessage.Begin;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Column;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Commit;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Delete;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Insert;
-import io.sluice.connector.postgres.replication.PgOutputMessage.LogicalMessage;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Origin;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Relation;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Truncate;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Tuple;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Type;
-import io.sluice.connector.postgres.replication.PgOutputMessage.Update;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Begin;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Column;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Commit;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Delete;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Insert;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.LogicalMessage;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Origin;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Relation;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Truncate;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Tuple;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Type;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Update;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
