@@ -83,10 +83,6 @@ final class BinaryIn {
         return pos;
     }
 
-    byte[] buffer() {
-        return buf;
-    }
-
     boolean atEnd() {
         return pos == buf.length;
     }

@@ -72,17 +72,8 @@ final class BinaryOut {
         size += length;
     }
 
-    int size() {
-        return size;
-    }
-
     byte[] toByteArray() {
         return Arrays.copyOf(buf, size);
-    }
-
-    /** The bytes from {@code from} to the end, copied. */
-    byte[] copyFrom(int from) {
-        return Arrays.copyOfRange(buf, from, size);
     }
 
     private void ensure(int more) {
