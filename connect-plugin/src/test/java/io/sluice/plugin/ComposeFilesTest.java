@@ -30,7 +30,7 @@ import org.apache.kafka.connect.runtime.distributed.DistributedConfig;
 import org.junit.jupiter.api.Test;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
-import io.sluice.runtime.cli.Arguments;
+import io.sluice.runtime.cli.SluiceCommand;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.transforms.anonymize.Anonymize;
 
@@ -138,7 +138,7 @@ class ComposeFilesTest {
                         && service.has("command")) {
                     List<String> args = new ArrayList<>();
                     service.get("command").forEach(a -> args.add(a.asText()));
-                    assertThatCode(() -> Arguments.parse(args.toArray(String[]::new))).as(at + ": sluice " + String.join(" ", args))
+                    assertThatCode(() -> SluiceCommand.check(args.toArray(String[]::new))).as(at + ": sluice " + String.join(" ", args))
                             .doesNotThrowAnyException();
                 }
             }

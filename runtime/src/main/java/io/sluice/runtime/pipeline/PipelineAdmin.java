@@ -28,8 +28,7 @@ import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.sink.postgres.state.AppliedPositions;
-import io.sluice.sink.postgres.schema.SnapshotClaims;
-import io.sluice.sink.postgres.schema.SnapshotRecords;
+import io.sluice.sink.postgres.state.TargetState;
 
 /**
  * The commands around a streaming pipeline: {@code init} prepares the source (idempotent),
@@ -144,25 +143,26 @@ public final class PipelineAdmin {
             out.println("  slot " + s.name() + ": " + (s.active() ? "streaming (process " + s.activePid() + ")" : "idle")
                     + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + ByteCounts.format(current - s.confirmedFlush()));
         }
-        AppliedPositions positions = new AppliedPositions(target.positionTable());
+        TargetState state = new TargetState(target.positionTable(), target.connectorName());
         try (Connection c = PgConnect.open(target.endpoint(), "sluice status")) {
-            new SnapshotRecords(positions.schema()).read(c, spec.name()).ifPresentOrElse(
+            TargetState.Status first = state.status(c, spec.name());
+            first.snapshot().ifPresentOrElse(
                     s -> out.println("  snapshot of " + s.database() + " taken " + s.takenAt() + ": " + (s.finished() ? "finished "
                             + s.finishedAt() : "loading since " + s.startedAt()) + ", " + s.targetTables().size() + " tables (recorded on the target)"),
                     () -> out.println("  snapshot: none recorded on the target"));
-            Optional<AppliedPositions.Applied> first = positions.status(c, spec.name());
-            if (first.isEmpty()) {
+            if (first.applied().isEmpty()) {
                 out.println("  target " + target.endpoint().display() + ": no change applied yet");
                 return 0;
             }
             Thread.sleep(2000);
-            AppliedPositions.Applied now = positions.status(c, spec.name()).orElse(first.get());
+            AppliedPositions.Applied before = first.applied().get();
+            AppliedPositions.Applied now = state.status(c, spec.name()).applied().orElse(before);
             long behind = Math.max(0, current - now.position().commitLsn());
             Duration since = Duration.between(now.appliedAt(), OffsetDateTime.now());
             out.println("  target " + target.endpoint().display() + ": applied up to " + now.position().lsnText() + ", "
                     + String.format(Locale.ROOT, "%,d", now.changes()) + " changes in all, last applied " + seconds(since) + " ago");
             out.println("  behind the source by " + ByteCounts.format(behind) + " of WAL; applying "
-                    + String.format(Locale.ROOT, "%,.0f", (now.changes() - first.get().changes()) / 2.0) + " changes/s");
+                    + String.format(Locale.ROOT, "%,.0f", (now.changes() - before.changes()) / 2.0) + " changes/s");
         }
         return 0;
     }
@@ -187,15 +187,7 @@ public final class PipelineAdmin {
             throw e;
         }
         try (Connection c = PgConnect.open(target.endpoint(), "sluice teardown")) {
-            AppliedPositions positions = new AppliedPositions(target.positionTable());
-            if (positions.forget(c, spec.name())) {
-                out.println("Forgot the applied position of " + spec.name() + " in " + target.positionTable());
-            }
-            // A snapshot torn down unfinished leaves its tables to the user: a new run must not drop them.
-            new SnapshotClaims(positions.schema()).release(c, spec.name());
-            if (new SnapshotRecords(positions.schema()).forget(c, spec.name())) {
-                out.println("Forgot the record of the snapshot of " + spec.name());
-            }
+            new TargetState(target.positionTable(), target.connectorName()).forget(c, spec.name()).forEach(out::println);
         }
         for (Path file : List.of(spec.offsets(), Path.of(spec.offsets() + ".done"))) {
             if (Files.deleteIfExists(file)) {

@@ -14,8 +14,8 @@ import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.sink.postgres.PostgresSinkConfig;
-import io.sluice.sink.postgres.state.AppliedPositions;
-import io.sluice.sink.postgres.schema.SnapshotRecords;
+import io.sluice.sink.postgres.state.SnapshotRecords;
+import io.sluice.sink.postgres.state.TargetState;
 
 /**
  * Reads what the target records of a pipeline (its snapshot, its streaming position) and checks
@@ -27,14 +27,12 @@ final class PipelineTarget {
 
     private final PipelineSpec spec;
     private final PostgresSinkConfig target;
-    private final AppliedPositions positions;
-    private final SnapshotRecords snapshots;
+    private final TargetState state;
 
     PipelineTarget(PipelineSpec spec) {
         this.spec = spec;
         this.target = new PostgresSinkConfig(spec.target());
-        this.positions = new AppliedPositions(target.positionTable());
-        this.snapshots = new SnapshotRecords(positions.schema());
+        this.state = new TargetState(target.positionTable(), target.connectorName());
     }
 
     /** The target's address, for messages. */
@@ -50,8 +48,9 @@ final class PipelineTarget {
      */
     StartingPoint.Target read(boolean checkEmptied) throws SQLException {
         try (Connection c = PgConnect.open(target.endpoint(), "sluice state")) {
-            Optional<SnapshotRecords.Snapshot> snapshot = snapshots.read(c, spec.name());
-            boolean position = positions.status(c, spec.name()).isPresent();
+            TargetState.Status status = state.status(c, spec.name());
+            Optional<SnapshotRecords.Snapshot> snapshot = status.snapshot();
+            boolean position = status.applied().isPresent();
             if (snapshot.isEmpty()) {
                 return new StartingPoint.Target(false, false, null, position, List.of(), List.of());
             }

@@ -17,9 +17,7 @@ import java.util.function.LongSupplier;
 
 import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
-import io.sluice.connector.postgres.PostgresSourceTask;
-import io.sluice.connector.postgres.replication.ChangeRecords;
-import io.sluice.connector.postgres.snapshot.SnapshotRun;
+import io.sluice.connector.postgres.SourceOffsets;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.RawTuples;
@@ -113,9 +111,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             } else if (RawTuples.is(r.valueSchema())) {
                 progress.rowMoved(tableOf(r), ((Struct) r.value()).getInt32("rows"));
             }
-            end |= r.sourceOffset() != null && Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
+            end |= SourceOffsets.endsSnapshot(r.sourceOffset());
             schemaChange |= appliesSchema(r);
-            if (r.sourceOffset() != null && r.sourceOffset().containsKey(ChangeRecords.COMMIT_LSN)) {
+            if (SourceOffsets.streamed(r.sourceOffset())) {
                 streamed++;
                 newestCommitMillis = ((Struct) r.value()).getStruct(Envelope.SOURCE).getInt64("ts_ms");
             }
@@ -131,7 +129,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         // resume from it rather than apply it again. Streamed changes are made durable, and waited
         // for, as soon as the source has handed out all it had (a batch short of full), so latency
         // stays low when the load is light and the last changes of a burst are confirmed at once.
-        boolean settle = end || schemaChange || (streamed > 0 && events.size() < PostgresSourceTask.MAX_BATCH);
+        boolean settle = end || schemaChange || (streamed > 0 && SourceOffsets.drained(events.size()));
         boolean flush = settle || System.nanoTime() - lastFlush >= flushIntervalNanos;
         Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
         nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));

@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
-import io.sluice.runtime.cli.Arguments;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,17 +72,5 @@ class PipelineSpecTest {
         PipelineSpec spec = PipelineSpec.of(null, Map.of("url", "postgres://u@h/inventory-db"), Map.of("url", "postgres://u@h/x"), Map.of(), null);
         assertThat(spec.name()).isEqualTo("inventory-db");
         assertThat(spec.source()).containsEntry("topic.prefix", "inventory-db");
-    }
-
-    @Test
-    void commandLineOptionsMapToConnectorKeys() throws Exception {
-        Arguments a = Arguments.parse(new String[] {"snapshot", "--source", "postgres://u@h/s", "--target=postgres://u@h/t",
-                "--tables", "public.*", "--threads", "6", "--table-exists", "append", "--set", "target.batch.max.bytes=1048576", "--fresh"});
-        assertThat(a.sourceSettings()).containsEntry("table.include.list", "public.*").containsEntry("snapshot.max.threads", "6");
-        assertThat(a.targetSettings()).containsEntry("copy.parallelism", "6").containsEntry("table.exists", "append")
-                .containsEntry("batch.max.bytes", "1048576");
-        assertThat(a.fresh()).isTrue();
-        assertThatThrownBy(() -> Arguments.parse(new String[] {"snapshot", "--source", "x"})).hasMessageContaining("--target");
-        assertThatThrownBy(() -> Arguments.parse(new String[] {"snapshot", "--set", "nope=1"})).hasMessageContaining("source.KEY=VALUE");
     }
 }

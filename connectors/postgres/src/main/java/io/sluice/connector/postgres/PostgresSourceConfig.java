@@ -156,7 +156,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "and new tables do not reach it.", STREAMING, 5, Width.SHORT, "Capture DDL")
             .define(RECONNECT_TIMEOUT, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                     "How long the stream tries to reconnect when the source goes away (restarted, network lost), with pauses "
-                            + "from 100 ms doubling up to 10 s. It resumes from the last position confirmed, so nothing is lost "
+                            + "growing from 100 ms to 10 s (exponential backoff with full jitter). It resumes from the last position confirmed, so nothing is lost "
                             + "or applied twice; after this long the pipeline stops with the reason.", STREAMING, 6, Width.SHORT,
                     "Reconnect timeout")
             .define(SEQUENCES_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.atLeast(0L), Importance.LOW,

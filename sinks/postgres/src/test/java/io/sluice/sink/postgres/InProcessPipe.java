@@ -11,7 +11,7 @@ import java.util.Map;
 import io.sluice.connector.postgres.PostgresSourceTask;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.sink.postgres.state.AppliedPositions;
-import io.sluice.sink.postgres.state.SourcePosition;
+import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.testing.kafka.SourceTaskContexts;
 import io.sluice.testing.postgres.TestDatabase;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;

@@ -16,6 +16,7 @@ import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.retry.RetryPolicy;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.slf4j.Logger;
@@ -118,8 +119,8 @@ public final class StreamRun implements AutoCloseable {
 
     /**
      * The source went away (restarted, network lost): drops what was read but not handed out,
-     * and streams again from the confirmed position once the source is back, trying with pauses
-     * doubling from 100 ms to 10 s until the reconnect timeout. The server sends again what
+     * and streams again from the confirmed position once the source is back, trying as
+     * {@link RetryPolicy#reconnecting} says (pauses growing from 100 ms to 10 s) until the reconnect timeout. The server sends again what
      * followed that position; what was handed out already is skipped, a table copy is taken
      * again.
      */
@@ -133,9 +134,10 @@ public final class StreamRun implements AutoCloseable {
             copy = null;
         }
         pending = new ArrayList<>();
-        long deadline = System.nanoTime() + settings.reconnectTimeoutMillis() * 1_000_000L;
-        long pause = 100;
-        while (!closed) {
+        RetryPolicy.reconnecting(settings.reconnectTimeoutMillis()).run(() -> {
+            if (closed) {
+                return null;
+            }
             Connection newCatalog = null;
             Connection replication = null;
             try {
@@ -144,7 +146,7 @@ public final class StreamRun implements AutoCloseable {
                 stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
                         settings.statusIntervalMillis());
                 catalog = newCatalog;
-                break;
+                return null;
             } catch (SQLException | RuntimeException e) {
                 if (newCatalog != null) {
                     closeQuietly(newCatalog);
@@ -152,16 +154,23 @@ public final class StreamRun implements AutoCloseable {
                 if (replication != null) {
                     closeQuietly(replication);
                 }
-                // The server may still hold the old walsender (and the slot) until it notices the connection is gone.
-                boolean slotBusy = e instanceof SQLException sql && "55006".equals(sql.getSQLState());
-                if (!(PgConnect.unreachable(e) || slotBusy) || System.nanoTime() + pause * 1_000_000L > deadline) {
-                    throw new ConnectException("Streaming from slot " + settings.slot() + " failed (" + cause.getMessage()
-                            + ") and reconnecting did not succeed within " + settings.reconnectTimeoutMillis() + " ms: " + e.getMessage(), e);
-                }
-                Thread.sleep(pause);
-                pause = Math.min(pause * 2, 10_000);
+                throw e;
             }
-        }
+        }, new RetryPolicy.Failures() {
+            @Override
+            public boolean isTransient(Exception failure) {
+                // The server may still hold the old walsender (and the slot) until it notices the connection is gone.
+                boolean slotBusy = failure instanceof SQLException sql && "55006".equals(sql.getSQLState());
+                return PgConnect.unreachable(failure) || slotBusy;
+            }
+
+            @Override
+            public RuntimeException giveUp(Exception failure, boolean timedOut) {
+                return new ConnectException("Streaming from slot " + settings.slot() + " failed (" + cause.getMessage()
+                        + ") and reconnecting did not succeed within " + settings.reconnectTimeoutMillis() + " ms: " + failure.getMessage(),
+                        failure);
+            }
+        });
         if (closed) {
             return;
         }

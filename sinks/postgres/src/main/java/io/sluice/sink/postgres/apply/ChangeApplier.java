@@ -24,10 +24,11 @@ import java.util.function.Consumer;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.sink.postgres.state.KafkaOffsets;
-import io.sluice.sink.postgres.state.SourcePosition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
@@ -62,7 +63,7 @@ public final class ChangeApplier implements AutoCloseable {
     private final KafkaOffsets offsets;
     private final Map<TopicPartition, Long> pendingOffsets = new HashMap<>();
     private final Map<TopicPartition, SourcePosition> pendingPartitionPositions = new HashMap<>();
-    private final long retryTimeoutMillis;
+    private final RetryPolicy retry;
     private final String retryTimeoutKey;
     private final TunedBatchSize batchSize;
     private ExecutorService applyThread;
@@ -92,7 +93,7 @@ public final class ChangeApplier implements AutoCloseable {
         this.positions = positions;
         this.offsets = offsets;
         this.setUp = setUp;
-        this.retryTimeoutMillis = retryTimeoutMillis;
+        this.retry = RetryPolicy.reconnecting(retryTimeoutMillis);
         this.retryTimeoutKey = retryTimeoutKey;
     }
 
@@ -414,35 +415,41 @@ public final class ChangeApplier implements AutoCloseable {
     /**
      * Runs {@code work} on the connection. A failure rolls back (the connection is dropped);
      * one that says the target cannot be reached (connection lost, server shutting down or
-     * starting, refusing connections) is tried again after a pause that doubles from 100 ms up
-     * to 10 s, until the retry timeout has passed.
+     * starting, refusing connections) is tried again as {@link RetryPolicy#reconnecting} says
+     * (pauses growing from 100 ms to 10 s, jittered), until the retry timeout has passed.
      */
     private void retrying(String what, TargetWork work) {
-        long deadline = System.nanoTime() + retryTimeoutMillis * 1_000_000L;
-        long pause = 100;
-        while (true) {
-            try {
+        try {
+            retry.run(() -> {
                 work.run(connection());
-                return;
-            } catch (SQLException | RuntimeException e) {
-                discardConnection();
-                String reason = e instanceof SQLException sql ? PgConnect.explain(sql, endpoint).getMessage() : e.getMessage();
-                boolean unreachable = PgConnect.unreachable(e);
-                if (!unreachable || System.nanoTime() + pause * 1_000_000L > deadline) {
-                    throw new ConnectException(what + " to " + endpoint.display() + " failed: " + reason
-                            + (unreachable ? " (the target was unreachable for longer than " + retryTimeoutKey + ")"
-                            : ""), e);
+                return null;
+            }, new RetryPolicy.Failures() {
+                @Override
+                public boolean isTransient(Exception failure) {
+                    discardConnection();
+                    return PgConnect.unreachable(failure);
                 }
-                LOG.warn("{} to {} failed, the target seems unreachable ({}); trying again in {} ms", what, endpoint.display(), reason, pause);
-                try {
-                    Thread.sleep(pause);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    throw new ConnectException(what + " was interrupted while the target was unreachable", e);
+
+                @Override
+                public void retrying(Exception failure, long pauseMillis) {
+                    LOG.warn("{} to {} failed, the target seems unreachable ({}); trying again in {} ms", what, endpoint.display(),
+                            reason(failure), pauseMillis);
                 }
-                pause = Math.min(pause * 2, 10_000);
-            }
+
+                @Override
+                public RuntimeException giveUp(Exception failure, boolean timedOut) {
+                    return new ConnectException(what + " to " + endpoint.display() + " failed: " + reason(failure)
+                            + (timedOut ? " (the target was unreachable for longer than " + retryTimeoutKey + ")" : ""), failure);
+                }
+            });
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException(what + " was interrupted while the target was unreachable", interrupted);
         }
+    }
+
+    private String reason(Exception failure) {
+        return failure instanceof SQLException sql ? PgConnect.explain(sql, endpoint).getMessage() : failure.getMessage();
     }
 
     private static final SourcePosition NONE = new SourcePosition(0, Long.MIN_VALUE);

@@ -11,7 +11,7 @@ import org.apache.kafka.common.TopicPartition;
 
 import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.sink.postgres.state.KafkaOffsets;
-import io.sluice.sink.postgres.state.SourcePosition;
+import io.sluice.sink.core.position.SourcePosition;
 
 /**
  * Changes sealed for one target transaction: the tables to empty first, each table's coalesced

@@ -20,6 +20,8 @@ import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.connections.ConnectionPool;
+import io.sluice.sink.postgres.state.SnapshotRecords;
+import io.sluice.sink.postgres.state.SnapshotClaims;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

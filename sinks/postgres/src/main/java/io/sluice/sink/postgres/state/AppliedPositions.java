@@ -7,9 +7,8 @@ import java.sql.SQLException;
 import java.util.Map;
 
 import io.sluice.schemas.naming.Identifiers;
-import io.sluice.sink.postgres.connections.MissingRelation;
-import io.sluice.sink.postgres.connections.OwnTables;
 import io.sluice.schemas.postgres.Lsn;
+import io.sluice.sink.core.position.SourcePosition;
 
 /**
  * The table on the target that holds, per source, the position of the last change applied. It

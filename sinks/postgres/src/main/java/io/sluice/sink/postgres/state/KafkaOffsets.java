@@ -15,8 +15,7 @@ import org.apache.kafka.common.TopicPartition;
 
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.Lsn;
-import io.sluice.sink.postgres.connections.MissingRelation;
-import io.sluice.sink.postgres.connections.OwnTables;
+import io.sluice.sink.core.position.SourcePosition;
 
 /**
  * The table on the target that holds, per sink connector and topic partition, the Kafka offset

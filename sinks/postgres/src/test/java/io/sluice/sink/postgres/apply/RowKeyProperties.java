@@ -18,6 +18,15 @@ import net.jqwik.api.constraints.Size;
  */
 class RowKeyProperties {
 
+    /**
+     * The fullest bucket a property allows. Even a perfectly random hash fills some bucket with 9
+     * keys in about one table in a thousand at HashMap's highest load (0.75), which 150 tries a
+     * build would find now and then; 12 or more comes about once in 10^6 tables. The flaws found so
+     * far put 9 and 10 keys into a bucket at loads far below that, where a random hash all but
+     * never does: the examples below keep those cases, at the tighter limit of 8.
+     */
+    private static final int RANDOM_LIMIT = 11;
+
     @Property
     void equalBytesAreEqualKeysWithEqualHashes(@ForAll @Size(max = 40) byte[] bytes) {
         RowKey a = new RowKey(bytes);
@@ -33,30 +42,36 @@ class RowKeyProperties {
 
     @Property(tries = 50)
     void consecutiveIntKeysSpreadOverTheBuckets(@ForAll int first, @ForAll @IntRange(min = 1_000, max = 50_000) int count) {
-        assertSpread(count, i -> ByteBuffer.allocate(8).putInt(4).putInt(first + i).array());
+        assertSpread(count, RANDOM_LIMIT, i -> ByteBuffer.allocate(8).putInt(4).putInt(first + i).array());
     }
 
     @Property(tries = 50)
     void consecutiveBigintKeysSpreadOverTheBuckets(@ForAll long first, @ForAll @IntRange(min = 1_000, max = 50_000) int count) {
-        assertSpread(count, i -> ByteBuffer.allocate(12).putInt(8).putLong(first + i).array());
+        assertSpread(count, RANDOM_LIMIT, i -> ByteBuffer.allocate(12).putInt(8).putLong(first + i).array());
     }
 
     @Property(tries = 50)
     void compositeKeysSpreadOverTheBuckets(@ForAll int tenant, @ForAll @IntRange(min = 1_000, max = 50_000) int count) {
-        assertSpread(count, i -> ByteBuffer.allocate(16).putInt(4).putInt(tenant + i / 100).putInt(4).putInt(i % 100).array());
+        assertSpread(count, RANDOM_LIMIT, i -> ByteBuffer.allocate(16).putInt(4).putInt(tenant + i / 100).putInt(4).putInt(i % 100).array());
     }
 
     /** The case that put nine keys into one bucket with a hash that mixed each word in with one multiply. */
     @Example
     void aSmallNegativeTenantsKeysSpreadToo() {
-        assertSpread(2640, i -> ByteBuffer.allocate(16).putInt(4).putInt(-39 + i / 100).putInt(4).putInt(i % 100).array());
+        assertSpread(2640, 8, i -> ByteBuffer.allocate(16).putInt(4).putInt(-39 + i / 100).putInt(4).putInt(i % 100).array());
+    }
+
+    /** The case that put ten keys into one bucket while HashMap's own spreading undid the hash's last step. */
+    @Example
+    void aLargeTenantsKeysSpreadToo() {
+        assertSpread(1140, 8, i -> ByteBuffer.allocate(16).putInt(4).putInt(2_218_008 + i / 100).putInt(4).putInt(i % 100).array());
     }
 
     /**
      * Nearly every key has a hash code of its own (keys sharing one share a bucket whatever the
      * table's size), and in a table sized as HashMap sizes it no bucket holds more than a few.
      */
-    private static void assertSpread(int count, java.util.function.IntFunction<byte[]> key) {
+    private static void assertSpread(int count, int limit, java.util.function.IntFunction<byte[]> key) {
         java.util.Set<Integer> hashes = new java.util.HashSet<>();
         int buckets = Integer.highestOneBit((int) (count / 0.75)) << 1;
         int[] load = new int[buckets];
@@ -67,7 +82,7 @@ class RowKeyProperties {
             load[(h ^ (h >>> 16)) & (buckets - 1)]++;
         }
         assertThat(hashes.size()).as("distinct hash codes of %d keys", count).isGreaterThanOrEqualTo(count - count / 1000);
-        assertThat(Arrays.stream(load).max().orElseThrow()).as("keys in the fullest bucket").isLessThanOrEqualTo(8);
+        assertThat(Arrays.stream(load).max().orElseThrow()).as("keys in the fullest bucket").isLessThanOrEqualTo(limit);
     }
 
 }

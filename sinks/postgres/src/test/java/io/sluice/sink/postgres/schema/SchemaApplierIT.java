@@ -10,6 +10,8 @@ import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
+import io.sluice.sink.postgres.state.SnapshotRecords;
+import io.sluice.sink.postgres.state.SnapshotClaims;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.barrier;
+package io.sluice.sink.postgres.state;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -9,8 +9,6 @@ import java.util.HashSet;
 import java.util.Set;
 
 import io.sluice.schemas.naming.Identifiers;
-import io.sluice.sink.postgres.connections.MissingRelation;
-import io.sluice.sink.postgres.connections.OwnTables;
 import org.apache.kafka.common.TopicPartition;
 
 /**

@@ -1,7 +1,5 @@
-package io.sluice.sink.postgres.barrier;
+package io.sluice.sink.core.barrier;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -12,9 +10,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.sluice.schemas.envelope.Barriers;
-import io.sluice.schemas.postgres.PgConnect;
-import io.sluice.schemas.postgres.PgEndpoint;
-import io.sluice.sink.postgres.state.KafkaOffsets;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkTaskContext;
@@ -23,9 +18,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A sink task's side of ordering barriers (see {@link Barriers}). A partition that reaches a
- * barrier whose event is not applied yet is held there: the task records on the target that the
- * partition arrived, rewinds it to the barrier and pauses it. The partition that carries the event
- * is held likewise until every partition of the event's topics has arrived. Held partitions are
+ * barrier whose event is not applied yet is held there: the task records that the partition
+ * arrived, rewinds it to the barrier and pauses it. The partition that carries the event is held
+ * likewise until every partition of the event's topics has arrived. Arrivals and releases are kept
+ * in the sink's {@link BarrierStore}, which every task of the connector sees. Held partitions are
  * checked again every few hundred milliseconds (the task asks Connect to poll that often) and
  * resumed when they may go on; the barrier record or the event then comes again and passes.
  * Nothing blocks inside {@code put}: Connect keeps polling, and the group keeps the task.
@@ -37,12 +33,8 @@ public final class BarrierGate implements AutoCloseable {
     private static final long REPORT_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final int RELEASED_REMEMBERED = 10_000;
 
-    private final PgEndpoint endpoint;
-    private final BarrierTables tables;
-    private final KafkaOffsets offsets;
+    private final BarrierStore store;
     private final Subscription subscription;
-    private Connection connection;
-    private boolean ensured;
     /** Barriers known to be released (they never go back), the newest few thousand. */
     private final Map<String, Boolean> released = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
@@ -68,13 +60,8 @@ public final class BarrierGate implements AutoCloseable {
         }
     }
 
-    /**
-     * @param offsets the target's Kafka offsets, moved to a barrier when a partition arrives there; null when it keeps none
-     */
-    public BarrierGate(PgEndpoint endpoint, BarrierTables tables, KafkaOffsets offsets, Subscription subscription) {
-        this.endpoint = endpoint;
-        this.tables = tables;
-        this.offsets = offsets;
+    public BarrierGate(BarrierStore store, Subscription subscription) {
+        this.store = store;
         this.subscription = subscription;
     }
 
@@ -83,7 +70,7 @@ public final class BarrierGate implements AutoCloseable {
         if (released.containsKey(barrier)) {
             return true;
         }
-        boolean done = query(c -> tables.released(c, List.of(barrier))).contains(barrier);
+        boolean done = store.released(List.of(barrier)).contains(barrier);
         if (done) {
             released.put(barrier, true);
         }
@@ -100,15 +87,7 @@ public final class BarrierGate implements AutoCloseable {
      * is on the target (the caller made sure of that).
      */
     public void holdAtBarrier(SinkTaskContext context, TopicPartition partition, long offset, String barrier) {
-        query(c -> {
-            tables.arrive(c, barrier, partition);
-            if (offsets != null) {
-                // Everything before the barrier is in: a task that gets the partition next starts at the barrier.
-                offsets.ensure(c);
-                offsets.settle(c, partition, offset);
-            }
-            return null;
-        });
+        store.arrive(barrier, partition, offset);
         hold(context, partition, offset, new Wait(barrier, null));
     }
 
@@ -131,25 +110,13 @@ public final class BarrierGate implements AutoCloseable {
 
     /** Releases a barrier whose event needed no transaction of its own. */
     public void release(String barrier) {
-        query(c -> {
-            tables.release(c, barrier);
-            return null;
-        });
+        store.release(barrier);
         released.put(barrier, true);
     }
 
-    /** Releases a barrier from another thread (when work in the background is done), on a connection of its own. */
+    /** Releases a barrier from another thread (when work in the background is done). */
     public void releaseElsewhere(String barrier) {
-        try (Connection c = PgConnect.open(endpoint, "sluice barriers")) {
-            tables.release(c, barrier);
-        } catch (SQLException e) {
-            throw PgConnect.explain(e, endpoint);
-        }
-    }
-
-    /** Writes the barrier's release inside the caller's transaction. */
-    public void release(Connection c, String barrier) throws SQLException {
-        tables.release(c, barrier);
+        store.releaseElsewhere(barrier);
     }
 
     /**
@@ -168,7 +135,7 @@ public final class BarrierGate implements AutoCloseable {
                     atBarrier.add(wait.barrier);
                 }
             });
-            Set<String> done = atBarrier.isEmpty() ? Set.of() : tables.released(connection(), atBarrier);
+            Set<String> done = atBarrier.isEmpty() ? Set.of() : store.released(atBarrier);
             done.forEach(b -> released.put(b, true));
             for (Map.Entry<TopicPartition, Wait> e : waits.entrySet()) {
                 Wait wait = e.getValue();
@@ -178,10 +145,10 @@ public final class BarrierGate implements AutoCloseable {
                     report(e.getKey(), wait);
                 }
             }
-        } catch (SQLException | ConnectException e) {
-            // Only a check: the next one may find the target back.
-            LOG.warn("Checking ordering barriers on {} failed; trying again: {}", endpoint.display(), e.getMessage());
-            closeConnection();
+        } catch (ConnectException e) {
+            // Only a check: the next one may find the store back.
+            LOG.warn("Checking ordering barriers failed; trying again: {}", e.getMessage());
+            store.reset();
         }
         if (!go.isEmpty()) {
             go.forEach(waits::remove);
@@ -222,7 +189,7 @@ public final class BarrierGate implements AutoCloseable {
         if (read.isEmpty() || event.partitions() == 0) {
             return 0;
         }
-        Set<TopicPartition> arrived = query(c -> tables.arrived(c, event.id(), read));
+        Set<TopicPartition> arrived = store.arrived(event.id(), read);
         int expected = read.size() * event.partitions();
         return expected - (int) arrived.stream().filter(tp -> tp.partition() < event.partitions()).count();
     }
@@ -243,45 +210,8 @@ public final class BarrierGate implements AutoCloseable {
         }
     }
 
-    @FunctionalInterface
-    private interface Query<T> {
-        T run(Connection c) throws SQLException;
-    }
-
-    private <T> T query(Query<T> query) {
-        try {
-            return query.run(connection());
-        } catch (SQLException e) {
-            closeConnection();
-            throw PgConnect.explain(e, endpoint);
-        }
-    }
-
-    private Connection connection() throws SQLException {
-        if (connection == null || connection.isClosed()) {
-            connection = PgConnect.open(endpoint, "sluice barriers");
-            ensured = false;
-        }
-        if (!ensured) {
-            tables.ensure(connection);
-            ensured = true;
-        }
-        return connection;
-    }
-
-    private void closeConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // it is being dropped
-            }
-            connection = null;
-        }
-    }
-
     @Override
     public void close() {
-        closeConnection();
+        store.close();
     }
 }

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.barrier;
+package io.sluice.sink.core.barrier;
 
 import java.util.Arrays;
 import java.util.Map;

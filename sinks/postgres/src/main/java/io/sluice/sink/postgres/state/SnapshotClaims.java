@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.schema;
+package io.sluice.sink.postgres.state;
 
 import java.sql.Array;
 import java.sql.Connection;
@@ -9,8 +9,6 @@ import java.sql.Statement;
 import java.util.List;
 
 import io.sluice.schemas.naming.Identifiers;
-import io.sluice.sink.postgres.connections.MissingRelation;
-import io.sluice.sink.postgres.connections.OwnTables;
 
 /**
  * The table on the target that names, per source, the tables a snapshot created and has not
@@ -31,7 +29,7 @@ public final class SnapshotClaims {
     }
 
     /** Records, in the caller's transaction, that the source's snapshot created these tables (quoted names). */
-    void claim(Connection c, String source, List<String> tables) throws SQLException {
+    public void claim(Connection c, String source, List<String> tables) throws SQLException {
         // One string, one round trip.
         OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
                 + " (source text PRIMARY KEY, tables text[] NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
@@ -44,7 +42,7 @@ public final class SnapshotClaims {
     }
 
     /** The tables (quoted names) the source's unfinished snapshot created; empty when it has no claim. */
-    List<String> claimed(Connection c, String source) throws SQLException {
+    public List<String> claimed(Connection c, String source) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT tables FROM " + qualified + " WHERE source = ?")) {
             s.setString(1, source);
             try (ResultSet rs = s.executeQuery()) {

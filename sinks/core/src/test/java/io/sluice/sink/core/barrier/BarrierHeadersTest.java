@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.barrier;
+package io.sluice.sink.core.barrier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.connections;
+package io.sluice.sink.postgres.state;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.schema;
+package io.sluice.sink.postgres.state;
 
 import java.sql.Array;
 import java.sql.Connection;
@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.Optional;
 
 import io.sluice.schemas.naming.Identifiers;
-import io.sluice.sink.postgres.connections.MissingRelation;
-import io.sluice.sink.postgres.connections.OwnTables;
 
 /**
  * The table on the target that records, per source, the snapshot copied into it: when it was
@@ -42,13 +40,13 @@ public final class SnapshotRecords {
     }
 
     /** Records, in the caller's transaction, that a source's snapshot began loading (or began again). */
-    void started(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables)
+    public void started(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables)
             throws SQLException {
         write(c, source, database, takenMicros, sourceTables, targetTables, false);
     }
 
     /** Records, in the caller's transaction, that a source's snapshot is complete on the target: rows, keys, post-data. */
-    void finished(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables)
+    public void finished(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables)
             throws SQLException {
         write(c, source, database, takenMicros, sourceTables, targetTables, true);
     }

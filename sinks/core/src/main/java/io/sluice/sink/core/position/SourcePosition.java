@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.state;
+package io.sluice.sink.core.position;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.postgres.Lsn;

@@ -1,0 +1,52 @@
+package io.sluice.runtime.cli;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import io.sluice.runtime.pipeline.PipelineSpec;
+import picocli.CommandLine.Mixin;
+
+/**
+ * What the pipeline commands share: the pipeline options, where to write, and the exit codes —
+ * 0 done, 1 the run failed (the message says why), 2 the command line or the pipeline cannot work
+ * as given (the message says what to change).
+ */
+abstract class PipelineCommand implements Callable<Integer> {
+
+    static final int DONE = 0;
+    static final int FAILED = 1;
+    static final int WRONG = 2;
+
+    @Mixin
+    PipelineOptions options;
+
+    final Streams streams;
+
+    PipelineCommand(Streams streams) {
+        this.streams = streams;
+    }
+
+    @Override
+    public final Integer call() {
+        PipelineSpec spec;
+        try {
+            spec = options.spec();
+        } catch (IllegalArgumentException e) {
+            streams.err().println("sluice: " + e.getMessage());
+            return WRONG;
+        }
+        return run(spec);
+    }
+
+    abstract int run(PipelineSpec spec);
+
+    /** Prints the problems that keep a pipeline from starting; true when there are some. */
+    boolean cannotStart(List<String> problems) {
+        if (problems.isEmpty()) {
+            return false;
+        }
+        streams.err().println("sluice: the pipeline cannot start:");
+        problems.forEach(p -> streams.err().println("  " + p));
+        return true;
+    }
+}

@@ -1,0 +1,51 @@
+package io.sluice.runtime.cli;
+
+import io.sluice.runtime.pipeline.CannotStart;
+import io.sluice.runtime.pipeline.PipelineFailure;
+import io.sluice.runtime.pipeline.PipelineSpec;
+import io.sluice.runtime.pipeline.StreamingPipeline;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code sluice run}: a snapshot when the pipeline has none, then every change, until stopped. */
+@Command(name = "run", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Keeps a PostgreSQL database in step with another: a consistent snapshot (when the pipeline has none "
+                + "yet), then every change, streamed from a replication slot, until stopped (Ctrl-C or SIGTERM; the same command "
+                + "goes on later).",
+                "The source needs wal_level=logical and a user with the REPLICATION attribute."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:stopped cleanly (a signal), with everything taken on the target",
+                "1:the pipeline stopped on a failure; fix the cause and run the same command again",
+                "2:the command line or the pipeline's configuration is wrong"})
+public final class RunCommand extends PipelineCommand {
+
+    @Option(names = "--fresh", description = "Forget an earlier run of this pipeline (its offsets and slot) and copy again")
+    boolean fresh;
+
+    public RunCommand(Streams streams) {
+        super(streams);
+    }
+
+    @Override
+    int run(PipelineSpec spec) {
+        StreamingPipeline pipeline = new StreamingPipeline(spec, streams.out());
+        if (cannotStart(pipeline.validate())) {
+            return WRONG;
+        }
+        try {
+            pipeline.run(fresh, streams.stop());
+            return DONE;
+        } catch (CannotStart e) {
+            streams.err().println("sluice: " + e.getMessage());
+            return FAILED;
+        } catch (PipelineFailure e) {
+            streams.err().println("sluice: the pipeline stopped: " + e.getMessage());
+            streams.err().println("Fix the cause and run the same command again: it goes on from where the target is "
+                    + "(details in .sluice/sluice.log).");
+            return FAILED;
+        } catch (Exception e) {
+            streams.err().println("sluice: the pipeline stopped: " + e);
+            return FAILED;
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.sluice.sink.core.routing;
+
+import io.sluice.schemas.envelope.Barriers;
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.RawTuples;
+import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.SequenceEvents;
+import io.sluice.schemas.envelope.ValueNotes;
+import io.sluice.sink.core.position.SourcePosition;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * A record as a sink has to treat it: what kind of event it carries, and the parts every sink
+ * reads (the value, its source block, the operation, the ordering barrier it waits for).
+ *
+ * @param value   the record's value; null for a tombstone
+ * @param source  the value's source block; null when it has none
+ * @param op      the change's operation ({@code c}, {@code u}, {@code d}, {@code t}, {@code r}); null for other kinds
+ * @param barrier the ordering barrier the event waits for (on a Kafka Connect cluster); null when none
+ */
+public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, Struct value, Struct source, String op,
+                        Barriers.Barrier barrier) {
+
+    /** What a record asks of a sink. */
+    public enum Kind {
+        /** A null value after a delete: the delete event before it carries the change. */
+        TOMBSTONE,
+        /** A row of the initial snapshot, loaded in bulk. */
+        SNAPSHOT_ROW,
+        /** Snapshot rows as raw binary COPY tuples of one table (PostgreSQL to PostgreSQL, no transform). */
+        RAW_ROWS,
+        /** A snapshot table copied again whole: the target's copy is emptied before its rows come. */
+        RELOAD,
+        /** A streamed change: insert, update, delete or truncate, or a row of a table copied into the stream. */
+        CHANGE,
+        /** DDL or a snapshot's schema (first, per table, last). */
+        SCHEMA_CHANGE,
+        /** The source's sequence values. */
+        SEQUENCES
+    }
+
+    /**
+     * The event a record carries.
+     *
+     * @throws DataException when the record is no Sluice event (no schema, a flattened value), saying what to change
+     */
+    public static SinkEvent of(SinkRecord record) {
+        TopicPartition partition = partitionOf(record);
+        if (record.value() == null) {
+            return new SinkEvent(Kind.TOMBSTONE, record, partition, null, null, null, null);
+        }
+        if (!(record.value() instanceof Struct value)) {
+            throw new DataException("Record on " + record.topic() + " has no struct value; Sluice's sinks need schemas "
+                    + "(value.converter.schemas.enable=true with JSON, or Sluice's BinaryConverter)");
+        }
+        Barriers.Barrier barrier = Barriers.of(record.headers());
+        if (SchemaChangeEvents.VALUE_SCHEMA.name().equals(record.valueSchema().name())) {
+            return new SinkEvent(Kind.SCHEMA_CHANGE, record, partition, value, value.getStruct(Envelope.SOURCE), null, barrier);
+        }
+        if (RawTuples.is(record.valueSchema())) {
+            return new SinkEvent(Kind.RAW_ROWS, record, partition, value, value.getStruct(Envelope.SOURCE), null, barrier);
+        }
+        if (SequenceEvents.is(record.valueSchema())) {
+            return new SinkEvent(Kind.SEQUENCES, record, partition, value, null, null, barrier);
+        }
+        if (!Envelope.isEnvelope(record.valueSchema())) {
+            throw new DataException("Record on " + record.topic() + " is not a change event (schema " + record.valueSchema().name()
+                    + "); send the connector's events unflattened");
+        }
+        ValueNotes.restore(value, record.headers());
+        String op = value.getString(Envelope.OP);
+        Struct source = value.getStruct(Envelope.SOURCE);
+        String snapshot = source.getString("snapshot");
+        Kind kind;
+        if (op.equals("t") && "true".equals(snapshot)) {
+            kind = Kind.RELOAD;
+        } else if (op.equals("r") && !"incremental".equals(snapshot)) {
+            kind = Kind.SNAPSHOT_ROW;
+        } else {
+            kind = Kind.CHANGE; // rows of a table copied into the stream go with the changes, in their order
+        }
+        return new SinkEvent(kind, record, partition, value, source, op, barrier);
+    }
+
+    /** The record's topic partition (partition 0 when the record names none, as in the embedded runtime). */
+    public static TopicPartition partitionOf(SinkRecord record) {
+        return new TopicPartition(record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition());
+    }
+
+    public long offset() {
+        return record.kafkaOffset();
+    }
+
+    /** The source's name (its topic prefix); null when the event has no source block. */
+    public String sourceName() {
+        return source == null ? null : source.getString("name");
+    }
+
+    /** Where the change sits in its source's stream; null for events without one. */
+    public SourcePosition position() {
+        return value == null || source == null ? null : SourcePosition.of(value);
+    }
+
+    /** The snapshot marker of the source block ({@code first}, {@code last_in_data_collection}, {@code last}, …); null when none. */
+    public String snapshotMarker() {
+        return source == null ? null : source.getString("snapshot");
+    }
+
+    /** The source table ({@code schema.table}), for what is said about the record; null when it names none. */
+    public String table() {
+        if (source == null || source.schema().field("table") == null) {
+            return null;
+        }
+        String table = source.getString("table");
+        return table == null ? null : source.getString("schema") + "." + table;
+    }
+}

@@ -1,0 +1,265 @@
+package io.sluice.sink.postgres;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+
+import io.sluice.schemas.envelope.SequenceEvents;
+import io.sluice.sink.core.barrier.BarrierGate;
+import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.core.position.ReplaySkips;
+import io.sluice.sink.core.position.SourcePosition;
+import io.sluice.sink.core.routing.SinkEvent;
+import io.sluice.sink.core.routing.SinkWriter;
+import io.sluice.sink.postgres.apply.ChangeApplier;
+import io.sluice.sink.postgres.apply.SequenceAdvance;
+import io.sluice.sink.postgres.apply.StreamedChanges;
+import io.sluice.sink.postgres.connections.ReplicaRole;
+import io.sluice.sink.postgres.copy.CopyLoader;
+import io.sluice.sink.postgres.copy.SnapshotLoads;
+import io.sluice.sink.postgres.schema.MissingColumns;
+import io.sluice.sink.postgres.schema.SchemaApplier;
+import io.sluice.sink.postgres.schema.TargetTables;
+import io.sluice.sink.postgres.state.KafkaOffsets;
+import io.sluice.sink.postgres.state.TargetBarrierStore;
+import io.sluice.sink.postgres.state.TargetState;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The PostgreSQL sink's {@link SinkWriter}: hands each event to the part that writes it —
+ * snapshot rows to {@link SnapshotLoads} (binary COPY on several connections, durable by epoch),
+ * streamed changes to {@link StreamedChanges} (set-based target transactions at the source's
+ * transaction boundaries, durable when they commit), schema events to {@link SchemaEvents}.
+ * The first streamed event ends the snapshot: every row is made durable before it.
+ */
+final class PostgresWriter implements SinkWriter, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PostgresWriter.class);
+
+    private final TargetTables tables;
+    private final SchemaApplier schema;
+    private final TunedBatchSize copyBatches;
+    private final TunedBatchSize applyBatches;
+    private final ChangeApplier applier;
+    private final SnapshotLoads loads;
+    private final StreamedChanges changes;
+    private final SchemaEvents schemaEvents;
+    private final OffsetLedger ledger;
+    private final ReplaySkips skips;
+    /** Whether streamed changes have begun: the snapshot's rows are all in. */
+    private volatile boolean streaming;
+
+    /**
+     * @param offsets  the target's Kafka offsets, where it keeps them (else null)
+     * @param barriers where the gate keeps barriers, to release one in the transaction of its event's work
+     */
+    PostgresWriter(PostgresSinkConfig config, TargetState state, KafkaOffsets offsets, OffsetLedger ledger, ReplaySkips skips,
+                   BarrierGate gate, TargetBarrierStore barriers) {
+        this.ledger = ledger;
+        this.skips = skips;
+        boolean byKafkaOffset = offsets != null;
+        tables = new TargetTables(config.endpoint(), config.tableNameFormat(), PostgresSinkConfig.TABLE_NAME_FORMAT);
+        copyBatches = new TunedBatchSize("snapshot COPY", config.batchTuning(), config.batchBytes());
+        applyBatches = new TunedBatchSize("stream apply", config.batchTuning(), config.batchBytes());
+        schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
+        CopyLoader loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole(), config.loadBufferBytes(),
+                copyBatches, offsets);
+        MissingColumns missingColumns = new MissingColumns(tables, config.schemaApply(), loader::execute, this::columnsAdded);
+        loads = new SnapshotLoads(tables, loader, copyBatches, ledger, missingColumns, byKafkaOffset);
+        applier = new ChangeApplier(config.endpoint(), state.positions(), offsets, new ReplicaRole(config.endpoint(), config.replicaRole()),
+                config.applyRetryTimeoutMillis(), PostgresSinkConfig.APPLY_RETRY_TIMEOUT, applyBatches);
+        changes = new StreamedChanges(applier, tables, applyBatches, ledger, skips, missingColumns, byKafkaOffset,
+                config.applyMaxDelayMillis(), loads::settled);
+        schemaEvents = new SchemaEvents(config, tables, loads, changes, schema, state.claims(), state.snapshots(), gate, barriers, ledger, byKafkaOffset, this::beginStreaming);
+    }
+
+    private void columnsAdded() {
+        loads.forgetChecks();
+    }
+
+    @Override
+    public void write(SinkEvent event) throws InterruptedException {
+        loads.recordBegins();
+        try {
+            SinkRecord record = event.record();
+            switch (event.kind()) {
+                case TOMBSTONE -> { } // deletes are carried by the delete event before it
+                case SNAPSHOT_ROW -> loads.row(record, event.value(), event.source());
+                case RAW_ROWS -> loads.raw(record, event.value());
+                case RELOAD -> {
+                    if (event.barrier() != null) {
+                        schemaEvents.emptyForReload(record, event.source(), event.barrier());
+                    } else {
+                        loads.emptyForReload(tables.resolve(record.topic(), event.source().getString("schema"),
+                                event.source().getString("table")));
+                    }
+                }
+                case CHANGE -> {
+                    SourcePosition position = event.position();
+                    beginStreaming();
+                    if (!changes.appliedAlready(event.sourceName(), position)) {
+                        changes.change(record, event.value(), event.op(), event.source(), position);
+                    }
+                }
+                case SEQUENCES -> advanceSequences(record, event.value());
+                case SCHEMA_CHANGE -> schemaEvents.apply(event);
+            }
+        } finally {
+            loads.recordEnds(event.partition());
+        }
+    }
+
+    @Override
+    public void applySchemaEvent(SinkEvent event) throws InterruptedException {
+        write(event);
+    }
+
+    /** Makes every snapshot row durable before the first streamed change, and reads the target's keys again (post-data made them). */
+    private void beginStreaming() throws InterruptedException {
+        if (!streaming) {
+            loads.finish();
+            tables.invalidate();
+            streaming = true;
+        }
+    }
+
+    /**
+     * Moves the target's sequences forward to the source's values, at once and outside the
+     * changes' transactions: a sequence only moves forward, so it needs no order with the rows.
+     */
+    private void advanceSequences(SinkRecord record, Struct value) {
+        List<SequenceEvents.Value> values = SequenceEvents.values(value);
+        String sql = SequenceAdvance.sql(values);
+        if (sql != null) {
+            try {
+                loads.execute(sql, "Moving " + values.size() + " sequences forward to the source's values");
+            } catch (ConnectException e) {
+                // The next values come within sequences.interval.ms and carry these; rows must not wait for them.
+                LOG.warn("{}; the next values the source sends move them", e.getMessage());
+            }
+        }
+        ledger.durableAt(SinkEvent.partitionOf(record), record.kafkaOffset());
+    }
+
+    /** Fails with what went wrong in the background (building indexes and constraints), if anything did. */
+    void checkFailures() {
+        schema.checkFailures();
+    }
+
+    @Override
+    public void afterPut(SinkTaskContext context) {
+        changes.applyIfDue();
+        changes.wake(context);
+    }
+
+    /** Another task may have changed the target's tables: what this one knows of them is read again. */
+    @Override
+    public void tablesChangedElsewhere() {
+        if (applier.hasPending()) {
+            applier.apply();
+        }
+        tables.forgetTargets();
+        loads.forgetChecks();
+    }
+
+    /** Sends every batch, commits open frozen loads, waits for every COPY and every change. */
+    @Override
+    public void writeAll() {
+        applier.apply();
+        schema.checkFailures();
+        try {
+            loads.sendAndAwait();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while flushing", e);
+        }
+    }
+
+    /**
+     * What is durable now, never waiting for the target: while only streamed changes are coming,
+     * it starts applying what has waited long enough, and earlier target transactions have marked
+     * what they made durable. While snapshot rows are loading, it ends an epoch and confirms the
+     * newest whose batches are all committed; the ledger's holds keep each frozen load still open
+     * from being reported: its rows become durable all at once when the table's last rows are in.
+     * Open loads stay open, so their tables keep loading frozen.
+     */
+    @Override
+    public void durableNow() {
+        if (streaming && loads.settled()) {
+            schema.checkFailures();
+            changes.durableNow();
+            return;
+        }
+        applier.apply();
+        schema.checkFailures();
+        try {
+            loads.confirmEpochs();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while confirming loaded rows", e);
+        }
+    }
+
+    /** What the target has of these partitions, for the task to resume them after it: by Kafka offset, with runs and positions. */
+    void resume(Collection<TopicPartition> partitions, SinkTaskContext context) {
+        Map<TopicPartition, Long> applied = applier.appliedOffsets(partitions);
+        Map<TopicPartition, SourcePosition> positions = applier.appliedPartitionPositions(partitions);
+        Map<TopicPartition, NavigableMap<Long, Long>> runs = applier.loadedRuns(partitions);
+        for (TopicPartition tp : partitions) {
+            skips.resume(tp, applied.get(tp), runs.get(tp), positions.get(tp));
+        }
+        if (skips.partitionsWithLoadedRuns() > 0) {
+            LOG.info("Snapshot rows the target has already are skipped in {} partition(s)", skips.partitionsWithLoadedRuns());
+        }
+        if (!applied.isEmpty()) {
+            context.offset(applied);
+            LOG.info("Resuming {} partition(s) after the changes the target has: {}", applied.size(), applied);
+        }
+    }
+
+    /** Partitions taken away: what was known of them goes. */
+    void forget(Collection<TopicPartition> partitions) {
+        loads.forget(partitions);
+    }
+
+    /** The batch size in use and its tuning, for a progress display: snapshot COPYs, then streamed changes. */
+    String batchStatus() {
+        return streaming ? applyBatches.status() : copyBatches.status();
+    }
+
+    TunedBatchSize copyBatchSize() {
+        return copyBatches;
+    }
+
+    TunedBatchSize applyBatchSize() {
+        return applyBatches;
+    }
+
+    long rowsLoaded() {
+        return loads.rowsLoaded();
+    }
+
+    long bytesLoaded() {
+        return loads.bytesLoaded();
+    }
+
+    long changesApplied() {
+        return changes.applied();
+    }
+
+    @Override
+    public void close() {
+        applier.close();
+        loads.close();
+        schema.close();
+        tables.close();
+    }
+}

@@ -1,0 +1,289 @@
+package io.sluice.sink.postgres;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+import io.sluice.schemas.envelope.Barriers;
+import io.sluice.schemas.envelope.ObjectChanges;
+import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.naming.TopicNames;
+import io.sluice.sink.core.barrier.BarrierGate;
+import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.core.position.SourcePosition;
+import io.sluice.sink.core.routing.SinkEvent;
+import io.sluice.sink.postgres.apply.StreamedChanges;
+import io.sluice.sink.postgres.copy.SnapshotLoads;
+import io.sluice.sink.postgres.schema.ExistingTables;
+import io.sluice.sink.postgres.schema.SchemaApplier;
+import io.sluice.sink.postgres.schema.StreamedSchemaChange;
+import io.sluice.sink.postgres.schema.TargetTables;
+import io.sluice.sink.postgres.state.SnapshotClaims;
+import io.sluice.sink.postgres.state.SnapshotRecords;
+import io.sluice.sink.postgres.state.TargetBarrierStore;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Schema events in order with the rows around them. A snapshot opens with its pre-data schema
+ * and closes with the rest of its post-data schema; in between, after each table's rows, come
+ * that table's indexes and constraints, built in the background as soon as its rows are
+ * committed. A streamed schema change goes in a target transaction of its own, after what came
+ * before it and with the position it reaches. On a Kafka Connect cluster each event comes once
+ * every partition reached its ordering barrier, and releases the barrier with its work.
+ */
+final class SchemaEvents {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SchemaEvents.class);
+
+    /** The first streamed event ends the snapshot's loads. */
+    interface StreamStart {
+        void begin() throws InterruptedException;
+    }
+
+    private final PostgresSinkConfig config;
+    private final TargetTables tables;
+    private final SnapshotLoads loads;
+    private final StreamedChanges changes;
+    private final SchemaApplier schema;
+    private final SnapshotClaims claims;
+    private final SnapshotRecords snapshotRecords;
+    private final BarrierGate gate;
+    private final TargetBarrierStore barriers;
+    private final OffsetLedger ledger;
+    private final boolean byKafkaOffset;
+    private final StreamStart streamStart;
+    /** Releases of barriers whose tables are being built in the background, until they are written. */
+    private final List<CompletableFuture<Void>> releasing = new ArrayList<>();
+
+    SchemaEvents(PostgresSinkConfig config, TargetTables tables, SnapshotLoads loads, StreamedChanges changes, SchemaApplier schema,
+                 SnapshotClaims claims, SnapshotRecords snapshotRecords, BarrierGate gate, TargetBarrierStore barriers, OffsetLedger ledger,
+                 boolean byKafkaOffset, StreamStart streamStart) {
+        this.config = config;
+        this.tables = tables;
+        this.loads = loads;
+        this.changes = changes;
+        this.schema = schema;
+        this.claims = claims;
+        this.snapshotRecords = snapshotRecords;
+        this.gate = gate;
+        this.barriers = barriers;
+        this.ledger = ledger;
+        this.byKafkaOffset = byKafkaOffset;
+        this.streamStart = streamStart;
+    }
+
+    void apply(SinkEvent event) throws InterruptedException {
+        SinkRecord record = event.record();
+        Struct value = event.value();
+        Struct source = event.source();
+        String marker = event.snapshotMarker();
+        String ddl = value.getString("ddl");
+        boolean tolerateExisting = config.tableExists() != ExistingTables.FAIL || SnapshotLoads.mayExist(record);
+        Barriers.Barrier barrier = event.barrier();
+        if (barrier == null && byKafkaOffset && config.schemaApply()) {
+            throw new ConnectException("The schema event on " + record.topic() + " (offset " + record.kafkaOffset() + ") carries no ordering "
+                    + "barrier. On a Kafka Connect cluster rows and schema events travel on different topics and partitions, so the "
+                    + "sink cannot apply them in the source's order without barriers: set barriers.topic.partitions on the Sluice "
+                    + "source connector to the table topics' partition count. (Or set " + PostgresSinkConfig.SCHEMA_APPLY
+                    + "=false to keep the target's schema yourself.)");
+        }
+        if (barrier != null) {
+            applyAtBarrier(record, value, source, marker, ddl, barrier);
+            return;
+        }
+        if ("first".equals(marker)) {
+            // Connections opened meanwhile, as the schema is created: each costs round trips.
+            loads.openAhead();
+            schema.openAhead();
+            if (config.schemaApply() && ddl != null) {
+                loads.freezeCreatedTables(schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims,
+                        source.getString("name")) && config.freeze());
+                tables.invalidate();
+            }
+            schema.snapshotStarted(snapshotRecords, snapshotMark(value, source));
+        } else if ("last_in_data_collection".equals(marker)) {
+            String[] target = tables.resolve(record.topic(), source.getString("schema"), source.getString("table"));
+            loads.hold(target, record);
+            schema.buildTable(target, loads.tableDone(target), config.schemaApply() ? ddl : null, tolerateExisting);
+        } else if ("last".equals(marker)) {
+            loads.finish();
+            LOG.info("Snapshot rows loaded: {} rows, {} bytes", loads.rowsLoaded(), loads.bytesLoaded());
+            loads.dropResumeIndexes();
+            schema.applyPostData(config.schemaApply() ? ddl : null, loadedTables(value), tolerateExisting);
+            // Post-data made the keys that streamed changes find rows by.
+            tables.invalidate();
+            schema.snapshotFinished(claims, snapshotRecords, snapshotMark(value, source));
+        } else if (marker == null || "false".equals(marker)) {
+            applyStreamed(record, value, source, ddl, null);
+        }
+    }
+
+    /**
+     * A schema event on a cluster, once every partition of its barrier has arrived: every row
+     * before it, of every task, is on the target, and none after it. The barrier is released when
+     * the event's work is committed (in the same transaction where the work has one), and the
+     * partitions held at it go on. Loads are never frozen here: a table's rows come through many
+     * tasks' transactions.
+     */
+    private void applyAtBarrier(SinkRecord record, Struct value, Struct source, String marker, String ddl, Barriers.Barrier barrier)
+            throws InterruptedException {
+        String sourceName = source.getString("name");
+        loads.freezeCreatedTables(false);
+        if ("first".equals(marker)) {
+            loads.openAhead();
+            schema.openAhead();
+            if (config.schemaApply() && ddl != null) {
+                schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, sourceName);
+                tables.invalidate();
+            }
+            schema.snapshotStarted(snapshotRecords, snapshotMark(value, source));
+            gate.release(barrier.id());
+        } else if ("last_in_data_collection".equals(marker)) {
+            String[] target = tableTarget(sourceName, source);
+            // Its rows are all committed (each partition arrived after its own); built in the background, released when built.
+            String held = "barrier " + barrier.id();
+            ledger.hold(held, SinkEvent.partitionOf(record), record.kafkaOffset());
+            CompletableFuture<Void> release = schema.buildTable(target, CompletableFuture.completedFuture(null),
+                    config.schemaApply() ? ddl : null, true).thenRun(() -> {
+                        gate.releaseElsewhere(barrier.id());
+                        ledger.release(held);
+                    });
+            synchronized (releasing) {
+                releasing.add(release);
+            }
+        } else if ("last".equals(marker)) {
+            loads.sendAll();
+            loads.awaitSent();
+            List<CompletableFuture<Void>> pending;
+            synchronized (releasing) {
+                pending = List.copyOf(releasing);
+                releasing.clear();
+            }
+            for (CompletableFuture<Void> release : pending) {
+                release.join();
+            }
+            schema.checkFailures();
+            List<String[]> loaded = loadedTables(value);
+            loads.dropResumeIndexes(loaded);
+            schema.applyPostData(config.schemaApply() ? ddl : null, loaded, true);
+            tables.invalidate();
+            schema.snapshotFinished(claims, snapshotRecords, snapshotMark(value, source));
+            gate.release(barrier.id());
+            LOG.info("Snapshot of {} applied: post-data built once every partition had its rows in", sourceName);
+        } else if (marker == null || "false".equals(marker)) {
+            applyStreamed(record, value, source, ddl, barrier);
+        } else {
+            gate.release(barrier.id());
+        }
+    }
+
+    /**
+     * A schema change from the stream: what came before it is applied first, then the change
+     * in a target transaction of its own that also moves the position, so the rows after it
+     * find the new shape and a restart does not apply it twice.
+     */
+    private void applyStreamed(SinkRecord record, Struct value, Struct source, String ddl, Barriers.Barrier barrier)
+            throws InterruptedException {
+        String sourceName = source.getString("name");
+        SourcePosition position = SourcePosition.of(value);
+        streamStart.begin();
+        if (changes.appliedAlready(sourceName, position)) {
+            return;
+        }
+        Map<TopicPartition, Long> next = Map.of();
+        if (byKafkaOffset) {
+            next = Map.of(SinkEvent.partitionOf(record), record.kafkaOffset() + 1);
+            position = null; // the offset says it; source positions of many partitions have no common order
+        }
+        List<SchemaChangeEvents.TableChange> tableChanges = SchemaChangeEvents.tableChanges(value);
+        if (!config.schemaApply()) {
+            LOG.info("Schema change of {} not applied ({}=false): {}", tableChanges.stream().map(SchemaChangeEvents.TableChange::id).toList(),
+                    PostgresSinkConfig.SCHEMA_APPLY, ddl);
+            changes.applier().applyAlone(sourceName, position, next, "a schema change position", c -> released(c, barrier));
+            noteReleased(barrier);
+            return;
+        }
+        // The source's name is its topic prefix, which names the tables' topics.
+        changes.applier().applyAlone(sourceName, position, next, "schema change \"" + ddl + "\"", c -> {
+            StreamedSchemaChange.apply(c, tableChanges, ObjectChanges.of(value), ddl,
+                    t -> tables.targetOf(TopicNames.forTable(sourceName, t[0], t[1]), t[0], t[1]));
+            released(c, barrier);
+        });
+        noteReleased(barrier);
+        tables.forgetTargets();
+        loads.forgetChecks();
+    }
+
+    /**
+     * Empties a table a resumed snapshot copies again, on a cluster: every row of it before the
+     * barrier is in (the event waited for that), none after it yet; the emptying and the barrier's
+     * release are one transaction. The event came on the schema-change topic, so its table's topic
+     * is named from the source.
+     */
+    void emptyForReload(SinkRecord record, Struct source, Barriers.Barrier barrier) throws InterruptedException {
+        String sourceName = source.getString("name");
+        String[] target = tableTarget(sourceName, source);
+        loads.sendAll();
+        loads.awaitSent();
+        changes.applier().applyAlone(sourceName, null, byKafkaOffset ? Map.of(SinkEvent.partitionOf(record), record.kafkaOffset() + 1)
+                : Map.of(), "emptying " + tables.name(target) + " to copy it again", c -> {
+                    try (Statement s = c.createStatement()) {
+                        s.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]));
+                    }
+                    barriers.release(c, barrier.id());
+                });
+        gate.released(barrier.id());
+    }
+
+    /** The target of the table a schema event names, whose topic is named from the source. */
+    private String[] tableTarget(String sourceName, Struct source) {
+        String schemaName = source.getString("schema");
+        String table = source.getString("table");
+        return tables.resolve(TopicNames.forTable(sourceName, schemaName, table), schemaName, table);
+    }
+
+    /** Releases the barrier, if any, in the transaction of its event's work. */
+    private void released(Connection c, Barriers.Barrier barrier) throws SQLException {
+        if (barrier != null) {
+            barriers.release(c, barrier.id());
+        }
+    }
+
+    private void noteReleased(Barriers.Barrier barrier) {
+        if (barrier != null) {
+            gate.released(barrier.id());
+        }
+    }
+
+    /** What the target records of the snapshot a first or last event frames: its source, time and tables. */
+    private SchemaApplier.SnapshotMark snapshotMark(Struct value, Struct source) {
+        List<String> sourceTables = new ArrayList<>();
+        for (Struct change : value.<Struct>getArray("tableChanges")) {
+            sourceTables.add(change.getString("id"));
+        }
+        List<String> targetTables = loadedTables(value).stream().map(t -> Identifiers.quote(t[0], t[1])).toList();
+        Long micros = source.getInt64("ts_us");
+        return new SchemaApplier.SnapshotMark(source.getString("name"), source.getString("db"),
+                micros != null ? micros : source.getInt64("ts_ms") * 1000L, sourceTables, targetTables);
+    }
+
+    /** The target tables of the tables a schema event lists. */
+    private List<String[]> loadedTables(Struct value) {
+        List<String[]> loaded = new ArrayList<>();
+        for (Struct change : value.<Struct>getArray("tableChanges")) {
+            String[] source = Identifiers.unquoteQualified(change.getString("id"));
+            loaded.add(tables.targetOf("", source[0], source[1]));
+        }
+        return loaded;
+    }
+}

@@ -1,0 +1,151 @@
+package io.sluice.sink.postgres.copy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import java.util.Optional;
+
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.Operation;
+import io.sluice.schemas.envelope.SourceInfo;
+import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.postgres.schema.MissingColumns;
+import io.sluice.sink.postgres.schema.TargetTables;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The snapshot's load state against a real target: rows wait in their table's batch until it is
+ * full or sent, and the ledger reports none of them until the COPY holding them has committed
+ * (epochs); batches that fill go on their own; a table created for the load goes in frozen, in
+ * one transaction that the ledger's hold keeps unreported until it commits with the table's last
+ * rows; settled only once nothing is gathered, loading or held.
+ */
+@ExtendWith(PostgresExtension.class)
+class SnapshotLoadsIT {
+
+    private static final String TOPIC = "src.app.t";
+    private static final TopicPartition P = new TopicPartition(TOPIC, 0);
+    private static final Schema ROW = SchemaBuilder.struct().name("src.app.t.Value").optional()
+            .field("id", Schema.INT32_SCHEMA).field("v", Schema.OPTIONAL_STRING_SCHEMA).build();
+    private static final Schema ENVELOPE = Envelope.schema(TOPIC, ROW);
+
+    private TestDatabase target;
+    private TargetTables tables;
+    private CopyLoader loader;
+    private final OffsetLedger ledger = new OffsetLedger();
+    private SnapshotLoads loads;
+
+    @BeforeEach
+    void start() throws Exception {
+        target = TestDatabases.create(SnapshotLoadsIT.class);
+        target.execute("CREATE SCHEMA app", "CREATE TABLE app.t (id int, v text)");
+        PgEndpoint endpoint = PgEndpoint.parse(target.url());
+        tables = new TargetTables(endpoint, "${schema}.${table}", "table.name.format");
+        TunedBatchSize size = new TunedBatchSize("test", Optional.empty(), 16 * 1024);
+        loader = new CopyLoader(endpoint, 2, false, 1 << 20, size, null);
+        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        loads.close();
+        tables.close();
+        TestDatabases.drop(target);
+    }
+
+    @Test
+    void rowsAreReportedOnlyOnceTheCopyHoldingThemHasCommitted() throws Exception {
+        for (int i = 0; i < 10; i++) {
+            load(i, "small");
+        }
+        loads.confirmEpochs();
+        assertThat(committable()).as("rows still in their batch").isEmpty();
+        assertThat(loads.settled()).isFalse();
+        assertThat(target.queryLong("SELECT count(*) FROM app.t")).isZero();
+
+        loads.sendAll();
+        loads.awaitSent();
+        assertThat(target.queryLong("SELECT count(*) FROM app.t")).isEqualTo(10);
+        loads.confirmEpochs();
+        assertThat(committable()).containsEntry(P, new OffsetAndMetadata(10));
+        assertThat(loads.settled()).isTrue();
+        assertThat(loads.rowsLoaded()).isEqualTo(10);
+    }
+
+    @Test
+    void fullBatchesGoOnTheirOwnAndAPartialOneKeepsItsEpochUnconfirmed() throws Exception {
+        String wide = "x".repeat(1_000);
+        for (int i = 0; i < 100; i++) {
+            load(i, wide); // about 100 kB: several batches of 16 kB fill and go
+        }
+        loads.awaitSent();
+        long copied = target.queryLong("SELECT count(*) FROM app.t");
+        assertThat(copied).isBetween(1L, 99L);
+        loads.confirmEpochs();
+        // Everything was taken in one epoch, and its last rows wait in a partial batch: nothing may be reported.
+        assertThat(committable()).isEmpty();
+        load(100, wide); // taken in the next epoch
+        loads.sendAll();
+        loads.awaitSent();
+        loads.confirmEpochs();
+        assertThat(committable()).containsEntry(P, new OffsetAndMetadata(101));
+        assertThat(target.queryLong("SELECT count(*) FROM app.t")).isEqualTo(101);
+    }
+
+    @Test
+    void aTableCreatedForTheLoadGoesInFrozenAndIsHeldUntilItCommits() throws Exception {
+        loads.freezeCreatedTables(true);
+        for (int i = 0; i < 5; i++) {
+            load(i, "frozen");
+        }
+        String[] t = tables.resolve(TOPIC, "app", "t");
+        loads.sendAll();
+        loads.awaitSent();
+        assertThat(loader.isFrozen("app.t")).isTrue();
+        loads.confirmEpochs();
+        // Its COPY is done but its transaction is open: the hold keeps the partition at its first row.
+        assertThat(committable()).containsEntry(P, new OffsetAndMetadata(0));
+        assertThat(loads.settled()).isFalse();
+        // One open transaction emptied the table and copied into it: it holds the table's lock until it commits.
+        assertThat(target.queryLong("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+                + "WHERE c.relname = 't' AND l.mode = 'AccessExclusiveLock' AND l.granted")).isEqualTo(1);
+
+        loads.tableDone(t).join();
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!ledger.holdsNothing() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(ledger.holdsNothing()).isTrue();
+        assertThat(target.queryLong("SELECT count(*) FROM app.t")).isEqualTo(5);
+        assertThat(committable()).containsEntry(P, new OffsetAndMetadata(5));
+    }
+
+    private void load(int offset, String v) throws InterruptedException {
+        SourceInfo source = new SourceInfo("src", "src", "app", "t", 1_700_000_000_000_000L, SourceInfo.Snapshot.TRUE, 1L, 1L, null);
+        Struct value = Envelope.create(ENVELOPE, Operation.READ, null, new Struct(ROW).put("id", offset).put("v", v), source,
+                1_700_000_000_000_000L);
+        SinkRecord record = new SinkRecord(TOPIC, 0, null, null, ENVELOPE, value, offset);
+        loads.recordBegins();
+        loads.row(record, value, value.getStruct(Envelope.SOURCE));
+        loads.recordEnds(P);
+        ledger.taken(P, offset);
+    }
+
+    private Map<TopicPartition, OffsetAndMetadata> committable() {
+        return ledger.committable(Map.of(P, new OffsetAndMetadata(Long.MAX_VALUE)));
+    }
+}
