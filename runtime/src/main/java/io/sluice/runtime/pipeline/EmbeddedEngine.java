@@ -93,6 +93,9 @@ final class EmbeddedEngine implements AutoCloseable {
         List<String> problems = new ArrayList<>();
         collect("source", new PostgresSourceConnector().validate(spec.source()), problems);
         collect("target", new PostgresSinkConnector().validate(spec.target()), problems);
+        for (ConfigValue v : EmbeddedSinkContext.CONFIG_DEF.validate(spec.target())) {
+            v.errorMessages().forEach(message -> problems.add("target " + v.name() + ": " + message));
+        }
         if (problems.isEmpty()) {
             problems.addAll(TransformCheck.problems(spec));
         }

@@ -28,6 +28,7 @@ import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.sink.postgres.state.AppliedPositions;
+import io.sluice.sink.postgres.state.DeadLetterTable;
 import io.sluice.sink.postgres.state.TargetState;
 
 /**
@@ -150,6 +151,12 @@ public final class PipelineAdmin {
                     s -> out.println("  snapshot of " + s.database() + " taken " + s.takenAt() + ": " + (s.finished() ? "finished "
                             + s.finishedAt() : "loading since " + s.startedAt()) + ", " + s.targetTables().size() + " tables (recorded on the target)"),
                     () -> out.println("  snapshot: none recorded on the target"));
+            try (DeadLetterTable deadLetters = state.deadLetters(target.endpoint(), spec.name())) {
+                long kept = deadLetters.count(c);
+                if (kept > 0) {
+                    out.println("  dead letters: " + kept + " record(s) the target could not take, kept in " + deadLetters.where());
+                }
+            }
             if (first.applied().isEmpty()) {
                 out.println("  target " + target.endpoint().display() + ": no change applied yet");
                 return 0;

@@ -75,7 +75,9 @@ public final class SnapshotPipeline {
 
         Progress progress = new Progress();
         estimate(spec, progress);
+        EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(spec);
         PostgresSinkTask sink = new PostgresSinkTask();
+        sink.initialize(sinkContext);
         sink.start(spec.target());
         progress.batching(sink::batchStatus);
         SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
@@ -104,6 +106,11 @@ public final class SnapshotPipeline {
             engine.close();
             handoff.close();
             sink.stop();
+            String deadLetters = sinkContext.deadLetterSummary();
+            if (deadLetters != null) {
+                out.println(deadLetters);
+            }
+            sinkContext.close();
             try {
                 Runtime.getRuntime().removeShutdownHook(onInterrupt);
             } catch (IllegalStateException e) {

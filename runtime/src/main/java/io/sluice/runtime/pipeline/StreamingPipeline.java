@@ -79,7 +79,9 @@ public final class StreamingPipeline {
         if (copying) {
             SnapshotPipeline.estimate(spec, progress);
         }
+        EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(spec);
         PostgresSinkTask sink = new PostgresSinkTask();
+        sink.initialize(sinkContext);
         sink.start(spec.target());
         progress.batching(sink::batchStatus);
         SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
@@ -134,6 +136,11 @@ public final class StreamingPipeline {
             engine.close();
             handoff.close();
             sink.stop();
+            String deadLetters = sinkContext.deadLetterSummary();
+            if (deadLetters != null) {
+                out.println(deadLetters);
+            }
+            sinkContext.close();
         }
     }
 

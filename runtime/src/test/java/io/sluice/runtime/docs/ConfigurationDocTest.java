@@ -46,6 +46,9 @@ class ConfigurationDocTest {
                 .append("keys), and on the command line `--set source.KEY=VALUE` / `--set target.KEY=VALUE`.\n\n");
         section(s, "PostgreSQL source (`io.sluice.connector.postgres.PostgresSourceConnector`)", PostgresSourceConfig.CONFIG_DEF);
         section(s, "PostgreSQL sink (`io.sluice.sink.postgres.PostgresSinkConnector`)", PostgresSinkConfig.CONFIG_DEF);
+        s.append("The `sluice` command reads one more key under `target:` itself, as a Kafka Connect worker reads it on a cluster (where\n")
+                .append("`errors.deadletterqueue.topic.name` names the dead-letter topic).\n\n");
+        section(s, "The `sluice` command's target keys", io.sluice.runtime.pipeline.EmbeddedSinkContext.CONFIG_DEF);
         s.append("The transforms below go under `transforms:` in `pipeline.yaml` with Kafka Connect's own keys (`transforms: anon`,\n")
                 .append("`transforms.anon.type: io.sluice.transforms.anonymize.Anonymize`, `transforms.anon.rules: ...`), exactly as on a\n")
                 .append("connector. See [anonymization.md](anonymization.md) for the rules and every transformer.\n\n");

@@ -122,6 +122,12 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
         write(event);
     }
 
+    @Override
+    public void passedOver(TopicPartition partition) {
+        loads.recordBegins();
+        loads.recordEnds(partition);
+    }
+
     /** Makes every snapshot row durable before the first streamed change, and reads the target's keys again (post-data made them). */
     private void beginStreaming() throws InterruptedException {
         if (!streaming) {

@@ -1,8 +1,6 @@
 package io.sluice.connector.postgres.replication;
 
-import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -24,17 +22,12 @@ import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Update;
 import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
-import io.sluice.schemas.envelope.ObjectChanges;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.envelope.ValueNotes;
-import io.sluice.schemas.mapping.ColumnMapping;
-import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
-import org.apache.kafka.connect.data.Decimal;
-import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -46,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * names its transaction's commit position and its place in the transaction, and the position up
  * to which the slot may be confirmed once the record is durable: the end of the previous
  * transaction, or for a transaction's last record the end of its own. To know which record is a
- * transaction's last, the newest record is held back until the next message shows it.
+ * transaction's last, the newest record is held back until the next message shows it. What a DDL
+ * message means is {@link DdlEvents}' to say, which tables are copied into the stream
+ * {@link StreamCopies}', and row images {@link RowImages}'; this class assembles transactions.
  *
  * <p>Unchanged TOASTed values are not sent by PostgreSQL; their fields are left null (or empty
  * when the field is required) and named in the {@link EventHeaders#UNCHANGED_TOAST} header, so a
@@ -81,11 +76,8 @@ public final class ChangeRecords {
     /** The newest position any of those snapshots was taken at: transactions committed after it are none of their business. */
     private final long seenHorizon;
 
-    /** Tables being copied into the stream, by oid, with their copy's marker (null until the copy starts). */
-    private final Map<Integer, String> copying = new HashMap<>();
-    private final ArrayDeque<Integer> copyRequests = new ArrayDeque<>();
-    /** While tables are copied: the highest position the slot may be confirmed to, so a crash redoes the copy. */
-    private Long confirmCeiling;
+    /** Tables being copied into the stream, and the position the slot may not be confirmed past meanwhile. */
+    private final StreamCopies copies = new StreamCopies();
     /** The offset of the newest stream record: copy records carry its position. */
     private Map<String, Object> lastOffset;
 
@@ -152,7 +144,7 @@ public final class ChangeRecords {
         } else if (message instanceof LogicalMessage m && m.transactional() && DdlCapture.MESSAGE_PREFIX.equals(m.prefix())) {
             schemaChange(DdlMessage.parse(m.content()));
         } else if (message instanceof LogicalMessage m && m.transactional() && TableCopy.MESSAGE_PREFIX.equals(m.prefix())) {
-            copyMarker(new String(m.content(), StandardCharsets.UTF_8));
+            copies.markerReached(new String(m.content(), StandardCharsets.UTF_8));
         } else if (message instanceof Truncate t) {
             for (int oid : t.relationOids()) {
                 StreamTable table = table(oid);
@@ -165,25 +157,14 @@ public final class ChangeRecords {
         // logical messages of other producers are not changes of the selected tables.
     }
 
-    private void schemaChange(DdlMessage ddl) {
-        // A changed composite type or domain changes the values of the tables that use it, but pgoutput sends no new Relation
-        // for them: every known table's shape is read again.
-        if (ddl.objects().stream().anyMatch(o -> o.kind().equals("type") || o.kind().equals("domain"))) {
+    private void schemaChange(DdlMessage message) {
+        DdlEvents ddl = DdlEvents.of(message, selection);
+        if (ddl.typesChanged()) {
             tables.replaceAll((oid, table) -> resolver.apply(table.relation()));
         }
         // Also when the event itself was sent before a restart: the copy may not have finished.
-        for (DdlMessage.Table t : ddl.arrivedWithRows(selection)) {
-            requestCopy(t, "joined the selected tables with rows in it (" + ddl.tag() + ")");
-        }
-        for (DdlMessage.Table t : ddl.rewritten(selection)) {
-            // A partitioned table holds no rows of its own: its partitions are in the message too.
-            if (t.now().partitionKey() == null) {
-                requestCopy(t, "had its rows converted by an expression the target cannot repeat (" + ddl.tag() + ")");
-            }
-        }
-        List<SchemaChangeEvents.TableChange> changes = ddl.changes(selection);
-        List<ObjectChanges.ObjectChange> objects = ddl.objectChanges(selection);
-        if (changes.isEmpty() && objects.isEmpty()) {
+        ddl.copies().forEach(this::requestCopy);
+        if (ddl.silent()) {
             return;
         }
         if (transaction == null) {
@@ -193,25 +174,14 @@ public final class ChangeRecords {
         if (alreadySent()) {
             return;
         }
-        String[] first = changes.isEmpty() ? new String[] {ddl.selectedObjects(selection).get(0).schema(), ""}
-                : Identifiers.unquoteQualified(changes.get(0).id());
-        SourceInfo source = new SourceInfo(topicPrefix, database, first[0], first[1], transaction.commitTimestamp() + PG_EPOCH_MICROS,
-                SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), null);
-        Struct value = SchemaChangeEvents.value(source, first[0], ddl.statement(), changes, objects, System.currentTimeMillis());
-        value.put(Envelope.TRANSACTION, Envelope.transaction(Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), event, 1));
+        Struct value = ddl.value(topicPrefix, database, transaction, event, transaction.commitTimestamp() + PG_EPOCH_MICROS);
         push(new SourceRecord(partition, offset(), TopicNames.forSchemaChanges(topicPrefix), null, SchemaChangeEvents.KEY_SCHEMA,
                 SchemaChangeEvents.key(database), SchemaChangeEvents.VALUE_SCHEMA, value));
     }
 
     private void requestCopy(DdlMessage.Table t, String why) {
-        int oid = (int) t.oid();
-        if (!copying.containsKey(oid)) {
+        if (copies.request((int) t.oid(), lastCompleteEnd)) {
             LOG.info("{}.{} {}: it is copied into the stream", t.now().schema(), t.now().name(), why);
-            copying.put(oid, null);
-            copyRequests.add(oid);
-            if (confirmCeiling == null) {
-                confirmCeiling = lastCompleteEnd;
-            }
         }
     }
 
@@ -221,18 +191,17 @@ public final class ChangeRecords {
      * when none is waiting.
      */
     public Integer nextCopy() {
-        return transaction == null ? copyRequests.poll() : null;
+        return transaction == null ? copies.next() : null;
     }
 
     /** The copy of a table has started; its changes stay dropped until the stream reaches {@code marker}. */
     public void copyStarted(int oid, String marker) {
-        copying.put(oid, marker);
+        copies.started(oid, marker);
     }
 
     /** The copy of a table could not start (it was dropped meanwhile): its changes are streamed again. */
     public void copyAbandoned(int oid) {
-        copying.remove(oid);
-        liftCeilingIfDone();
+        copies.abandoned(oid);
     }
 
     /** A truncate of the table, so a copy started again after a crash does not add its rows twice. */
@@ -242,21 +211,14 @@ public final class ChangeRecords {
 
     /** Rows of a table copy (text values in the Relation's column order), as read events. */
     public void copied(StreamTable table, List<String[]> rows) {
-        var fields = table.schema().valueSchema().fields();
         for (String[] values : rows) {
-            Struct row = new Struct(table.schema().valueSchema());
-            for (int i = 0; i < values.length; i++) {
-                ColumnMapping column = table.columns().get(i);
-                Object value = values[i] == null ? null : column.fromText(values[i]);
-                row.put(fields.get(i), value == null && !column.schema().isOptional() ? placeholder(column.schema()) : value);
-            }
-            copyRecord(table, Operation.READ, row);
+            copyRecord(table, Operation.READ, RowImages.copied(table, values));
         }
     }
 
     /** The highest position the slot may be confirmed to while tables are being copied; null when none is. */
     public Long confirmCeiling() {
-        return confirmCeiling;
+        return copies.ceiling();
     }
 
     private void copyRecord(StreamTable table, Operation op, Struct row) {
@@ -279,20 +241,8 @@ public final class ChangeRecords {
         push(record);
     }
 
-    private void copyMarker(String marker) {
-        if (copying.values().removeIf(marker::equals)) {
-            liftCeilingIfDone();
-        }
-    }
-
-    private void liftCeilingIfDone() {
-        if (copying.isEmpty()) {
-            confirmCeiling = null;
-        }
-    }
-
     private long capped(long confirm) {
-        return confirmCeiling != null && Long.compareUnsigned(confirm, confirmCeiling) > 0 ? confirmCeiling : confirm;
+        return copies.capped(confirm);
     }
 
     /** Whether the current event was handed out before a restart (it is in the stored offset's transaction, at or before its event). */
@@ -344,8 +294,8 @@ public final class ChangeRecords {
             return;
         }
         List<String> unchanged = new ArrayList<>();
-        Struct after = now == null ? null : image(table, now, unchanged);
-        Struct before = old == null ? null : image(table, old, null);
+        Struct after = now == null ? null : RowImages.image(table, now, unchanged);
+        Struct before = old == null ? null : RowImages.image(table, old, null);
         if (op == Operation.DELETE && before == null) {
             throw new ConnectException("A delete on " + table.qualifiedName() + " came without the old row's key");
         }
@@ -358,7 +308,7 @@ public final class ChangeRecords {
         }
         event++;
         long tableEvent = ++tableEvents.computeIfAbsent(table, t -> new long[1])[0];
-        if (alreadySent() || (!copying.isEmpty() && copying.containsKey(table.relation().oid()))) {
+        if (alreadySent() || copies.holds(table.relation().oid())) {
             return; // a table being copied: the copy holds this change
         }
         if (!seenBySnapshot.isEmpty()) {
@@ -412,77 +362,5 @@ public final class ChangeRecords {
             throw new ConnectException("pgoutput sent a change of relation " + Integer.toUnsignedLong(oid) + " before describing it");
         }
         return table;
-    }
-
-    /**
-     * A row image. Columns absent from a key-only image, and unchanged TOASTed ones (named in
-     * {@code unchanged}), are null, or an empty placeholder where the field may not be null.
-     */
-    private static Struct image(StreamTable table, Tuple tuple, List<String> unchanged) {
-        List<ColumnMapping> columns = table.columns();
-        if (tuple.size() != columns.size()) {
-            throw new ConnectException("pgoutput sent " + tuple.size() + " columns of " + table.qualifiedName() + ", whose Relation message has "
-                    + columns.size());
-        }
-        Struct row = new Struct(table.schema().valueSchema());
-        var fields = table.schema().valueSchema().fields();
-        for (int i = 0; i < columns.size(); i++) {
-            ColumnMapping column = columns.get(i);
-            Object value;
-            switch (tuple.kind(i)) {
-                case Tuple.TEXT -> value = column.fromText(tuple.text(i));
-                case Tuple.UNCHANGED_TOAST -> {
-                    if (unchanged != null) {
-                        unchanged.add(column.name());
-                    }
-                    value = null;
-                }
-                case Tuple.NULL -> value = null;
-                default -> throw new ConnectException("pgoutput sent column " + column.name() + " of " + table.qualifiedName()
-                        + " in binary, which Sluice did not ask for");
-            }
-            if (value == null && !column.schema().isOptional()) {
-                value = placeholder(column.schema());
-            }
-            row.put(fields.get(i), value);
-        }
-        return row;
-    }
-
-    /** Connect's logical types whose values are {@code java.util.Date}s. */
-    private static final java.util.Set<String> DATE_VALUED = java.util.Set.of(org.apache.kafka.connect.data.Date.LOGICAL_NAME,
-            org.apache.kafka.connect.data.Time.LOGICAL_NAME, org.apache.kafka.connect.data.Timestamp.LOGICAL_NAME);
-
-    private static boolean dateValued(Schema schema) {
-        return schema.name() != null && DATE_VALUED.contains(schema.name());
-    }
-
-    /** An empty value for a required field whose value the event does not carry. */
-    static Object placeholder(Schema schema) {
-        if (Decimal.LOGICAL_NAME.equals(schema.name())) {
-            return BigDecimal.ZERO.setScale(Integer.parseInt(schema.parameters().get(Decimal.SCALE_FIELD)));
-        }
-        return switch (schema.type()) {
-            case STRING -> "";
-            case BYTES -> new byte[0];
-            case ARRAY -> List.of();
-            case MAP -> Map.of();
-            case BOOLEAN -> false;
-            case INT8 -> (byte) 0;
-            case INT16 -> (short) 0;
-            case INT32 -> dateValued(schema) ? new java.util.Date(0) : 0;
-            case INT64 -> dateValued(schema) ? new java.util.Date(0) : 0L;
-            case FLOAT32 -> 0f;
-            case FLOAT64 -> 0d;
-            case STRUCT -> {
-                Struct s = new Struct(schema);
-                for (var f : schema.fields()) {
-                    if (!f.schema().isOptional()) {
-                        s.put(f, placeholder(f.schema()));
-                    }
-                }
-                yield s;
-            }
-        };
     }
 }

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * stops the task, and makes what goes there seen: counted per table (metric
  * {@code dead-letter-records}), the first logged at WARN at once, and the rest summed up at
  * WARN at most once a minute, per table with the last reason, for as long as they come.
- * Without a reporter (no dead-letter queue, or the {@code sluice} runtime) every such record
- * stops the task.
+ * Without a reporter (no dead-letter queue; in the {@code sluice} command, none asked for) every
+ * such record stops the task.
  */
 public final class DeadLetters {
 
@@ -101,9 +101,10 @@ public final class DeadLetters {
             count += e.getValue().count;
             tables.add(e.getKey() + ": " + e.getValue().count + " (last " + e.getValue().lastRecord + ": " + e.getValue().lastReason + ")");
         }
+        String where = reporter instanceof DeadLetterStore store ? store.where() : "the dead-letter topic";
         LOG.warn("{} record(s) went to the dead-letter queue{}, {} in all since the task started. {}. The target does not have "
-                        + "them: read them from the dead-letter topic, fix the cause and send them again.", count,
-                total == count ? "" : " in the last minute", total, tables);
+                        + "them: read them from {}, fix the cause and send them again.", count,
+                total == count ? "" : " in the last minute", total, tables, where);
         unlogged.clear();
     }
 

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import io.sluice.schemas.postgres.PgEndpoint;
+
 /**
  * Sluice's own tables on the target, all in the schema of the position table: the applied
  * source positions, the Kafka offsets (on a cluster), the record of each snapshot, the tables an
@@ -58,6 +60,11 @@ public final class TargetState {
     /** The arrivals at and releases of ordering barriers. */
     public BarrierTables barriers() {
         return new BarrierTables(positions.schema(), connector);
+    }
+
+    /** The dead-letter store of the {@code sluice} command on this target, for one pipeline. */
+    public DeadLetterTable deadLetters(PgEndpoint endpoint, String pipeline) {
+        return new DeadLetterTable(endpoint, positions.schema(), pipeline);
     }
 
     /** What the target holds of a source, for {@code sluice status}. */

@@ -1,0 +1,56 @@
+package io.sluice.connector.postgres.replication;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.sluice.connector.postgres.ddl.DdlMessage;
+import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Begin;
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.ObjectChanges;
+import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.SourceInfo;
+import io.sluice.schemas.naming.Identifiers;
+import org.apache.kafka.connect.data.Struct;
+
+/**
+ * What one DDL message of Sluice's capture triggers means for the stream: whether the known
+ * tables' shapes must be read again, which tables must be copied into the stream (and why), and
+ * the schema-change event of the selected tables and objects it touched, if any.
+ */
+record DdlEvents(DdlMessage ddl, DdlMessage.Selection selection, boolean typesChanged, Map<DdlMessage.Table, String> copies,
+                 List<SchemaChangeEvents.TableChange> changes, List<ObjectChanges.ObjectChange> objects) {
+
+    static DdlEvents of(DdlMessage ddl, DdlMessage.Selection selection) {
+        // A changed composite type or domain changes the values of the tables that use it, but pgoutput sends no new Relation
+        // for them: every known table's shape is read again.
+        boolean typesChanged = ddl.objects().stream().anyMatch(o -> o.kind().equals("type") || o.kind().equals("domain"));
+        Map<DdlMessage.Table, String> copies = new LinkedHashMap<>();
+        for (DdlMessage.Table t : ddl.arrivedWithRows(selection)) {
+            copies.put(t, "joined the selected tables with rows in it (" + ddl.tag() + ")");
+        }
+        for (DdlMessage.Table t : ddl.rewritten(selection)) {
+            // A partitioned table holds no rows of its own: its partitions are in the message too.
+            if (t.now().partitionKey() == null) {
+                copies.putIfAbsent(t, "had its rows converted by an expression the target cannot repeat (" + ddl.tag() + ")");
+            }
+        }
+        return new DdlEvents(ddl, selection, typesChanged, copies, ddl.changes(selection), ddl.objectChanges(selection));
+    }
+
+    /** Whether the message touched no selected table or object: no event goes out. */
+    boolean silent() {
+        return changes.isEmpty() && objects.isEmpty();
+    }
+
+    /** The schema-change event, the {@code event}-th of its transaction. */
+    Struct value(String topicPrefix, String database, Begin transaction, long event, long commitMicros) {
+        String[] first = changes.isEmpty() ? new String[] {ddl.selectedObjects(selection).get(0).schema(), ""}
+                : Identifiers.unquoteQualified(changes.get(0).id());
+        SourceInfo source = new SourceInfo(topicPrefix, database, first[0], first[1], commitMicros, SourceInfo.Snapshot.FALSE,
+                Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), null);
+        Struct value = SchemaChangeEvents.value(source, first[0], ddl.statement(), changes, objects, System.currentTimeMillis());
+        value.put(Envelope.TRANSACTION, Envelope.transaction(Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), event, 1));
+        return value;
+    }
+}

@@ -1,0 +1,116 @@
+package io.sluice.runtime.pipeline;
+
+import java.util.Map;
+import java.util.Set;
+
+import io.sluice.sink.postgres.PostgresSinkConfig;
+import io.sluice.sink.postgres.state.DeadLetterTable;
+import io.sluice.sink.postgres.state.TargetState;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+
+/**
+ * What the {@code sluice} command gives the sink task in place of a Kafka Connect worker: its
+ * configuration, and — when the pipeline asks for it with Connect's own key,
+ * {@code errors.tolerance=all} under {@code target:} — a dead-letter store on the target, so
+ * that a pipeline moves between the command and a cluster unchanged. Connect's partition controls
+ * do not apply here: the runtime hands over one partition per topic and keeps the offsets itself.
+ */
+public final class EmbeddedSinkContext implements SinkTaskContext, AutoCloseable {
+
+    static final String ERRORS_TOLERANCE = "errors.tolerance";
+
+    /** The target keys the command reads itself (a Connect worker reads the same key on a cluster). */
+    public static final ConfigDef CONFIG_DEF = new ConfigDef()
+            .define(ERRORS_TOLERANCE, Type.STRING, "none", ConfigDef.ValidString.in("none", "all"), Importance.MEDIUM,
+                    "none: a record the sink cannot apply stops the pipeline with the reason. all: records that are not change events "
+                            + "the sink can read, and (with schema.mismatch.action=dead_letter) changes the target's tables cannot take, "
+                            + "are kept in the table dead_letters beside the position table on the target (the record whole, where it "
+                            + "came from, the reason) and the pipeline goes on; they are counted in the log and by `sluice status`. On a "
+                            + "Kafka Connect cluster the worker reads this key and sends them to errors.deadletterqueue.topic.name.",
+                    "Errors", 1, Width.SHORT, "Error tolerance");
+
+    private final Map<String, String> configs;
+    private final DeadLetterTable deadLetters;
+
+    EmbeddedSinkContext(PipelineSpec spec) {
+        this.configs = spec.target();
+        PostgresSinkConfig target = new PostgresSinkConfig(spec.target());
+        boolean tolerate = "all".equals(new org.apache.kafka.common.config.AbstractConfig(CONFIG_DEF, spec.target(), false)
+                .getString(ERRORS_TOLERANCE));
+        this.deadLetters = tolerate ? new TargetState(target.positionTable(), target.connectorName()).deadLetters(target.endpoint(),
+                spec.name()) : null;
+    }
+
+    @Override
+    public Map<String, String> configs() {
+        return configs;
+    }
+
+    @Override
+    public ErrantRecordReporter errantRecordReporter() {
+        return deadLetters;
+    }
+
+    @Override
+    public void offset(Map<TopicPartition, Long> offsets) {
+        // The runtime keeps offsets itself (by source position on the target); it never rewinds.
+    }
+
+    @Override
+    public void offset(TopicPartition tp, long offset) {
+        // As above.
+    }
+
+    @Override
+    public void timeout(long timeoutMs) {
+        // The runtime hands records over and flushes on its own cadence.
+    }
+
+    @Override
+    public Set<TopicPartition> assignment() {
+        return Set.of();
+    }
+
+    @Override
+    public void pause(TopicPartition... partitions) {
+        // Ordering barriers exist only on a cluster: nothing is ever held here.
+    }
+
+    @Override
+    public void resume(TopicPartition... partitions) {
+        // As above.
+    }
+
+    @Override
+    public void requestCommit() {
+        // The runtime commits after every flush.
+    }
+
+    @Override
+    public PluginMetrics pluginMetrics() {
+        return null; // the sink's metrics register on their own registry (JMX)
+    }
+
+    /** What to tell the user at the end of a run about records kept as dead letters in it; null when none were. */
+    String deadLetterSummary() {
+        if (deadLetters == null || deadLetters.kept() == 0) {
+            return null;
+        }
+        return deadLetters.kept() + " record(s) the target could not take were kept in " + deadLetters.where()
+                + "; the target does not have them: read the reason there, fix the cause and apply them again.";
+    }
+
+    @Override
+    public void close() {
+        if (deadLetters != null) {
+            deadLetters.close();
+        }
+    }
+}
