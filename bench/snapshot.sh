@@ -5,6 +5,9 @@
 #   bench/snapshot.sh                         defaults: SCALE=70 (about 1.3 GB), ROUNDS=3, JOBS=2
 #   SCALE=10 ROUNDS=1 bench/snapshot.sh       a quick check
 #   TOOLS="sluice pgcopydb" bench/snapshot.sh
+#   SLUICE_BASE=/path/to/other/checkout TOOLS="sluice sluice_base pgcopydb" bench/snapshot.sh
+#                                             another build of Sluice (e.g. main before a change, built there
+#                                             with ./mvnw package) side by side: is a change a slowdown?
 #
 # Tools: sluice; pgcopydb clone (Debian package pgcopydb); pg_dump | psql; pg_dump -Fd -j + pg_restore -j;
 # copy_pipe: pre-data, then psql COPY TO STDOUT (binary) | psql COPY FROM STDIN per table, JOBS at a
@@ -70,6 +73,10 @@ run_tool() {
     sluice)
       (cd "$tp_work/run" && /usr/bin/time -f '%M' -o "$tp_work/run/rss" "$root/sluice" snapshot --source "$src?sslmode=disable" \
         --target "$dst?sslmode=disable" --threads "$jobs" --fresh --offsets "$tp_work/run/sluice.offsets") >"$log" 2>&1 ;;
+    sluice_base)
+      [ -x "${SLUICE_BASE:-}/sluice" ] || { echo "sluice_base needs SLUICE_BASE, a checkout with the sluice command" >&2; exit 1; }
+      (cd "$tp_work/run" && /usr/bin/time -f '%M' -o "$tp_work/run/rss" "$SLUICE_BASE/sluice" snapshot --source "$src?sslmode=disable" \
+        --target "$dst?sslmode=disable" --threads "$jobs" --fresh --offsets "$tp_work/run/sluice.offsets") >"$log" 2>&1 ;;
     pgcopydb)
       pgcopydb clone --source "$src" --target "$dst" --table-jobs "$jobs" --index-jobs "$jobs" --no-owner --no-acl \
         --dir "$tp_work/run/pgcopydb" >"$log" 2>&1 ;;
@@ -108,7 +115,7 @@ for round in $(seq 1 "$rounds"); do
     fi
     seconds="$(echo "$end - $start" | bc)"
     rss="-"
-    [ "$tool" = sluice ] && rss="$(tail -1 "$tp_work/run/rss")"
+    case "$tool" in sluice|sluice_base) rss="$(tail -1 "$tp_work/run/rss")" ;; esac
     printf '%s\t%s\t%.1f\t%s\n' "$round" "$tool" "$seconds" "$rss" | tee -a "$tsv"
   done
 done

@@ -12,6 +12,9 @@
 #                                           RATES="1000 5000" (rows/s for the latency runs), LATENCY_SECONDS=60
 #   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
 #   TOOLS="sluice connect" ...                                                       without Debezium
+#   SLUICE_BASE=/path/to/other/checkout TOOLS="sluice sluice_base" ...    another build of Sluice (e.g. main before a
+#                                           change, built there with ./mvnw package) as a fourth pipeline, `sluice run` like
+#                                           the first with a slot and target of its own: is a change a slowdown?
 #   CONNECT_APPLY_DELAY_MS=50 ...           apply.max.delay.ms of Sluice's sink on Connect (default: the connector's, 100)
 #   CONNECT_CONVERTER=json ...              Sluice's connectors on Connect with Kafka's JSON converter (schemas on) instead
 #                                           of Sluice's binary converter (default, as docs/connect.md sets them)
@@ -114,7 +117,9 @@ state="SELECT (SELECT count(*) || ':' || sum(abalance) FROM pgbench_accounts) ||
 
 # Both targets start as copies of the source taken with nothing writing, so each pipeline streams
 # from the moment its slot is made. The target's probe table stamps every row it receives.
-for db in sluice_copy connect_copy dbz_copy; do
+embedded=(sluice)
+[ -n "${SLUICE_BASE:-}" ] && embedded+=(sluice_base)
+for db in "${embedded[@]/%/_copy}" connect_copy dbz_copy; do
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "CREATE DATABASE $db"
   "$tp_bin/pg_dump" "$src" | "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" >/dev/null
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" \
@@ -232,32 +237,43 @@ for slot in dbz sluicec; do
   done
 done
 
-# sluice: streaming only, from a slot made now (the target already holds the rows).
-sluice_pid=""
+# sluice (and sluice_base): streaming only, from a slot made now (the target already holds the rows).
+declare -A emb_pid=() emb_root=([sluice]="$root") emb_name=([sluice]=bench)
+if [ -n "${SLUICE_BASE:-}" ]; then
+  [ -x "$SLUICE_BASE/sluice" ] || { echo "SLUICE_BASE=$SLUICE_BASE has no sluice command" >&2; exit 1; }
+  emb_root[sluice_base]="$SLUICE_BASE"
+  emb_name[sluice_base]=benchbase
+fi
+is_embedded() { [ -n "${emb_root[$1]:-}" ]; }
 sluice_start() {
-  (cd "$tp_work" && exec "$root/sluice" run --source "$src?sslmode=disable" \
-    --target "postgres://sluice@127.0.0.1:$target_port/sluice_copy?sslmode=disable" --name bench \
-    --offsets "$tp_work/sluice.offsets" --set source.snapshot.mode=never --tables 'public.*') >>"$tp_work/sluice.out" 2>&1 &
-  sluice_pid=$!
-  pids+=("$sluice_pid")
+  local tool="${1:-sluice}"
+  (cd "$tp_work" && exec "${emb_root[$tool]}/sluice" run --source "$src?sslmode=disable" \
+    --target "postgres://sluice@127.0.0.1:$target_port/${tool}_copy?sslmode=disable" --name "${emb_name[$tool]}" \
+    --offsets "$tp_work/$tool.offsets" --set source.snapshot.mode=never --tables 'public.*') >>"$tp_work/$tool.out" 2>&1 &
+  emb_pid[$tool]=$!
+  pids+=("${emb_pid[$tool]}")
 }
 sluice_stop() {
-  if [ -n "$sluice_pid" ]; then kill -TERM "$sluice_pid"; wait "$sluice_pid" || true; sluice_pid=""; fi
+  local tool="${1:-sluice}"
+  if [ -n "${emb_pid[$tool]:-}" ]; then kill -TERM "${emb_pid[$tool]}"; wait "${emb_pid[$tool]}" || true; emb_pid[$tool]=""; fi
 }
-sluice_start
-for _ in $(seq 1 120); do
-  "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_bench' AND active" | grep -q 1 && break
-  sleep 1
+for tool in "${embedded[@]}"; do
+  sluice_start "$tool"
+  for _ in $(seq 1 120); do
+    "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_${emb_name[$tool]}' AND active" \
+      | grep -q 1 && break
+    sleep 1
+  done
 done
 
 # A Connect pipeline's connectors: dbz-* for Debezium's, sluicec-* for Sluice's.
 prefix_of() { if [ "$1" = connect ]; then echo sluicec; else echo dbz; fi; }
 connect_pause() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/pause"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/pause"; }
 connect_resume() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/resume"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/resume"; }
-sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop; else kill -STOP "$sluice_pid"; fi; }
-sluice_resume() { if [ "$pause_mode" = restart ]; then sluice_start; else kill -CONT "$sluice_pid"; fi; }
-pause() { if [ "$1" = sluice ]; then sluice_pause; else connect_pause "$1"; fi; }
-resume() { if [ "$1" = sluice ]; then sluice_resume; else connect_resume "$1"; fi; }
+sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop "$1"; else kill -STOP "${emb_pid[$1]}"; fi; }
+sluice_resume() { if [ "$pause_mode" = restart ]; then sluice_start "$1"; else kill -CONT "${emb_pid[$1]}"; fi; }
+pause() { if is_embedded "$1"; then sluice_pause "$1"; else connect_pause "$1"; fi; }
+resume() { if is_embedded "$1"; then sluice_resume "$1"; else connect_resume "$1"; fi; }
 target_of() { echo "$1_copy"; }
 
 now() { date +%s.%N; }
@@ -269,11 +285,11 @@ await_caught_up() {
     got="$("$tp_bin/psql" -X -At "postgres://sluice@127.0.0.1:$target_port/$(target_of "$tool")" -c "$state")"
     [ "$got" = "$want" ] && break
     if (( $(echo "$(now) - $since > 1800" | bc) )); then echo "$tool did not catch up within 30 minutes" >&2; exit 1; fi
-    if [ "$tool" != sluice ] && curl -sf "$rest/connectors?expand=status" | grep -q '"state":"FAILED"'; then
+    if ! is_embedded "$tool" && curl -sf "$rest/connectors?expand=status" | grep -q '"state":"FAILED"'; then
       echo "A connector failed:" >&2; curl -s "$rest/connectors?expand=status" >&2; exit 1
     fi
-    if [ "$tool" = sluice ] && ! kill -0 "$sluice_pid" 2>/dev/null; then
-      echo "sluice stopped; see $tp_work/sluice.out" >&2; tail -20 "$tp_work/sluice.out" >&2; exit 1
+    if is_embedded "$tool" && ! kill -0 "${emb_pid[$tool]}" 2>/dev/null; then
+      echo "$tool stopped; see $tp_work/$tool.out" >&2; tail -20 "$tp_work/$tool.out" >&2; exit 1
     fi
     sleep 0.1
   done
@@ -291,7 +307,7 @@ INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (1, 1, 1, 1, no
 UPDATE big SET v = v + 1 WHERE id = 1;
 INSERT INTO probe DEFAULT VALUES;
 SQL
-for tool in sluice connect dbz; do pause "$tool"; done
+for tool in "${embedded[@]}" connect dbz; do pause "$tool"; done
 await_all() {
   local tool
   for tool in "${tools[@]}"; do resume "$tool"; await_caught_up "$tool" "$(now)" >/dev/null; pause "$tool"; done
