@@ -46,6 +46,9 @@ class DeadLettersIT {
             CompletableFuture<Void> stop = new CompletableFuture<>();
             CompletableFuture<Result> first = SluiceRuns.start(stop, concat(new String[] {"run"}, tolerant));
             SluiceRuns.waitFor(() -> rowsSoFar(target) == 1, first, "the snapshot");
+            // A streamed row shows the snapshot's end is recorded: stopped before it, the next run would copy again.
+            source.execute("INSERT INTO orders VALUES (100, '100')");
+            SluiceRuns.waitFor(() -> rowsSoFar(target) == 2, first, "streaming after the snapshot");
             stop.complete(null);
             assertThat(first.get(60, TimeUnit.SECONDS).exit()).isZero();
 
