@@ -25,7 +25,7 @@ final class OpenSearchDistribution {
     /** The unpacked distribution's home directory ({@code bin/}, {@code config/}, {@code lib/}...). */
     static Path unpackInto(Path serviceDir) {
         Path zip = zip();
-        Path home = serviceDir.resolve("dist").resolve("opensearch-" + VERSION);
+        Path home = serviceDir.resolve("dist").resolve("opensearch-" + VERSION + "-extras");
         if (Files.isExecutable(home.resolve("bin").resolve("opensearch"))) {
             return home;
         }
@@ -41,6 +41,7 @@ final class OpenSearchDistribution {
                 scripts.forEach(script -> script.toFile().setExecutable(true, false));
             }
             Files.createDirectories(unpacked.resolve("plugins"));
+            addMapperExtras(unpacked.resolve("modules"));
             Files.createDirectories(home.getParent());
             Files.move(unpacked, home, StandardCopyOption.ATOMIC_MOVE);
             Workdir.deleteTree(staging);
@@ -50,15 +51,41 @@ final class OpenSearchDistribution {
         }
     }
 
+    /**
+     * Every OpenSearch distribution but this one ships the mapper-extras module (scaled_float,
+     * rank_feature…), which the sink maps numeric columns with; its jar is on Maven Central as
+     * {@code org.opensearch.plugin:mapper-extras-client}, which test modules declare, and it is
+     * installed here as the distributions install it.
+     */
+    private static void addMapperExtras(Path modules) throws IOException {
+        Path jar = repository().resolve(Path.of("org", "opensearch", "plugin", "mapper-extras-client", VERSION,
+                "mapper-extras-client-" + VERSION + ".jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException("The OpenSearch module mapper-extras (" + jar + ") is not in the local Maven repository. "
+                    + "Declare the test dependency org.opensearch.plugin:mapper-extras-client:" + VERSION + " in the module's POM");
+        }
+        Path module = Files.createDirectories(modules.resolve("mapper-extras"));
+        Files.copy(jar, module.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+        Files.writeString(module.resolve("plugin-descriptor.properties"), String.join("\n",
+                "description=Adds advanced field mappers",
+                "version=" + VERSION,
+                "name=mapper-extras",
+                "classname=org.opensearch.index.mapper.MapperExtrasPlugin",
+                "java.version=11",
+                "opensearch.version=" + VERSION, ""));
+    }
+
+    private static Path repository() {
+        return Path.of(System.getProperty("maven.repo.local", Path.of(System.getProperty("user.home"), ".m2", "repository").toString()));
+    }
+
     private static Path zip() {
         String configured = System.getProperty("sluice.test.opensearch.zip");
         if (configured != null && !configured.isBlank()) {
             return existing(Path.of(configured));
         }
-        String repo = System.getProperty("maven.repo.local",
-                Path.of(System.getProperty("user.home"), ".m2", "repository").toString());
-        return existing(Path.of(repo, "org", "opensearch", "distribution", "integ-test-zip", "opensearch", VERSION,
-                "opensearch-" + VERSION + ".zip"));
+        return existing(repository().resolve(Path.of("org", "opensearch", "distribution", "integ-test-zip", "opensearch", VERSION,
+                "opensearch-" + VERSION + ".zip")));
     }
 
     private static Path existing(Path zip) {

@@ -1,0 +1,208 @@
+package io.sluice.sink.opensearch;
+
+import java.net.URI;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import io.sluice.sink.core.batch.BatchTuningConfig;
+import io.sluice.sink.core.batch.TunerSettings;
+import io.sluice.sink.core.deadletter.DeadLetterConfig;
+import io.sluice.sink.opensearch.client.ClusterAddress;
+import io.sluice.sink.opensearch.mapping.IndexMappingOptions;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.types.Password;
+
+/** Configuration of {@link OpenSearchSinkConnector}. */
+public final class OpenSearchSinkConfig extends AbstractConfig {
+
+    public static final String URL = "connection.url";
+    public static final String USER = "connection.username";
+    public static final String PASSWORD = "connection.password";
+    public static final String API_KEY = "connection.api.key";
+    public static final String TLS_CA = "connection.tls.ca.file";
+    public static final String TLS_HOSTNAME = "connection.tls.hostname.verification";
+    public static final String TIMEOUT = "connection.timeout.ms";
+    public static final String INDEX_NAME_FORMAT = "index.name.format";
+    public static final String DYNAMIC = "mapping.dynamic";
+    public static final String NUMERIC = "mapping.numeric";
+    public static final String JSON = "mapping.json";
+    public static final String TRUNCATE_ACTION = "truncate.action";
+    public static final String BULK_BYTES = "bulk.max.bytes";
+    public static final String BULK_DOCUMENTS = "bulk.max.documents";
+    public static final String IN_FLIGHT = "bulk.in.flight";
+    public static final String BULK_DELAY = "bulk.max.delay.ms";
+    public static final String RETRY_TIMEOUT = "retry.timeout.ms";
+
+    private static final String CONNECTION = "Connection";
+    private static final String INDEXES = "Indexes";
+    private static final String BULK = "Bulk";
+    private static final String TUNING = "Batch tuning";
+
+    /** What a TRUNCATE of a source table does to its index. */
+    public enum TruncateAction {
+        /** Every document of the index is deleted (versioned, so a replayed older write cannot bring one back). */
+        DELETE_DOCUMENTS,
+        /** The index keeps its documents. */
+        IGNORE;
+
+        public String key() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    public static final ConfigDef CONFIG_DEF = BatchTuningConfig.define(DeadLetterConfig.define(new ConfigDef()
+            .define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
+                    "The OpenSearch cluster: http(s)://host:port, several separated by commas (requests go round them). A "
+                            + "user and password may be in the URL (https://user:password@host:9200).",
+                    CONNECTION, 1, Width.LONG, "Cluster URL")
+            .define(USER, Type.STRING, null, Importance.HIGH,
+                    "User for HTTP basic authentication; overrides a user in the URL. It needs the index privileges "
+                            + "create_index, manage (aliases, mappings), write and read on the indexes the sink writes.",
+                    CONNECTION, 2, Width.MEDIUM, "User")
+            .define(PASSWORD, Type.PASSWORD, null, Importance.HIGH,
+                    "Password of the user; overrides a password in the URL. Never logged.", CONNECTION, 3, Width.MEDIUM, "Password")
+            .define(API_KEY, Type.PASSWORD, null, Importance.HIGH,
+                    "An API key (the base64 form OpenSearch hands out, sent as 'Authorization: ApiKey ...') instead of a user "
+                            + "and password. Never logged.", CONNECTION, 4, Width.MEDIUM, "API key")
+            .define(TLS_CA, Type.STRING, null, Importance.MEDIUM,
+                    "A PEM file with the certificate(s) of the authority that signed the cluster's certificate, for https "
+                            + "URLs when it is not one the JVM trusts (a self-signed demo certificate).",
+                    CONNECTION, 5, Width.LONG, "CA file")
+            .define(TLS_HOSTNAME, Type.BOOLEAN, true, Importance.LOW,
+                    "Check that the cluster's certificate names the host of the URL. Turn off only for a test cluster whose "
+                            + "certificate names another host.", CONNECTION, 6, Width.SHORT, "Check host name")
+            .define(TIMEOUT, Type.INT, 30_000, ConfigDef.Range.atLeast(1_000), Importance.LOW,
+                    "Milliseconds to connect and to wait for an answer to one request; a request that takes longer is "
+                            + "sent again (see " + "retry.timeout.ms).", CONNECTION, 7, Width.SHORT, "Request timeout")
+            .define(INDEX_NAME_FORMAT, Type.STRING, "${schema}.${table}", new ConfigDef.NonEmptyString(), Importance.MEDIUM,
+                    "Name of each table's index, from the source schema and table (${schema}, ${table}) or the topic "
+                            + "(${topic}). It is lower-cased, characters OpenSearch does not allow in index names become '_', and "
+                            + "it is the name of an alias: the documents live in a versioned index behind it (name_v1, name_v2 "
+                            + "after a rebuild), so a rebuild swaps without downtime.",
+                    INDEXES, 1, Width.MEDIUM, "Index name format")
+            .define(DYNAMIC, Type.STRING, "strict", ConfigDef.CaseInsensitiveValidString.in("strict", "true", "false"), Importance.LOW,
+                    "The indexes' dynamic mapping setting. strict: every field is mapped from the column types and a "
+                            + "document with a field the mapping lacks is refused (the sink adds a column's field before its "
+                            + "rows); true: OpenSearch may add fields; false: unknown fields are kept in _source, not indexed.",
+                    INDEXES, 2, Width.SHORT, "Dynamic mapping")
+            .define(NUMERIC, Type.STRING, IndexMappingOptions.NumericMapping.SCALED_FLOAT.key(), ConfigDef.CaseInsensitiveValidString.in(
+                            IndexMappingOptions.NumericMapping.keys()), Importance.MEDIUM,
+                    "How numeric columns are mapped. scaled_float: exact to the column's declared scale (numeric(p,s)); "
+                            + "numeric without a scale maps as double. double: approximately, about 15 significant digits. "
+                            + "keyword: the exact decimal text, searchable as a term, not as a number. The document's _source "
+                            + "keeps the exact decimal text in every mode.",
+                    INDEXES, 3, Width.SHORT, "numeric as")
+            .define(JSON, Type.STRING, IndexMappingOptions.JsonMapping.FLAT_OBJECT.key(), ConfigDef.CaseInsensitiveValidString.in(
+                            IndexMappingOptions.JsonMapping.keys()), Importance.MEDIUM,
+                    "How json and jsonb columns are mapped. flat_object: one field whose every leaf value is searchable "
+                            + "as a keyword (no mapping explosion, no type conflicts between rows); object: an object field with "
+                            + "dynamic mapping (leaves typed by OpenSearch; a leaf typed differently in two rows is refused); "
+                            + "keyword: the JSON text. flat_object and object take JSON objects only: a row whose value is an array "
+                            + "or a scalar is refused with the column named.",
+                    INDEXES, 4, Width.SHORT, "json as")
+            .define(TRUNCATE_ACTION, Type.STRING, TruncateAction.DELETE_DOCUMENTS.key(), ConfigDef.CaseInsensitiveValidString.in(
+                            TruncateAction.DELETE_DOCUMENTS.key(), TruncateAction.IGNORE.key()), Importance.LOW,
+                    "What a TRUNCATE of a source table does to its index: delete_documents or ignore.",
+                    INDEXES, 5, Width.SHORT, "On TRUNCATE")
+            .define(BULK_BYTES, Type.LONG, 4L << 20, ConfigDef.Range.atLeast(1L << 10), Importance.MEDIUM,
+                    "Bytes of documents in one _bulk request. With batch.tuning.enabled (the default) this is where tuning "
+                            + "starts, and what is kept when tuning finds nothing faster.", BULK, 1, Width.SHORT, "Bulk bytes")
+            .define(BULK_DOCUMENTS, Type.INT, 20_000, ConfigDef.Range.atLeast(1), Importance.LOW,
+                    "Documents in one _bulk request, at most, whatever its bytes.", BULK, 2, Width.SHORT, "Bulk documents")
+            .define(IN_FLIGHT, Type.INT, 2, ConfigDef.Range.between(1, 32), Importance.MEDIUM,
+                    "_bulk requests sent at once. Order does not depend on it: every write carries its source position as "
+                            + "an external version.", BULK, 3, Width.SHORT, "Requests in flight")
+            .define(BULK_DELAY, Type.LONG, 50L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                    "Milliseconds streamed changes may wait for more to fill a _bulk request; the time from commit to "
+                            + "searchable grows by up to this.", BULK, 4, Width.SHORT, "Bulk delay")
+            .define(RETRY_TIMEOUT, Type.LONG, 30L * 60_000, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                    "How long a write the cluster refuses for now (unreachable, 429 Too Many Requests, 5xx, per request or "
+                            + "per document) is sent again, with jittered exponential backoff, before the task fails with the "
+                            + "reason. Nothing is confirmed to the source meanwhile, so nothing is lost either way.",
+                    BULK, 5, Width.SHORT, "Retry for"), BULK, 6), TUNING, BULK_BYTES);
+
+    public OpenSearchSinkConfig(Map<String, String> props) {
+        super(CONFIG_DEF, props);
+    }
+
+    /** The cluster's address and credentials. */
+    public ClusterAddress address() {
+        return ClusterAddress.parse(getString(URL), getString(USER), password(PASSWORD), password(API_KEY), getString(TLS_CA),
+                getBoolean(TLS_HOSTNAME), getInt(TIMEOUT));
+    }
+
+    private String password(String key) {
+        Password p = getPassword(key);
+        return p == null ? null : p.value();
+    }
+
+    public String indexNameFormat() {
+        return getString(INDEX_NAME_FORMAT);
+    }
+
+    public IndexMappingOptions mappingOptions() {
+        return new IndexMappingOptions(getString(DYNAMIC).toLowerCase(Locale.ROOT),
+                IndexMappingOptions.NumericMapping.of(getString(NUMERIC)), IndexMappingOptions.JsonMapping.of(getString(JSON)));
+    }
+
+    public TruncateAction truncateAction() {
+        return TruncateAction.valueOf(getString(TRUNCATE_ACTION).toUpperCase(Locale.ROOT));
+    }
+
+    public long bulkBytes() {
+        return getLong(BULK_BYTES);
+    }
+
+    public int bulkDocuments() {
+        return getInt(BULK_DOCUMENTS);
+    }
+
+    public int inFlight() {
+        return getInt(IN_FLIGHT);
+    }
+
+    public long bulkDelayMillis() {
+        return getLong(BULK_DELAY);
+    }
+
+    public long retryTimeoutMillis() {
+        return getLong(RETRY_TIMEOUT);
+    }
+
+    public Optional<TunerSettings> tuning() {
+        return BatchTuningConfig.settings(this, bulkBytes());
+    }
+
+    /** Accepts http(s) URLs with a host, one or several separated by commas. */
+    static final class UrlValidator implements ConfigDef.Validator {
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null) {
+                return; // reported as missing
+            }
+            for (String one : value.toString().split(",")) {
+                String url = one.trim();
+                URI uri;
+                try {
+                    uri = URI.create(url);
+                } catch (IllegalArgumentException e) {
+                    throw new ConfigException(name, ClusterAddress.withoutSecrets(url), "not a URL");
+                }
+                if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
+                    throw new ConfigException(name, ClusterAddress.withoutSecrets(url), "give http://host:port or https://host:port");
+                }
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "http(s)://host:port[,...]";
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package io.sluice.sink.opensearch;
+
+import java.util.Collection;
+import java.util.Map;
+
+import io.sluice.schemas.SluiceVersion;
+import io.sluice.sink.core.barrier.BarrierGate;
+import io.sluice.sink.core.barrier.Subscription;
+import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.deadletter.DeadLetterConfig;
+import io.sluice.sink.core.deadletter.DeadLetters;
+import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.core.metrics.SinkMetrics;
+import io.sluice.sink.core.position.ReplaySkips;
+import io.sluice.sink.core.routing.RecordRouter;
+import io.sluice.sink.opensearch.bulk.BulkSender;
+import io.sluice.sink.opensearch.client.ClusterClient;
+import io.sluice.sink.opensearch.client.ConnectionCheck;
+import io.sluice.sink.opensearch.index.Indexes;
+import io.sluice.sink.opensearch.index.NoBarrierStore;
+import io.sluice.sink.opensearch.mapping.FieldMappings;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.ErrantRecordReporter;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The OpenSearch sink as a Kafka Connect task: the sink core routes the records and keeps what
+ * is durable; the {@link OpenSearchWriter} writes them with {@code _bulk}. Replays need no
+ * skipping here: every write carries an external version, and OpenSearch refuses an older one.
+ */
+public class OpenSearchSinkTask extends SinkTask {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OpenSearchSinkTask.class);
+
+    private final OffsetLedger ledger = new OffsetLedger();
+    private final ReplaySkips skips = new ReplaySkips();
+    private ClusterClient client;
+    private BulkSender sender;
+    private BarrierGate gate;
+    private DeadLetters deadLetters;
+    private OpenSearchWriter writer;
+    private RecordRouter router;
+    private SinkMetrics metrics;
+    private TunedBatchSize batchSize;
+
+    @Override
+    public String version() {
+        return SluiceVersion.get();
+    }
+
+    @Override
+    public void start(Map<String, String> props) {
+        OpenSearchSinkConfig config = new OpenSearchSinkConfig(props);
+        client = new ClusterClient(config.address(), config.inFlight());
+        String version = ConnectionCheck.check(client);
+        LOG.info("Writing to OpenSearch {} at {}", version, client.address());
+        sender = new BulkSender(client, config.inFlight(), config.retryTimeoutMillis());
+        batchSize = new TunedBatchSize("OpenSearch _bulk", config.tuning(), config.bulkBytes());
+        gate = new BarrierGate(new NoBarrierStore(), Subscription.of(props));
+        deadLetters = new DeadLetters(errantRecordReporter(), DeadLetterConfig.mismatchAction(config), e -> false, System::currentTimeMillis);
+        Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOptions().dynamic());
+        writer = new OpenSearchWriter(config, indexes, sender, ledger, deadLetters, batchSize);
+        router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
+        metrics = SinkMetrics.of(context);
+        deadLetters.register(metrics.plugin());
+        batchSize.register(metrics.plugin(), "bulk");
+    }
+
+    private ErrantRecordReporter errantRecordReporter() {
+        try {
+            return context == null ? null : context.errantRecordReporter();
+        } catch (NoSuchMethodError | NoClassDefFoundError e) {
+            return null; // a worker older than Kafka 2.6
+        }
+    }
+
+    @Override
+    public void put(Collection<SinkRecord> records) {
+        try {
+            router.put(records, context);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while indexing", e);
+        }
+    }
+
+    /** Returns when every record handed over is written (or refused as older, or dead-lettered). */
+    @Override
+    public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        try {
+            writer.writeAll();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while indexing", e);
+        }
+        ledger.allTakenDurable();
+    }
+
+    @Override
+    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+        writer.durableNow();
+        return ledger.committable(currentOffsets);
+    }
+
+    @Override
+    public void open(Collection<TopicPartition> partitions) {
+        gate.opened(context, partitions);
+    }
+
+    @Override
+    public void close(Collection<TopicPartition> partitions) {
+        gate.closed(partitions);
+        ledger.forget(partitions);
+        skips.forget(partitions);
+    }
+
+    /** The bulk size in use and its tuning. */
+    public TunedBatchSize batchSize() {
+        return batchSize;
+    }
+
+    /** Documents indexed or deleted so far. */
+    public long documentsWritten() {
+        return writer.written();
+    }
+
+    /** Writes refused as older than what the index has (replays). */
+    public long olderThanStored() {
+        return writer.olderThanStored();
+    }
+
+    /** Bytes of _bulk bodies sent so far. */
+    public long bytesSent() {
+        return writer.bytesSent();
+    }
+
+    @Override
+    public void stop() {
+        if (deadLetters != null) {
+            deadLetters.close();
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
+        if (sender != null) {
+            sender.close();
+        }
+        if (gate != null) {
+            gate.close();
+        }
+        if (client != null) {
+            client.close();
+        }
+    }
+}

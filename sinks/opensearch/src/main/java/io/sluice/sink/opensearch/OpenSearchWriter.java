@@ -1,0 +1,338 @@
+package io.sluice.sink.opensearch;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.deadletter.DeadLetters;
+import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.core.position.SourcePosition;
+import io.sluice.sink.core.routing.SinkEvent;
+import io.sluice.sink.core.routing.SinkWriter;
+import io.sluice.sink.opensearch.bulk.BulkBatch;
+import io.sluice.sink.opensearch.bulk.BulkOutcome;
+import io.sluice.sink.opensearch.bulk.BulkSender;
+import io.sluice.sink.opensearch.bulk.DocumentIds;
+import io.sluice.sink.opensearch.bulk.ExternalVersion;
+import io.sluice.sink.opensearch.index.IndexNames;
+import io.sluice.sink.opensearch.index.Indexes;
+import io.sluice.sink.opensearch.mapping.DocumentValues;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+
+/**
+ * The OpenSearch sink's {@link SinkWriter}: every row event becomes a versioned write in a
+ * {@code _bulk} request (index for inserts, updates and snapshot rows; delete for deletes; both
+ * for an update that changes the key), requests go out when full or due, several at once, and
+ * what is durable is told to the ledger by epochs. Order comes from the external versions
+ * ({@link ExternalVersion}), not from the order requests finish in.
+ */
+final class OpenSearchWriter implements SinkWriter {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenSearchWriter.class);
+
+    private final OpenSearchSinkConfig config;
+    private final Indexes indexes;
+    private final IndexNames names;
+    private final DocumentValues values;
+    private final BulkSender sender;
+    private final OffsetLedger ledger;
+    private final DeadLetters deadLetters;
+    private final TunedBatchSize batchSize;
+    private final ArrayDeque<Future<BulkOutcome>> inFlight = new ArrayDeque<>();
+    private final ArrayDeque<Long> inFlightEpochs = new ArrayDeque<>();
+    private final int maxInFlight;
+    private BulkBatch open;
+    private long written;
+    private long olderThanStored;
+    private long bytesSent;
+
+    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, BulkSender sender, OffsetLedger ledger, DeadLetters deadLetters,
+                     TunedBatchSize batchSize) {
+        this.config = config;
+        this.indexes = indexes;
+        this.names = new IndexNames(config.indexNameFormat());
+        this.values = new DocumentValues(config.mappingOptions());
+        this.sender = sender;
+        this.ledger = ledger;
+        this.deadLetters = deadLetters;
+        this.batchSize = batchSize;
+        this.maxInFlight = config.inFlight();
+    }
+
+    @Override
+    public void write(SinkEvent event) throws InterruptedException {
+        switch (event.kind()) {
+            case TOMBSTONE, SEQUENCES -> {
+                // a tombstone follows the delete that carries the change; sequences have no place in an index
+            }
+            case RAW_ROWS -> throw new DataException("Raw COPY tuples of " + event.table() + " reached the OpenSearch sink; they are "
+                    + "for PostgreSQL targets only: set snapshot.raw.tuples=false on the source");
+            case RELOAD -> reload(event);
+            case SNAPSHOT_ROW, CHANGE -> row(event);
+            default -> throw new DataException("Event " + event.kind() + " is not one the OpenSearch sink writes");
+        }
+    }
+
+    private void row(SinkEvent event) throws InterruptedException {
+        Struct value = event.value();
+        String op = event.op();
+        String table = event.table();
+        Schema rowSchema = value.schema().field(Envelope.AFTER).schema();
+        String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.record().topic());
+        if (op.equals("t")) {
+            if (config.truncateAction() == OpenSearchSinkConfig.TruncateAction.DELETE_DOCUMENTS) {
+                truncate(event, alias, indexes.writeIndex(alias, rowSchema, table), table);
+            }
+            return;
+        }
+        String index = indexes.writeIndex(alias, rowSchema, table);
+        SourcePosition position = event.kind() == SinkEvent.Kind.SNAPSHOT_ROW ? null : event.position();
+        ExternalVersion version = position == null ? ExternalVersion.SNAPSHOT : ExternalVersion.of(position);
+        SinkRecord record = event.record();
+        Struct after = value.getStruct(Envelope.AFTER);
+        Struct before = value.getStruct(Envelope.BEFORE);
+        String id = DocumentIds.of(key(record, after != null ? after : before, table));
+        if (op.equals("d")) {
+            batch().delete(record, table, index, id, position, version);
+        } else {
+            if (op.equals("u") && before != null) {
+                String oldId = DocumentIds.of(keyOf(before, record, table));
+                if (!oldId.equals(id)) {
+                    batch().delete(record, table, index, oldId, position, version);
+                }
+            }
+            Set<String> unchanged = unchangedToast(record);
+            if (unchanged.isEmpty()) {
+                batch().index(record, table, index, id, position, version, out -> values.write(after, Set.of(), out));
+            } else {
+                indexWithStoredValues(record, table, index, id, position, version, after, unchanged);
+            }
+        }
+        sendIfFull();
+    }
+
+    /**
+     * A change whose row kept some TOASTed values unchanged (PostgreSQL does not send them): the
+     * document is written whole, those fields taken from what the index stores, read once every
+     * write before it has settled.
+     */
+    private void indexWithStoredValues(SinkRecord record, String table, String index, String id, SourcePosition position,
+                                       ExternalVersion version, Struct after, Set<String> unchanged) throws InterruptedException {
+        writeAll();
+        JsonNode stored = indexes.source(index, id);
+        if (stored == null) {
+            throw new DataException("The change of " + table + " document " + id + " at " + position + " leaves columns "
+                    + unchanged + " as they were, but the index has no document to take them from; copy the table again");
+        }
+        batch().index(record, table, index, id, position, version, out -> {
+            out.writeStartObject();
+            for (Field field : after.schema().fields()) {
+                out.writeFieldName(field.name());
+                if (unchanged.contains(field.name())) {
+                    out.writeTree(stored.get(field.name()));
+                } else {
+                    values.writeValue(field.schema(), after.get(field), out);
+                }
+            }
+            out.writeEndObject();
+        });
+    }
+
+    private static Set<String> unchangedToast(SinkRecord record) {
+        Header header = record.headers().lastWithName(EventHeaders.UNCHANGED_TOAST);
+        if (header == null || header.value() == null || header.value().toString().isEmpty()) {
+            return Set.of();
+        }
+        return Set.of(header.value().toString().split(","));
+    }
+
+    /** The row's key: the record's key struct, as the source sends it (the primary key or replica identity). */
+    private static Struct key(SinkRecord record, Struct row, String table) {
+        if (record.key() instanceof Struct key && !key.schema().fields().isEmpty()) {
+            return key;
+        }
+        throw new DataException(table + " has no primary key or replica identity index, so its rows have no document id; give "
+                + "it a primary key (or REPLICA IDENTITY USING INDEX on a unique index) to index it in OpenSearch, or leave it out "
+                + "of the source's table.include.list");
+    }
+
+    /** The key of the row before an update: the key's columns read from the before image. */
+    private static Struct keyOf(Struct before, SinkRecord record, String table) {
+        Struct key = key(record, before, table);
+        Struct old = new Struct(key.schema());
+        for (Field f : key.schema().fields()) {
+            Field inBefore = before.schema().field(f.name());
+            if (inBefore == null || before.get(inBefore) == null) {
+                return key; // a before image without the key columns: the key did not change
+            }
+            old.put(f, before.get(inBefore));
+        }
+        return old;
+    }
+
+    /**
+     * A TRUNCATE: every document the index has now is deleted with the truncate's own version,
+     * so a replayed write from before it cannot bring a row back, and a document a later change
+     * already wrote (a replay of the truncate) is left alone.
+     */
+    private void truncate(SinkEvent event, String alias, String index, String table) throws InterruptedException {
+        writeAll();
+        SourcePosition position = event.position();
+        ExternalVersion version = position == null ? ExternalVersion.SNAPSHOT : ExternalVersion.of(position);
+        long[] deleted = {0};
+        indexes.eachId(index, Math.min(config.bulkDocuments(), 5_000), ids -> {
+            BulkBatch deletes = new BulkBatch(ledger.epoch(), batchSize.bytes());
+            for (String id : ids) {
+                deletes.delete(event.record(), table, index, id, position, version);
+            }
+            settle(sender.send(deletes));
+            deleted[0] += ids.size();
+        });
+        LOG.info("TRUNCATE of {} at {}: {} document(s) of {} deleted", table, position, deleted[0], alias);
+    }
+
+    private void reload(SinkEvent event) throws InterruptedException {
+        writeAll();
+        Schema rowSchema = event.value().schema().field(Envelope.AFTER).schema();
+        String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.record().topic());
+        indexes.recreate(alias, rowSchema, event.table());
+    }
+
+    @Override
+    public void applySchemaEvent(SinkEvent event) {
+        // Fields follow the rows' own schemas (a column's field is added before its first row), so DDL needs nothing here.
+    }
+
+    private BulkBatch batch() {
+        if (open == null) {
+            open = new BulkBatch(ledger.epoch(), batchSize.bytes());
+        }
+        return open;
+    }
+
+    private void sendIfFull() throws InterruptedException {
+        if (open != null && (open.bytes() >= open.plannedBytes() || open.size() >= config.bulkDocuments())) {
+            open.closing(TunedBatchSize.Closing.FULL);
+            send();
+        }
+    }
+
+    /** Sends the open batch, first waiting for the oldest in flight when as many as allowed are out. */
+    private void send() throws InterruptedException {
+        if (open == null || open.isEmpty()) {
+            open = null;
+            return;
+        }
+        while (inFlight.size() >= maxInFlight) {
+            settle(inFlight.peekFirst());
+        }
+        inFlightEpochs.addLast(open.epoch());
+        inFlight.addLast(sender.send(open));
+        bytesSent += open.bytes();
+        open = null;
+    }
+
+    @Override
+    public void afterPut(SinkTaskContext context) {
+        try {
+            if (open != null && open.ageNanos() >= TimeUnit.MILLISECONDS.toNanos(config.bulkDelayMillis())) {
+                open.closing(TunedBatchSize.Closing.TIMEOUT);
+                send();
+            }
+            settleFinished();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while writing to OpenSearch", e);
+        }
+        if (open != null && context != null) {
+            context.timeout(Math.max(1, config.bulkDelayMillis()));
+        }
+    }
+
+    @Override
+    public void durableNow() {
+        afterPut(null);
+        long current = ledger.endEpoch();
+        long oldest = current;
+        if (!inFlightEpochs.isEmpty()) {
+            oldest = Math.min(oldest, inFlightEpochs.peekFirst());
+        }
+        if (open != null) {
+            oldest = Math.min(oldest, open.epoch());
+        }
+        ledger.confirmBefore(oldest);
+    }
+
+    @Override
+    public void writeAll() throws InterruptedException {
+        if (open != null) {
+            open.closing(TunedBatchSize.Closing.EARLY);
+        }
+        send();
+        while (!inFlight.isEmpty()) {
+            settle(inFlight.peekFirst());
+        }
+    }
+
+    /** Settles the requests at the head of the queue that are done (in order, so the epochs confirmed stay a prefix). */
+    private void settleFinished() throws InterruptedException {
+        while (!inFlight.isEmpty() && inFlight.peekFirst().isDone()) {
+            settle(inFlight.peekFirst());
+        }
+    }
+
+    private void settle(Future<BulkOutcome> future) throws InterruptedException {
+        BulkOutcome outcome;
+        try {
+            outcome = future.get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof ConnectException c ? c : new ConnectException("Writing to OpenSearch failed: " + cause, cause);
+        }
+        if (inFlight.peekFirst() == future) {
+            inFlight.removeFirst();
+            inFlightEpochs.removeFirst();
+        }
+        written += outcome.written();
+        olderThanStored += outcome.olderThanStored();
+        for (BulkOutcome.Rejected r : outcome.rejected()) {
+            deadLetters.reject(r.item().record(), r.item().table(), new DataException("OpenSearch refused " + r.item().describe()
+                    + " in index " + r.item().index() + ": " + r.reason()));
+        }
+        BulkBatch batch = outcome.batch();
+        batchSize.record(batch.plannedBytes(), batch.bytes(), outcome.nanos(), batch.closing());
+    }
+
+    /** Documents written (indexed or deleted) so far. */
+    long written() {
+        return written;
+    }
+
+    /** Writes OpenSearch refused as older than the version it stores (replays). */
+    long olderThanStored() {
+        return olderThanStored;
+    }
+
+    long bytesSent() {
+        return bytesSent;
+    }
+
+    /** What is known of the indexes is read again (another task may have changed them). */
+    void forgetIndexes() {
+        indexes.forget();
+    }
+}

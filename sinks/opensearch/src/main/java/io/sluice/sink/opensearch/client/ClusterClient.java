@@ -1,0 +1,163 @@
+package io.sluice.sink.opensearch.client;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.ClientTlsStrategyBuilder;
+import org.apache.hc.client5.http.ssl.HostnameVerificationPolicy;
+import org.apache.hc.client5.http.ssl.NoopHostnameVerifier;
+import org.apache.hc.core5.http.Header;
+import org.apache.hc.core5.http.HttpHost;
+import org.apache.hc.core5.http.message.BasicHeader;
+import org.apache.hc.core5.util.Timeout;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.opensearch.client.opensearch.generic.Body;
+import org.opensearch.client.opensearch.generic.OpenSearchGenericClient;
+import org.opensearch.client.opensearch.generic.Requests;
+import org.opensearch.client.opensearch.generic.Response;
+import org.opensearch.client.transport.httpclient5.ApacheHttpClient5Transport;
+import org.opensearch.client.transport.httpclient5.ApacheHttpClient5TransportBuilder;
+
+/**
+ * One HTTP client to the cluster (opensearch-java's Apache HttpClient 5 transport), shared by
+ * the sink's threads: requests with bodies Sluice writes itself, answers as status and bytes.
+ * Connection failures are {@link IOException}s; HTTP errors are answers, for the caller to read.
+ */
+public final class ClusterClient implements AutoCloseable {
+
+    /** A response: its status and body. */
+    public record Answer(int status, byte[] body) {
+        public boolean ok() {
+            return status >= 200 && status < 300;
+        }
+
+        public String text() {
+            return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    private final ClusterAddress address;
+    private final ApacheHttpClient5Transport transport;
+    private final OpenSearchGenericClient client;
+
+    public ClusterClient(ClusterAddress address, int connections) {
+        this.address = address;
+        HttpHost[] hosts = address.nodes().stream().map(ClusterClient::host).toArray(HttpHost[]::new);
+        List<Header> headers = new ArrayList<>();
+        if (address.authorization() != null) {
+            headers.add(new BasicHeader("Authorization", address.authorization(), true));
+        }
+        SSLContext tls = address.tls() ? sslContext(address) : null;
+        Timeout timeout = Timeout.ofMilliseconds(address.timeoutMillis());
+        this.transport = ApacheHttpClient5TransportBuilder.builder(hosts)
+                .setDefaultHeaders(headers.toArray(Header[]::new))
+                .setRequestConfigCallback(r -> r.setResponseTimeout(timeout).setConnectionRequestTimeout(timeout))
+                .setHttpClientConfigCallback(http -> {
+                    PoolingAsyncClientConnectionManagerBuilder pool = PoolingAsyncClientConnectionManagerBuilder.create()
+                            .setMaxConnPerRoute(connections + 2).setMaxConnTotal((connections + 2) * hosts.length)
+                            .setDefaultConnectionConfig(ConnectionConfig.custom().setConnectTimeout(timeout).setSocketTimeout(timeout).build());
+                    if (tls != null) {
+                        ClientTlsStrategyBuilder strategy = ClientTlsStrategyBuilder.create().setSslContext(tls);
+                        if (!address.verifyHostname()) {
+                            strategy.setHostVerificationPolicy(HostnameVerificationPolicy.CLIENT).setHostnameVerifier(NoopHostnameVerifier.INSTANCE);
+                        }
+                        pool.setTlsStrategy(strategy.buildAsync());
+                    }
+                    return http.setConnectionManager(pool.build()).setDefaultRequestConfig(RequestConfig.custom().setResponseTimeout(timeout).build());
+                })
+                .build();
+        this.client = new OpenSearchGenericClient(transport);
+    }
+
+    private static HttpHost host(URI node) {
+        return new HttpHost(node.getScheme(), node.getHost().replace("[", "").replace("]", ""), node.getPort());
+    }
+
+    public ClusterAddress address() {
+        return address;
+    }
+
+    /** Sends a request with a JSON body (null for none). */
+    public Answer send(String method, String path, Map<String, String> query, byte[] json) throws IOException {
+        return send(method, path, query, json, "application/json");
+    }
+
+    /** Sends a {@code _bulk} body (newline-delimited JSON). */
+    public Answer bulk(byte[] ndjson, int length) throws IOException {
+        byte[] body = length == ndjson.length ? ndjson : java.util.Arrays.copyOf(ndjson, length);
+        return send("POST", "/_bulk", Map.of(), body, "application/x-ndjson");
+    }
+
+    private Answer send(String method, String path, Map<String, String> query, byte[] body, String contentType) throws IOException {
+        Requests.JsonBodyBuilder request = Requests.builder().method(method).endpoint(path).query(query);
+        if (body != null) {
+            request.body(Body.from(body, contentType));
+        }
+        try (Response response = client.execute(request.build())) {
+            byte[] bytes = response.getBody().map(Body::bodyAsBytes).orElse(new byte[0]);
+            return new Answer(response.getStatus(), bytes);
+        } catch (RuntimeException e) {
+            // The transport wraps connection failures in unchecked exceptions on some paths.
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw e;
+        }
+    }
+
+    private static SSLContext sslContext(ClusterAddress address) {
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            if (address.caFile() == null) {
+                context.init(null, null, null);
+                return context;
+            }
+            KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+            trusted.load(null, null);
+            try (InputStream pem = Files.newInputStream(Path.of(address.caFile()))) {
+                int i = 0;
+                for (Certificate certificate : CertificateFactory.getInstance("X.509").generateCertificates(pem)) {
+                    trusted.setCertificateEntry("ca-" + i++, certificate);
+                }
+                if (i == 0) {
+                    throw new ConnectException("CA file " + address.caFile() + " holds no PEM certificate; give the certificate of the "
+                            + "authority that signed the cluster's certificate");
+                }
+            }
+            TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            factory.init(trusted);
+            context.init(null, factory.getTrustManagers(), null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new ConnectException("Cannot read the CA file " + address.caFile() + ": " + e.getMessage()
+                    + ". Give a readable PEM file with the certificate of the cluster's certificate authority", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            transport.close();
+        } catch (IOException e) {
+            // closing: nothing is waiting for it
+        }
+    }
+
+}

@@ -1,0 +1,280 @@
+package io.sluice.sink.opensearch.index;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.sink.opensearch.client.ClusterClient;
+import io.sluice.sink.opensearch.mapping.FieldMappings;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.DataException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tables' indexes: each an alias over a versioned physical index ({@code name_v1}), created
+ * with explicit mappings from the row schema when first needed, and given a field before the
+ * first row that has its column. What is known of each (its physical index, its fields) is kept,
+ * so a row whose schema brings nothing new costs no request.
+ */
+public final class Indexes {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Indexes.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What is known of one alias. */
+    private static final class Known {
+        final String physical;
+        /** Field name to its mapped type. */
+        final Map<String, String> fields;
+        /** The last row schema seen to be mapped (schemas are shared by records, so identity is the fast check). */
+        Schema mapped;
+
+        Known(String physical, Map<String, String> fields) {
+            this.physical = physical;
+            this.fields = fields;
+        }
+    }
+
+    private final ClusterClient client;
+    private final FieldMappings mappings;
+    private final String dynamic;
+    private final Map<String, Known> known = new HashMap<>();
+
+    public Indexes(ClusterClient client, FieldMappings mappings, String dynamic) {
+        this.client = client;
+        this.mappings = mappings;
+        this.dynamic = dynamic;
+    }
+
+    /**
+     * The physical index to write a row of this schema to, behind {@code alias}: created when
+     * missing, with a field for every column.
+     *
+     * @param table the source table, for messages
+     */
+    public String writeIndex(String alias, Schema row, String table) {
+        Known k = known.get(alias);
+        if (k != null && k.mapped == row) {
+            return k.physical;
+        }
+        if (k == null) {
+            k = find(alias);
+            if (k == null) {
+                k = create(alias, row, table);
+            }
+            known.put(alias, k);
+        }
+        addMissing(alias, k, row, table);
+        k.mapped = row;
+        return k.physical;
+    }
+
+    /** The physical index behind an alias, or null when there is none. */
+    private Known find(String alias) {
+        ClusterClient.Answer answer = send("GET", "/_alias/" + alias, null, "read alias " + alias);
+        if (answer.status() == 404) {
+            ClusterClient.Answer index = send("HEAD", "/" + alias, null, "look for index " + alias);
+            if (index.status() == 200) {
+                throw new ConnectException("OpenSearch has an index named " + alias + ", where the sink keeps an alias over "
+                        + "versioned indexes (" + IndexNames.physical(alias, 1) + "): delete or rename that index, or choose another name "
+                        + "with index.name.format");
+            }
+            return null;
+        }
+        JsonNode body = read(answer);
+        Iterator<String> names = body.fieldNames();
+        if (!names.hasNext()) {
+            return null;
+        }
+        String physical = names.next();
+        if (names.hasNext()) {
+            throw new ConnectException("Alias " + alias + " points at several indexes (" + body.fieldNames().next() + ", …): the sink "
+                    + "writes to one; leave one behind the alias");
+        }
+        return new Known(physical, fields(physical));
+    }
+
+    private Map<String, String> fields(String physical) {
+        JsonNode mapping = read(send("GET", "/" + physical + "/_mapping", null, "read the mapping of " + physical));
+        JsonNode properties = mapping.path(physical).path("mappings").path("properties");
+        Map<String, String> fields = new HashMap<>();
+        properties.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue().path("type").asText("object")));
+        return fields;
+    }
+
+    private Known create(String alias, Schema row, String table) {
+        String physical = IndexNames.physical(alias, 1);
+        ObjectNode body = JSON.createObjectNode();
+        ObjectNode mappingsNode = body.putObject("mappings");
+        mappingsNode.put("dynamic", dynamic);
+        ObjectNode properties = mappings.properties(row);
+        mappingsNode.set("properties", properties);
+        body.putObject("aliases").putObject(alias);
+        ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
+        if (!answer.ok()) {
+            if (answer.text().contains("resource_already_exists_exception")) {
+                Known other = find(alias); // another task created it first
+                if (other != null) {
+                    return other;
+                }
+            }
+            throw new ConnectException("Cannot create index " + physical + " (alias " + alias + ") for " + table + ": OpenSearch answered "
+                    + answer.status() + " " + brief(answer.text()));
+        }
+        LOG.info("Created index {} behind alias {} for {} ({} fields)", physical, alias, table, properties.size());
+        Map<String, String> fields = new HashMap<>();
+        properties.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue().path("type").asText()));
+        return new Known(physical, fields);
+    }
+
+    /** Adds fields for columns the index lacks; refuses a column whose field has another type. */
+    private void addMissing(String alias, Known k, Schema row, String table) {
+        ObjectNode added = JSON.createObjectNode();
+        for (Field field : row.fields()) {
+            ObjectNode wanted = mappings.field(field.schema());
+            String type = wanted.path("type").asText();
+            String existing = k.fields.get(field.name());
+            if (existing == null) {
+                added.set(field.name(), wanted);
+            } else if (!existing.equals(type)) {
+                throw new DataException("Column " + field.name() + " of " + table + " maps to an OpenSearch " + type + " field, but "
+                        + "index " + k.physical + " (alias " + alias + ") has it as " + existing + ". Rebuilding the index with the new "
+                        + "type is not done by this version (planned); rebuild it yourself (delete the index and copy the table "
+                        + "again), or map the column as the index has it");
+            }
+        }
+        if (added.isEmpty()) {
+            return;
+        }
+        ObjectNode body = JSON.createObjectNode();
+        body.set("properties", added);
+        ClusterClient.Answer answer = send("PUT", "/" + k.physical + "/_mapping", bytes(body), "add fields to " + k.physical);
+        if (!answer.ok()) {
+            throw new ConnectException("Cannot add fields " + String.join(", ", iterable(added)) + " of " + table + " to index " + k.physical
+                    + ": OpenSearch answered " + answer.status() + " " + brief(answer.text()));
+        }
+        added.fields().forEachRemaining(e -> k.fields.put(e.getKey(), e.getValue().path("type").asText()));
+        LOG.info("Added fields {} of {} to index {}", String.join(", ", iterable(added)), table, k.physical);
+    }
+
+    /** Receives the ids of an index's documents, a page at a time. */
+    @FunctionalInterface
+    public interface IdPage {
+        void accept(java.util.List<String> ids) throws InterruptedException;
+    }
+
+    /**
+     * Hands over the ids of every document in the index, a page at a time (a scroll in index
+     * order), for deletes the caller versions itself.
+     */
+    public void eachId(String index, int pageSize, IdPage page) throws InterruptedException {
+        ClusterClient.Answer answer = send("POST", "/" + index + "/_search", ("{\"size\":" + pageSize
+                + ",\"_source\":false,\"sort\":[\"_doc\"],\"query\":{\"match_all\":{}}}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                Map.of("scroll", "1m"), "list the documents of " + index);
+        if (answer.status() == 404) {
+            return;
+        }
+        JsonNode body = read(answer);
+        String scroll = body.path("_scroll_id").asText(null);
+        try {
+            while (body.path("hits").path("hits").size() > 0) {
+                java.util.List<String> ids = new java.util.ArrayList<>();
+                body.path("hits").path("hits").forEach(hit -> ids.add(hit.path("_id").asText()));
+                page.accept(ids);
+                body = read(send("POST", "/_search/scroll", ("{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8), "list the documents of " + index));
+                scroll = body.path("_scroll_id").asText(scroll);
+            }
+        } finally {
+            if (scroll != null) {
+                send("DELETE", "/_search/scroll", ("{\"scroll_id\":\"" + scroll + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                        "end a scroll");
+            }
+        }
+    }
+
+    /**
+     * Drops the alias's physical index and creates it afresh (a table copied again whole): no
+     * document and no version of the earlier copy is left to refuse the new copy's rows.
+     */
+    public void recreate(String alias, Schema row, String table) {
+        Known k = known.remove(alias);
+        if (k == null) {
+            k = find(alias);
+        }
+        if (k != null) {
+            ClusterClient.Answer answer = send("DELETE", "/" + k.physical, null, "drop " + k.physical);
+            if (!answer.ok() && answer.status() != 404) {
+                throw new ConnectException("Cannot drop index " + k.physical + " to copy " + table + " again: OpenSearch answered "
+                        + answer.status() + " " + brief(answer.text()));
+            }
+        }
+        known.put(alias, create(alias, row, table));
+        known.get(alias).mapped = row;
+    }
+
+    /** A document's _source as stored now (a realtime read); null when there is none. */
+    public JsonNode source(String index, String id) {
+        ClusterClient.Answer answer = send("GET", "/" + index + "/_doc/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8)
+                .replace("+", "%20"), null, "read a document of " + index);
+        if (answer.status() == 404) {
+            return null;
+        }
+        JsonNode doc = read(answer);
+        return doc.path("found").asBoolean(false) ? doc.path("_source") : null;
+    }
+
+    /** Forgets what is known (another task may have changed the indexes). */
+    public void forget() {
+        known.clear();
+    }
+
+    private ClusterClient.Answer send(String method, String path, byte[] body, String what) {
+        return send(method, path, body, Map.of(), what);
+    }
+
+    private ClusterClient.Answer send(String method, String path, byte[] body, Map<String, String> query, String what) {
+        try {
+            return client.send(method, path, query, body);
+        } catch (IOException e) {
+            throw new org.apache.kafka.connect.errors.RetriableException("Cannot " + what + " on OpenSearch at " + client.address().display()
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static JsonNode read(ClusterClient.Answer answer) {
+        if (!answer.ok()) {
+            throw new ConnectException("OpenSearch answered " + answer.status() + ": " + brief(answer.text()));
+        }
+        try {
+            return JSON.readTree(answer.body());
+        } catch (IOException e) {
+            throw new ConnectException("OpenSearch answered with JSON the sink cannot read: " + brief(answer.text()), e);
+        }
+    }
+
+    private static byte[] bytes(JsonNode node) {
+        try {
+            return JSON.writeValueAsBytes(node);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Iterable<String> iterable(ObjectNode node) {
+        return node::fieldNames;
+    }
+
+    private static String brief(String text) {
+        String flat = text.replaceAll("\\s+", " ").trim();
+        return flat.length() > 400 ? flat.substring(0, 400) + "…" : flat;
+    }
+}
