@@ -1,18 +1,14 @@
 package io.sluice.sink.opensearch;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.sluice.schemas.SluiceVersion;
-import io.sluice.schemas.config.UnresolvedPlaceholders;
-import io.sluice.sink.core.batch.BatchTuningConfig;
 import io.sluice.sink.opensearch.client.ClusterClient;
 import io.sluice.sink.opensearch.client.ConnectionCheck;
+import io.sluice.sink.core.connector.SinkConnectors;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkConnector;
@@ -43,11 +39,7 @@ public class OpenSearchSinkConnector extends SinkConnector {
 
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
-        List<Map<String, String>> configs = new ArrayList<>();
-        for (int i = 0; i < maxTasks; i++) {
-            configs.add(props);
-        }
-        return configs;
+        return SinkConnectors.sameForEveryTask(props, maxTasks);
     }
 
     @Override
@@ -63,18 +55,15 @@ public class OpenSearchSinkConnector extends SinkConnector {
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
         Config result = super.validate(connectorConfigs);
-        Map<String, ConfigValue> byName = new HashMap<>();
-        result.configValues().forEach(v -> byName.put(v.name(), v));
-        BatchTuningConfig.validate(byName);
-        UnresolvedPlaceholders.report(connectorConfigs, result);
-        if (result.configValues().stream().anyMatch(v -> !v.errorMessages().isEmpty())) {
+        SinkConnectors.Checked keys = SinkConnectors.checkKeys(result, connectorConfigs);
+        if (keys.hasErrors()) {
             return result;
         }
         OpenSearchSinkConfig config = new OpenSearchSinkConfig(connectorConfigs);
         try (ClusterClient client = new ClusterClient(config.address(), 1)) {
             ConnectionCheck.check(client);
         } catch (ConnectException e) {
-            byName.get(OpenSearchSinkConfig.URL).addErrorMessage(e.getMessage());
+            keys.byName().get(OpenSearchSinkConfig.URL).addErrorMessage(e.getMessage());
         }
         return result;
     }

@@ -22,7 +22,6 @@ import io.sluice.sink.opensearch.mapping.FieldMappings;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
@@ -62,7 +61,7 @@ public class OpenSearchSinkTask extends SinkTask {
         sender = new BulkSender(client, config.inFlight(), config.retryTimeoutMillis());
         batchSize = new TunedBatchSize("OpenSearch _bulk", config.tuning(), config.bulkBytes());
         gate = new BarrierGate(new NoBarrierStore(), Subscription.of(props));
-        deadLetters = new DeadLetters(errantRecordReporter(), DeadLetterConfig.mismatchAction(config), e -> false, System::currentTimeMillis);
+        deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), e -> false, System::currentTimeMillis);
         Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOptions().dynamic());
         writer = new OpenSearchWriter(config, indexes, sender, ledger, deadLetters, batchSize);
         router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
@@ -71,13 +70,6 @@ public class OpenSearchSinkTask extends SinkTask {
         batchSize.register(metrics.plugin(), "bulk");
     }
 
-    private ErrantRecordReporter errantRecordReporter() {
-        try {
-            return context == null ? null : context.errantRecordReporter();
-        } catch (NoSuchMethodError | NoClassDefFoundError e) {
-            return null; // a worker older than Kafka 2.6
-        }
-    }
 
     @Override
     public void put(Collection<SinkRecord> records) {

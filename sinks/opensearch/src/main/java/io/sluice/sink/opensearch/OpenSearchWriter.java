@@ -52,7 +52,9 @@ final class OpenSearchWriter implements SinkWriter {
     private final OffsetLedger ledger;
     private final DeadLetters deadLetters;
     private final TunedBatchSize batchSize;
+    /** Requests sent and not settled, oldest first. */
     private final ArrayDeque<Future<BulkOutcome>> inFlight = new ArrayDeque<>();
+    /** The ledger epoch of each request in flight, in the same order. */
     private final ArrayDeque<Long> inFlightEpochs = new ArrayDeque<>();
     private final int maxInFlight;
     private BulkBatch open;
@@ -105,7 +107,7 @@ final class OpenSearchWriter implements SinkWriter {
         SinkRecord record = event.record();
         Struct after = value.getStruct(Envelope.AFTER);
         Struct before = value.getStruct(Envelope.BEFORE);
-        String id = DocumentIds.of(key(record, after != null ? after : before, table));
+        String id = DocumentIds.of(key(record, table));
         if (op.equals("d")) {
             batch().delete(record, table, index, id, position, version);
         } else {
@@ -161,7 +163,7 @@ final class OpenSearchWriter implements SinkWriter {
     }
 
     /** The row's key: the record's key struct, as the source sends it (the primary key or replica identity). */
-    private static Struct key(SinkRecord record, Struct row, String table) {
+    private static Struct key(SinkRecord record, String table) {
         if (record.key() instanceof Struct key && !key.schema().fields().isEmpty()) {
             return key;
         }
@@ -172,7 +174,7 @@ final class OpenSearchWriter implements SinkWriter {
 
     /** The key of the row before an update: the key's columns read from the before image. */
     private static Struct keyOf(Struct before, SinkRecord record, String table) {
-        Struct key = key(record, before, table);
+        Struct key = key(record, table);
         Struct old = new Struct(key.schema());
         for (Field f : key.schema().fields()) {
             Field inBefore = before.schema().field(f.name());

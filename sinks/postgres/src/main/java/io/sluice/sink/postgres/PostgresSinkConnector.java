@@ -1,14 +1,12 @@
 package io.sluice.sink.postgres;
 
 import java.sql.Connection;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 import io.sluice.schemas.SluiceVersion;
-import io.sluice.schemas.config.UnresolvedPlaceholders;
 import io.sluice.schemas.postgres.PgConnect;
-import io.sluice.sink.core.batch.BatchTuningConfig;
+import io.sluice.sink.core.connector.SinkConnectors;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigValue;
@@ -42,11 +40,7 @@ public class PostgresSinkConnector extends SinkConnector {
 
     @Override
     public List<Map<String, String>> taskConfigs(int maxTasks) {
-        List<Map<String, String>> configs = new ArrayList<>();
-        for (int i = 0; i < maxTasks; i++) {
-            configs.add(props);
-        }
-        return configs;
+        return SinkConnectors.sameForEveryTask(props, maxTasks);
     }
 
     @Override
@@ -62,11 +56,8 @@ public class PostgresSinkConnector extends SinkConnector {
     @Override
     public Config validate(Map<String, String> connectorConfigs) {
         Config result = super.validate(connectorConfigs);
-        Map<String, ConfigValue> byName = new java.util.HashMap<>();
-        result.configValues().forEach(v -> byName.put(v.name(), v));
-        BatchTuningConfig.validate(byName);
-        UnresolvedPlaceholders.report(connectorConfigs, result);
-        if (result.configValues().stream().anyMatch(v -> !v.errorMessages().isEmpty())) {
+        SinkConnectors.Checked keys = SinkConnectors.checkKeys(result, connectorConfigs);
+        if (keys.hasErrors()) {
             return result;
         }
         PostgresSinkConfig config = new PostgresSinkConfig(connectorConfigs);

@@ -20,7 +20,6 @@ import io.sluice.sink.postgres.state.TargetState;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
@@ -54,7 +53,7 @@ public class PostgresSinkTask extends SinkTask {
         TargetBarrierStore barriers = new TargetBarrierStore(config.endpoint(), state.barriers(), offsets);
         gate = new BarrierGate(barriers, Subscription.of(props));
         writer = new PostgresWriter(config, state, offsets, ledger, skips, gate, barriers);
-        deadLetters = new DeadLetters(errantRecordReporter(), DeadLetterConfig.mismatchAction(config), ColumnMismatch.class::isInstance,
+        deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), ColumnMismatch.class::isInstance,
                 System::currentTimeMillis);
         router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
         metrics = SinkMetrics.of(context);
@@ -63,13 +62,6 @@ public class PostgresSinkTask extends SinkTask {
         writer.applyBatchSize().register(metrics.plugin(), "stream-apply");
     }
 
-    private ErrantRecordReporter errantRecordReporter() {
-        try {
-            return context == null ? null : context.errantRecordReporter();
-        } catch (NoSuchMethodError | NoClassDefFoundError e) {
-            return null; // a worker older than Kafka 2.6
-        }
-    }
 
     @Override
     public void put(Collection<SinkRecord> records) {

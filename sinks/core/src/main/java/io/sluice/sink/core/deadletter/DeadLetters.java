@@ -14,6 +14,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,6 +52,15 @@ public final class DeadLetters {
         this.mismatches = mismatches;
         this.isMismatch = isMismatch;
         this.clock = clock;
+    }
+
+    /** The task's dead-letter reporter: null when it has none (no queue configured, or a worker older than Kafka 2.6). */
+    public static ErrantRecordReporter reporterOf(SinkTaskContext context) {
+        try {
+            return context == null ? null : context.errantRecordReporter();
+        } catch (NoSuchMethodError | NoClassDefFoundError e) {
+            return null;
+        }
     }
 
     /**

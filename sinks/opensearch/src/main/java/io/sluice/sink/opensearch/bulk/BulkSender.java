@@ -64,11 +64,11 @@ public final class BulkSender implements AutoCloseable {
             ClusterClient.Answer answer = client.bulk(body, length[0]);
             if (answer.status() == 429 || answer.status() >= 500) {
                 throw new RefusedForNow("OpenSearch answered " + answer.status() + " to a _bulk request of " + pending.size() + " writes: "
-                        + brief(answer.text()));
+                        + answer.brief());
             }
             if (!answer.ok()) {
                 throw new ConnectException("OpenSearch refused a _bulk request of " + pending.size() + " writes (" + answer.status() + "): "
-                        + brief(answer.text()));
+                        + answer.brief());
             }
             List<BulkResponses.Item> items = BulkResponses.failures(answer.body(), pending.size());
             if (items.isEmpty()) {
@@ -124,10 +124,6 @@ public final class BulkSender implements AutoCloseable {
         return new BulkOutcome(batch, written[0], older[0], rejected, System.nanoTime() - start);
     }
 
-    private static String brief(String text) {
-        String flat = text.replaceAll("\\s+", " ").trim();
-        return flat.length() > 400 ? flat.substring(0, 400) + "…" : flat;
-    }
 
     @Override
     public void close() {

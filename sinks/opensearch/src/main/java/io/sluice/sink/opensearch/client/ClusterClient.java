@@ -51,6 +51,12 @@ public final class ClusterClient implements AutoCloseable {
         public String text() {
             return new String(body, java.nio.charset.StandardCharsets.UTF_8);
         }
+
+        /** The body on one line and cut short, for messages. */
+        public String brief() {
+            String flat = text().replaceAll("\\s+", " ").trim();
+            return flat.length() > 400 ? flat.substring(0, 400) + "…" : flat;
+        }
     }
 
     private final ClusterAddress address;

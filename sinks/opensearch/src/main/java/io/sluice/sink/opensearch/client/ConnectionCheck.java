@@ -52,14 +52,14 @@ public final class ConnectionCheck {
         }
         if (!answer.ok()) {
             throw new org.apache.kafka.connect.errors.ConnectException("OpenSearch at " + address.display() + " answered "
-                    + answer.status() + " to GET /: " + brief(answer.text()));
+                    + answer.status() + " to GET /: " + answer.brief());
         }
         JsonNode info;
         try {
             info = JSON.readTree(answer.body());
         } catch (IOException e) {
             throw new org.apache.kafka.connect.errors.ConnectException(address.display() + " is no OpenSearch node (GET / answered "
-                    + brief(answer.text()) + "): check connection.url");
+                    + answer.brief() + "): check connection.url");
         }
         JsonNode version = info.path("version");
         String number = version.path("number").asText("");
@@ -106,8 +106,4 @@ public final class ConnectionCheck {
         }
     }
 
-    private static String brief(String text) {
-        String flat = text.replaceAll("\\s+", " ").trim();
-        return flat.length() > 300 ? flat.substring(0, 300) + "…" : flat;
-    }
 }

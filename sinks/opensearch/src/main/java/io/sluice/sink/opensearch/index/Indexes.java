@@ -127,7 +127,7 @@ public final class Indexes {
                 }
             }
             throw new ConnectException("Cannot create index " + physical + " (alias " + alias + ") for " + table + ": OpenSearch answered "
-                    + answer.status() + " " + brief(answer.text()));
+                    + answer.status() + " " + answer.brief());
         }
         LOG.info("Created index {} behind alias {} for {} ({} fields)", physical, alias, table, properties.size());
         Map<String, String> fields = new HashMap<>();
@@ -159,7 +159,7 @@ public final class Indexes {
         ClusterClient.Answer answer = send("PUT", "/" + k.physical + "/_mapping", bytes(body), "add fields to " + k.physical);
         if (!answer.ok()) {
             throw new ConnectException("Cannot add fields " + String.join(", ", iterable(added)) + " of " + table + " to index " + k.physical
-                    + ": OpenSearch answered " + answer.status() + " " + brief(answer.text()));
+                    + ": OpenSearch answered " + answer.status() + " " + answer.brief());
         }
         added.fields().forEachRemaining(e -> k.fields.put(e.getKey(), e.getValue().path("type").asText()));
         LOG.info("Added fields {} of {} to index {}", String.join(", ", iterable(added)), table, k.physical);
@@ -214,7 +214,7 @@ public final class Indexes {
             ClusterClient.Answer answer = send("DELETE", "/" + k.physical, null, "drop " + k.physical);
             if (!answer.ok() && answer.status() != 404) {
                 throw new ConnectException("Cannot drop index " + k.physical + " to copy " + table + " again: OpenSearch answered "
-                        + answer.status() + " " + brief(answer.text()));
+                        + answer.status() + " " + answer.brief());
             }
         }
         known.put(alias, create(alias, row, table));
@@ -252,12 +252,12 @@ public final class Indexes {
 
     private static JsonNode read(ClusterClient.Answer answer) {
         if (!answer.ok()) {
-            throw new ConnectException("OpenSearch answered " + answer.status() + ": " + brief(answer.text()));
+            throw new ConnectException("OpenSearch answered " + answer.status() + ": " + answer.brief());
         }
         try {
             return JSON.readTree(answer.body());
         } catch (IOException e) {
-            throw new ConnectException("OpenSearch answered with JSON the sink cannot read: " + brief(answer.text()), e);
+            throw new ConnectException("OpenSearch answered with JSON the sink cannot read: " + answer.brief(), e);
         }
     }
 
@@ -273,8 +273,4 @@ public final class Indexes {
         return node::fieldNames;
     }
 
-    private static String brief(String text) {
-        String flat = text.replaceAll("\\s+", " ").trim();
-        return flat.length() > 400 ? flat.substring(0, 400) + "…" : flat;
-    }
 }
