@@ -15,7 +15,8 @@ import java.util.Map;
  * candidates on, until a comparison turns back, and halves the range from there: few batches
  * go to sizes far from the one in use. A measurement counts once a size has {@code minSamples}
  * batches and its last three vary by less than {@code maxCov}; sizes are compared by their
- * mean. A size that never settles within {@code maxSamples} batches ends tuning on the default,
+ * mean, with more batches while two are closer than their noise, and by the sizes one further
+ * out on each side when they stay so. A size that never settles within {@code maxSamples} batches ends tuning on the default,
  * as does a batch closed by its timeout before it filled (the source, not the writes, sets the
  * pace: nothing to gain). The default is measured first, and the result is kept only when it
  * beats it; as the first measurement comes while the load warms up, the default is measured
@@ -47,6 +48,11 @@ public final class BatchSizeTuner {
     /** One finished measurement or decision of the search, for logs and the benchmark's convergence path. */
     public record Step(State state, long bytes, double meanBytesPerSecond, int samples, long lowBytes, long highBytes) {
     }
+
+    /** {@link #compare}: more batches of a size are on their way. */
+    private static final int MEASURING = 0;
+    /** {@link #compare}: closer than their noise after the most batches a size may have. */
+    private static final int TIE = 2;
 
     private final TunerSettings settings;
     private final List<Step> path = new ArrayList<>();
@@ -161,16 +167,13 @@ public final class BatchSizeTuner {
                 measure(mid + 1);
                 return;
             }
-            // Neighbours closer than their noise: more batches of each before one way is chosen.
-            if (!here.clearlyDifferent(above)) {
-                Measurement fewer = here.samples.size() <= above.samples.size() ? here : above;
-                if (fewer.samples.size() + settings.minSamples() <= settings.maxSamples()) {
-                    fewer.extend();
-                    current = fewer;
-                    return;
-                }
+            int way = compare(here, above);
+            if (way == TIE) {
+                way = wayFromFartherPair(mid);
             }
-            int way = above.mean() > here.mean() ? 1 : -1;
+            if (way == MEASURING) {
+                return;
+            }
             Measurement loser = way > 0 ? here : above;
             if (loser == startingMeasurement) {
                 // The starting size was measured first, as the load or stream got going (caches,
@@ -206,6 +209,58 @@ public final class BatchSizeTuner {
         recent.clear();
         inUseMedian = 0;
         path.add(new Step(State.TUNED, chosenBytes, tunedMean, 0, settings.size(low), settings.size(high)));
+    }
+
+    /**
+     * Which of two sizes is better: +1 the second, -1 the first; {@link #MEASURING} when they
+     * are closer than their noise and one of them is now being measured with more batches;
+     * {@link #TIE} when they still are after the most batches a size may have.
+     */
+    private int compare(Measurement first, Measurement second) {
+        if (!first.clearlyDifferent(second)) {
+            Measurement fewer = first.samples.size() <= second.samples.size() ? first : second;
+            if (fewer.samples.size() + settings.minSamples() > settings.maxSamples()) {
+                return TIE;
+            }
+            fewer.extend();
+            current = fewer;
+            return MEASURING;
+        }
+        return second.mean() > first.mean() ? 1 : -1;
+    }
+
+    /**
+     * Neighbours that stay closer than their noise after the most batches a size may have are
+     * near the top of the curve, or on a gentle slope: deciding on their means would drop the
+     * half with the best size about as often as chance swaps two means a few percent apart.
+     * The sizes one further out on each side point the same way on a single-peak curve (the
+     * side nearer the top is the better one) and differ about three times as much, so they
+     * decide (at an end of the candidates, the end itself and the size two away: twice as
+     * much). Returns {@link #MEASURING} while one of them is measured; where those are a tie
+     * too, the neighbours' means decide.
+     */
+    private int wayFromFartherPair(int mid) {
+        int below = Math.max(0, mid - 1);
+        int beyond = Math.min(settings.candidates() - 1, mid + 2);
+        int byMeans = measured.get(mid + 1).mean() > measured.get(mid).mean() ? 1 : -1;
+        if (beyond - below < 2) {
+            return byMeans;
+        }
+        for (int candidate : new int[] {below, beyond}) {
+            Measurement m = measured.get(candidate);
+            if (m == startingMeasurement) {
+                // Measured as the load got going: too slow to judge by; measured again first.
+                startingMeasurement = null;
+                m = null;
+                measured.remove(candidate);
+            }
+            if (m == null || !m.done()) {
+                measure(candidate);
+                return MEASURING;
+            }
+        }
+        int way = compare(measured.get(below), measured.get(beyond));
+        return way == TIE ? byMeans : way;
     }
 
     /**
