@@ -31,7 +31,7 @@ class ArchitectureTest {
 
     /** The modules (by root package) whose packages may form no cycle: every module with main code. */
     private static final List<String> MODULES = List.of("io.sluice.schemas", "io.sluice.connector.postgres", "io.sluice.transforms",
-            "io.sluice.sink.core", "io.sluice.sink.postgres", "io.sluice.runtime", "io.sluice.testing");
+            "io.sluice.sink.core", "io.sluice.sink.postgres", "io.sluice.sink.opensearch", "io.sluice.runtime", "io.sluice.testing");
 
     static LayeredArchitecture layering() {
         return layeredArchitecture().consideringOnlyDependenciesInLayers()
@@ -40,6 +40,7 @@ class ArchitectureTest {
                 .layer("Transforms").definedBy("io.sluice.transforms..")
                 .layer("SinkCore").definedBy("io.sluice.sink.core..")
                 .layer("PostgresSink").definedBy("io.sluice.sink.postgres..")
+                .layer("OpenSearchSink").definedBy("io.sluice.sink.opensearch..")
                 .layer("Runtime").definedBy("io.sluice.runtime..")
                 .layer("TestSupport").definedBy("io.sluice.testing..")
                 .whereLayer("Runtime").mayNotBeAccessedByAnyLayer()
@@ -47,7 +48,8 @@ class ArchitectureTest {
                 .whereLayer("Source").mayOnlyBeAccessedByLayers("Runtime")
                 .whereLayer("Transforms").mayOnlyBeAccessedByLayers("Runtime")
                 .whereLayer("PostgresSink").mayOnlyBeAccessedByLayers("Runtime")
-                .whereLayer("SinkCore").mayOnlyBeAccessedByLayers("PostgresSink", "Runtime");
+                .whereLayer("OpenSearchSink").mayOnlyBeAccessedByLayers("Runtime")
+                .whereLayer("SinkCore").mayOnlyBeAccessedByLayers("PostgresSink", "OpenSearchSink", "Runtime");
     }
 
     @Test

@@ -19,7 +19,8 @@ public final class PipelineOptions {
     @Option(names = "--source", paramLabel = "URL", description = "The source database: postgres://user:password@host:5432/database")
     String source;
 
-    @Option(names = "--target", paramLabel = "URL", description = "The target database: postgres://user:password@host:5432/database")
+    @Option(names = "--target", paramLabel = "URL", description = "The target: a database, postgres://user:password@host:5432/database, "
+            + "or an OpenSearch cluster (in progress, docs/opensearch.md), https://user:password@host:9200")
     String target;
 
     @Option(names = "--config", paramLabel = "FILE",
@@ -37,7 +38,7 @@ public final class PipelineOptions {
     Integer threads;
 
     @Option(names = "--table-exists", paramLabel = "MODE", completionCandidates = TableExistsModes.class,
-            description = "What to do when target tables exist: ${COMPLETION-CANDIDATES} (default fail)")
+            description = "What to do when target tables (or indexes) exist: ${COMPLETION-CANDIDATES} (default fail)")
     String tableExists;
 
     @Option(names = "--name", paramLabel = "NAME",

@@ -17,7 +17,6 @@ import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.debezium.engine.format.ChangeEventFormat;
 import io.sluice.connector.postgres.PostgresSourceConnector;
-import io.sluice.sink.postgres.PostgresSinkConnector;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.source.SourceRecord;
@@ -92,7 +91,7 @@ final class EmbeddedEngine implements AutoCloseable {
     static List<String> validate(PipelineSpec spec) {
         List<String> problems = new ArrayList<>();
         collect("source", new PostgresSourceConnector().validate(spec.source()), problems);
-        collect("target", new PostgresSinkConnector().validate(spec.target()), problems);
+        spec.sink().problems(spec.source()).forEach(p -> problems.add("target " + p));
         for (ConfigValue v : EmbeddedSinkContext.CONFIG_DEF.validate(spec.target())) {
             v.errorMessages().forEach(message -> problems.add("target " + v.name() + ": " + message));
         }

@@ -3,9 +3,7 @@ package io.sluice.runtime.pipeline;
 import java.util.Map;
 import java.util.Set;
 
-import io.sluice.sink.postgres.PostgresSinkConfig;
-import io.sluice.sink.postgres.state.DeadLetterTable;
-import io.sluice.sink.postgres.state.TargetState;
+import io.sluice.sink.core.deadletter.DeadLetterStore;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -18,7 +16,7 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 /**
  * What the {@code sluice} command gives the sink task in place of a Kafka Connect worker: its
  * configuration, and — when the pipeline asks for it with Connect's own key,
- * {@code errors.tolerance=all} under {@code target:} — a dead-letter store on the target, so
+ * {@code errors.tolerance=all} under {@code target:} — the target's dead-letter store, so
  * that a pipeline moves between the command and a cluster unchanged. Connect's partition controls
  * do not apply here: the runtime hands over one partition per topic and keeps the offsets itself.
  */
@@ -31,21 +29,20 @@ public final class EmbeddedSinkContext implements SinkTaskContext, AutoCloseable
             .define(ERRORS_TOLERANCE, Type.STRING, "none", ConfigDef.ValidString.in("none", "all"), Importance.MEDIUM,
                     "none: a record the sink cannot apply stops the pipeline with the reason. all: records that are not change events "
                             + "the sink can read, and (with schema.mismatch.action=dead_letter) changes the target's tables cannot take, "
-                            + "are kept in the table dead_letters beside the position table on the target (the record whole, where it "
-                            + "came from, the reason) and the pipeline goes on; they are counted in the log and by `sluice status`. On a "
+                            + "are kept on the target (the record whole, where it came from, the reason): PostgreSQL, in the table "
+                            + "dead_letters beside the position table; OpenSearch, in the index <state.index.prefix>dead_letters "
+                            + "(sluice_dead_letters). The pipeline goes on; they are counted in the log and by `sluice status`. On a "
                             + "Kafka Connect cluster the worker reads this key and sends them to errors.deadletterqueue.topic.name.",
                     "Errors", 1, Width.SHORT, "Error tolerance");
 
     private final Map<String, String> configs;
-    private final DeadLetterTable deadLetters;
+    private final DeadLetterStore deadLetters;
 
     EmbeddedSinkContext(PipelineSpec spec) {
         this.configs = spec.target();
-        PostgresSinkConfig target = new PostgresSinkConfig(spec.target());
         boolean tolerate = "all".equals(new org.apache.kafka.common.config.AbstractConfig(CONFIG_DEF, spec.target(), false)
                 .getString(ERRORS_TOLERANCE));
-        this.deadLetters = tolerate ? new TargetState(target.positionTable(), target.connectorName()).deadLetters(target.endpoint(),
-                spec.name()) : null;
+        this.deadLetters = tolerate ? spec.sink().deadLetters(spec.name()) : null;
     }
 
     @Override

@@ -7,10 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
@@ -26,10 +23,6 @@ import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.sink.core.metrics.ByteCounts;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
-import io.sluice.sink.postgres.PostgresSinkConfig;
-import io.sluice.sink.postgres.state.AppliedPositions;
-import io.sluice.sink.postgres.state.DeadLetterTable;
-import io.sluice.sink.postgres.state.TargetState;
 
 /**
  * The commands around a streaming pipeline: {@code init} prepares the source (idempotent),
@@ -43,7 +36,6 @@ public final class PipelineAdmin {
     private final PrintStream err;
     private final PostgresSourceConfig source;
     private final PgEndpoint sourceEndpoint;
-    private final PostgresSinkConfig target;
 
     public PipelineAdmin(PipelineSpec spec, PrintStream out, PrintStream err) {
         this.spec = spec;
@@ -51,7 +43,6 @@ public final class PipelineAdmin {
         this.err = err;
         this.source = new PostgresSourceConfig(spec.source());
         this.sourceEndpoint = PostgresSourceConnector.endpoint(source);
-        this.target = new PostgresSinkConfig(spec.target());
     }
 
     /**
@@ -123,7 +114,7 @@ public final class PipelineAdmin {
         return true;
     }
 
-    /** Prints the slot's state and lag, the target's applied position, and the apply rate over two seconds. */
+    /** Prints the slot's state and lag, then what the target records (PostgreSQL: its applied position and the apply rate over two seconds). */
     public int status() throws Exception {
         long current;
         Optional<ReplicationSlot.State> slot;
@@ -144,33 +135,7 @@ public final class PipelineAdmin {
             out.println("  slot " + s.name() + ": " + (s.active() ? "streaming (process " + s.activePid() + ")" : "idle")
                     + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + ByteCounts.format(current - s.confirmedFlush()));
         }
-        TargetState state = new TargetState(target.positionTable(), target.connectorName());
-        try (Connection c = PgConnect.open(target.endpoint(), "sluice status")) {
-            TargetState.Status first = state.status(c, spec.name());
-            first.snapshot().ifPresentOrElse(
-                    s -> out.println("  snapshot of " + s.database() + " taken " + s.takenAt() + ": " + (s.finished() ? "finished "
-                            + s.finishedAt() : "loading since " + s.startedAt()) + ", " + s.targetTables().size() + " tables (recorded on the target)"),
-                    () -> out.println("  snapshot: none recorded on the target"));
-            try (DeadLetterTable deadLetters = state.deadLetters(target.endpoint(), spec.name())) {
-                long kept = deadLetters.count(c);
-                if (kept > 0) {
-                    out.println("  dead letters: " + kept + " record(s) the target could not take, kept in " + deadLetters.where());
-                }
-            }
-            if (first.applied().isEmpty()) {
-                out.println("  target " + target.endpoint().display() + ": no change applied yet");
-                return 0;
-            }
-            Thread.sleep(2000);
-            AppliedPositions.Applied before = first.applied().get();
-            AppliedPositions.Applied now = state.status(c, spec.name()).applied().orElse(before);
-            long behind = Math.max(0, current - now.position().commitLsn());
-            Duration since = Duration.between(now.appliedAt(), OffsetDateTime.now());
-            out.println("  target " + target.endpoint().display() + ": applied up to " + now.position().lsnText() + ", "
-                    + String.format(Locale.ROOT, "%,d", now.changes()) + " changes in all, last applied " + seconds(since) + " ago");
-            out.println("  behind the source by " + ByteCounts.format(behind) + " of WAL; applying "
-                    + String.format(Locale.ROOT, "%,.0f", (now.changes() - before.changes()) / 2.0) + " changes/s");
-        }
+        spec.sink().printStatus(spec.name(), current, out);
         return 0;
     }
 
@@ -193,9 +158,7 @@ public final class PipelineAdmin {
             }
             throw e;
         }
-        try (Connection c = PgConnect.open(target.endpoint(), "sluice teardown")) {
-            new TargetState(target.positionTable(), target.connectorName()).forget(c, spec.name()).forEach(out::println);
-        }
+        spec.sink().forget(spec.name(), out);
         for (Path file : List.of(spec.offsets(), Path.of(spec.offsets() + ".done"))) {
             if (Files.deleteIfExists(file)) {
                 out.println("Deleted " + file);
@@ -212,10 +175,6 @@ public final class PipelineAdmin {
         }
     }
 
-
-    private static String seconds(Duration d) {
-        return String.format(Locale.ROOT, "%.1f s", Math.max(0, d.toMillis()) / 1000.0);
-    }
 
     private static String capitalized(String s) {
         return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);

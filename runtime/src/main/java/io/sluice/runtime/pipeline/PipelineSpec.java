@@ -9,6 +9,8 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.sluice.runtime.target.Target;
+import io.sluice.runtime.target.TargetKind;
 import io.sluice.schemas.postgres.PgEndpoint;
 
 /**
@@ -22,7 +24,7 @@ import io.sluice.schemas.postgres.PgEndpoint;
  *   url: postgres://user:password@host:5432/shop
  *   table.include.list: public.*
  * target:
- *   url: postgres://user:password@host:5432/shop_copy
+ *   url: postgres://user:password@host:5432/shop_copy   # or https://user:password@host:9200 (OpenSearch)
  *   table.exists: truncate
  * transforms:                     # Kafka Connect transform keys, as on a connector
  *   transforms: route
@@ -31,7 +33,7 @@ import io.sluice.schemas.postgres.PgEndpoint;
  * </pre>
  */
 public record PipelineSpec(String name, Map<String, String> source, Map<String, String> target, Map<String, String> transforms,
-                           Path offsets) {
+                           Path offsets, TargetKind targetKind) {
 
     public static PipelineSpec fromYaml(Path file) {
         JsonNode root;
@@ -67,9 +69,15 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
         return map;
     }
 
+    /** The pipeline's target, as the command drives it. */
+    public Target sink() {
+        return Target.of(targetKind, target);
+    }
+
     /**
      * Completes a pipeline: expands {@code url}, names it after the source database when no
-     * name is given, and places offsets in {@code .sluice/<name>.offsets}.
+     * name is given, and places offsets in {@code .sluice/<name>.offsets}. The target's kind
+     * comes from {@code type} or the target URL's scheme.
      */
     public static PipelineSpec of(String name, Map<String, String> source, Map<String, String> target, Map<String, String> transforms,
                                   Path offsets) {
@@ -89,28 +97,34 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
         }
         String pipelineName = name != null ? name : src.getOrDefault("topic.prefix", src.get("database.dbname")).replaceAll("[^a-zA-Z0-9._-]", "_");
         src.putIfAbsent("topic.prefix", pipelineName);
-        // PostgreSQL to PostgreSQL: rows of tables no transform changes may travel as raw COPY tuples.
-        TransformedTables.of(transforms).ifPresent(changed -> {
-            src.putIfAbsent("snapshot.raw.tuples", "true");
-            if (!changed.isEmpty()) {
-                src.putIfAbsent("snapshot.raw.tuples.exclude.list", String.join(",", changed));
-            }
-        });
+        TargetKind kind = TargetKind.of(target);
+        if (kind == TargetKind.POSTGRES) {
+            // PostgreSQL to PostgreSQL: rows of tables no transform changes may travel as raw COPY tuples.
+            TransformedTables.of(transforms).ifPresent(changed -> {
+                src.putIfAbsent("snapshot.raw.tuples", "true");
+                if (!changed.isEmpty()) {
+                    src.putIfAbsent("snapshot.raw.tuples.exclude.list", String.join(",", changed));
+                }
+            });
+        }
 
         // One process keeps the source's order across tables: barriers are for a cluster's partitions.
         src.put("barriers.topic.partitions", "0");
 
         Map<String, String> tgt = new LinkedHashMap<>(target);
+        tgt.remove(TargetKind.TYPE);
         String targetUrl = tgt.remove("url");
         if (targetUrl != null) {
             tgt.putIfAbsent("connection.url", targetUrl);
         }
         if (!tgt.containsKey("connection.url")) {
-            throw new IllegalArgumentException("The target needs url: postgres://user:password@host:port/database");
+            throw new IllegalArgumentException("The target needs url: " + kind.urlExample());
         }
-        // One stream in source order, whose record offsets start over with every run: the target keeps source positions.
-        tgt.put("position.mode", "source");
+        if (kind == TargetKind.POSTGRES) {
+            // One stream in source order, whose record offsets start over with every run: the target keeps source positions.
+            tgt.put("position.mode", "source");
+        }
         Path offsetsFile = offsets != null ? offsets : Path.of(".sluice", pipelineName + ".offsets");
-        return new PipelineSpec(pipelineName, src, tgt, Map.copyOf(transforms), offsetsFile);
+        return new PipelineSpec(pipelineName, src, tgt, Map.copyOf(transforms), offsetsFile, kind);
     }
 }

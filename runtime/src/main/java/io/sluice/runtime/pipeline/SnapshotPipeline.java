@@ -16,15 +16,16 @@ import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
+import io.sluice.runtime.target.RunningSink;
+import io.sluice.runtime.target.Target;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
-import io.sluice.sink.postgres.PostgresSinkTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A snapshot from PostgreSQL to PostgreSQL in one JVM: the Debezium embedded engine runs
- * Sluice's source connector (and any transforms), and hands its records to Sluice's sink task.
+ * A snapshot from PostgreSQL in one JVM: the Debezium embedded engine runs Sluice's source
+ * connector (and any transforms), and hands its records to the target's sink task.
  * Offsets are kept in a local file, so an interrupted run resumes.
  */
 public final class SnapshotPipeline {
@@ -49,13 +50,13 @@ public final class SnapshotPipeline {
     /** Copies, unless the target already holds the finished copy (said on {@code out}). */
     public void run(boolean fresh) throws Exception {
         Path done = doneMarker();
-        PipelineTarget target = new PipelineTarget(spec);
+        Target target = spec.sink();
         if (fresh) {
             Files.deleteIfExists(spec.offsets());
             Files.deleteIfExists(done);
         } else {
             // The target says whether the copy is there; the local files only remember what it said.
-            StartingPoint.Decision decision = StartingPoint.forSnapshot(spec.name(), target.display(), target.read(true),
+            StartingPoint.Decision decision = StartingPoint.forSnapshot(spec.name(), target.display(), target.read(spec.name(), true, spec.source()),
                     new StartingPoint.Local(Files.exists(spec.offsets()), Files.exists(done), spec.offsets().toString()));
             if (decision.message() != null) {
                 out.println(decision.message());
@@ -76,11 +77,9 @@ public final class SnapshotPipeline {
         Progress progress = new Progress();
         estimate(spec, progress);
         EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(spec);
-        PostgresSinkTask sink = new PostgresSinkTask();
-        sink.initialize(sinkContext);
-        sink.start(spec.target());
-        progress.batching(sink::batchStatus);
-        SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
+        RunningSink sink = target.start(sinkContext);
+        progress.batching(sink.batchStatus());
+        SinkHandoff handoff = new SinkHandoff(sink.task(), sink.bytesSent(), progress, FLUSH_INTERVAL_MILLIS);
         // The snapshot command copies and stops; streaming is the run command's job.
         EmbeddedEngine engine = new EmbeddedEngine(spec, Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial_only"), handoff,
                 () -> handoff.snapshotDone().countDown());
@@ -105,7 +104,7 @@ public final class SnapshotPipeline {
             display.close();
             engine.close();
             handoff.close();
-            sink.stop();
+            sink.task().stop();
             String deadLetters = sinkContext.deadLetterSummary();
             if (deadLetters != null) {
                 out.println(deadLetters);

@@ -2,6 +2,8 @@ package io.sluice.runtime.pipeline;
 
 import java.util.List;
 
+import io.sluice.runtime.target.Recorded;
+
 /**
  * Where a run of the {@code sluice} command starts, decided by what the target records of the
  * pipeline. The target is the truth: local files under {@code .sluice/} only cache what it
@@ -33,28 +35,6 @@ final class StartingPoint {
     }
 
     /**
-     * What the target holds of the pipeline.
-     *
-     * @param snapshotFinished  the target records the pipeline's snapshot as finished
-     * @param snapshotStarted   the target records the snapshot as started and not finished
-     * @param finishedAt        when it finished (for messages); null when not finished
-     * @param hasPosition       the target records streamed changes of the pipeline
-     * @param missingTables     tables the snapshot loaded that the target no longer has
-     * @param emptiedTables     tables the snapshot loaded that are empty on the target while the source's are not
-     */
-    record Target(boolean snapshotFinished, boolean snapshotStarted, String finishedAt, boolean hasPosition, List<String> missingTables,
-                  List<String> emptiedTables) {
-
-        static Target nothing() {
-            return new Target(false, false, null, false, List.of(), List.of());
-        }
-
-        boolean knowsPipeline() {
-            return snapshotFinished || snapshotStarted || hasPosition;
-        }
-    }
-
-    /**
      * What is left locally of earlier runs.
      *
      * @param offsets  the offsets file exists
@@ -72,7 +52,7 @@ final class StartingPoint {
     }
 
     /** For {@code sluice snapshot}. */
-    static Decision forSnapshot(String pipeline, String target, Target t, Local local) {
+    static Decision forSnapshot(String pipeline, String target, Recorded t, Local local) {
         if (t.snapshotFinished()) {
             List<String> damage = damage(t);
             if (damage.isEmpty()) {
@@ -103,7 +83,7 @@ final class StartingPoint {
      * @param copies     the pipeline takes a snapshot (snapshot.mode is not never)
      * @param slotExists the pipeline's replication slot exists on the source
      */
-    static Decision forRun(String pipeline, String target, String slot, Target t, Local local, boolean copies, boolean slotExists) {
+    static Decision forRun(String pipeline, String target, String slot, Recorded t, Local local, boolean copies, boolean slotExists) {
         if (local.offsets()) {
             if (copies && !t.knowsPipeline()) {
                 return new Decision(Action.COPY, "Local state " + local.file() + " says pipeline " + pipeline + " ran before, but the target "
@@ -136,20 +116,20 @@ final class StartingPoint {
     }
 
     /** An unfinished snapshot that cannot be resumed: no local offsets to resume from, or tables it loaded are gone. */
-    private static String unfinished(String pipeline, String target, Target t, Local local) {
+    private static String unfinished(String pipeline, String target, Recorded t, Local local) {
         String why = t.missingTables().isEmpty() ? "there is no local state (" + local.file() + ") to resume it from"
                 : "the target lacks " + list(t.missingTables()) + " it was loading";
         return "The target " + target + " records an unfinished snapshot of pipeline " + pipeline + ", but " + why
                 + ": the tables that snapshot created are made again and the snapshot is copied again.";
     }
 
-    private static Decision refuseMissing(String pipeline, String target, Target t) {
+    private static Decision refuseMissing(String pipeline, String target, Recorded t) {
         return new Decision(Action.REFUSE, "The target " + target + " lacks " + list(t.missingTables()) + ", which the snapshot of pipeline "
                 + pipeline + " copied (dropped since?): streaming into it would leave them missing. Run `sluice run` with --fresh "
                 + "(and --table-exists truncate, to reload the tables it still has) to copy again.", false);
     }
 
-    private static List<String> damage(Target t) {
+    private static List<String> damage(Recorded t) {
         List<String> damage = new java.util.ArrayList<>();
         if (!t.missingTables().isEmpty()) {
             damage.add("it lacks " + list(t.missingTables()));

@@ -14,18 +14,15 @@ import java.util.concurrent.Future;
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
-import io.sluice.connector.postgres.schema.SequenceValues;
-import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
+import io.sluice.runtime.target.RunningSink;
+import io.sluice.runtime.target.Target;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
-import io.sluice.sink.postgres.PostgresSinkConfig;
-import io.sluice.sink.postgres.PostgresSinkTask;
-import io.sluice.sink.postgres.apply.SequenceAdvance;
 
 /**
- * Keeps a PostgreSQL target in step with its source, in one JVM: the snapshot when the
+ * Keeps a target (PostgreSQL, OpenSearch) in step with its PostgreSQL source, in one JVM: the snapshot when the
  * pipeline has none yet (taken from the replication slot's own snapshot), then every change
  * streamed from the slot and applied batch by batch, until told to stop. Offsets are kept in a
  * local file and committed only after the target committed the changes they cover, so a stop
@@ -80,11 +77,10 @@ public final class StreamingPipeline {
             SnapshotPipeline.estimate(spec, progress);
         }
         EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(spec);
-        PostgresSinkTask sink = new PostgresSinkTask();
-        sink.initialize(sinkContext);
-        sink.start(spec.target());
-        progress.batching(sink::batchStatus);
-        SinkHandoff handoff = new SinkHandoff(sink, sink::bytesLoaded, progress, FLUSH_INTERVAL_MILLIS);
+        Target target = spec.sink();
+        RunningSink sink = target.start(sinkContext);
+        progress.batching(sink.batchStatus());
+        SinkHandoff handoff = new SinkHandoff(sink.task(), sink.bytesSent(), progress, FLUSH_INTERVAL_MILLIS);
         EmbeddedEngine engine = new EmbeddedEngine(spec, overrides, handoff, () -> handoff.snapshotDone().countDown());
         ProgressDisplay display = new ProgressDisplay(progress, out, ProgressDisplay.terminalAttached());
         try {
@@ -103,13 +99,13 @@ public final class StreamingPipeline {
                         display.close();
                         out.println(display.summary());
                     }
-                    out.println("Streaming changes from slot " + config.slotName() + " into " + new PostgresSinkConfig(spec.target()).endpoint().display()
+                    out.println("Streaming changes from slot " + config.slotName() + " into " + target.display()
                             + " (Ctrl-C stops; run the same command to go on)");
                 }
                 if (streaming && System.nanoTime() - lastStatus >= STATUS_INTERVAL_MILLIS * 1_000_000L) {
                     long applied = handoff.changesApplied();
                     if (applied != reported) {
-                        out.println(status(handoff, applied, reported, (System.nanoTime() - lastStatus) / 1e9) + "; " + sink.batchStatus());
+                        out.println(status(handoff, applied, reported, (System.nanoTime() - lastStatus) / 1e9) + "; " + sink.batchStatus().get());
                         reported = applied;
                     }
                     lastStatus = System.nanoTime();
@@ -129,13 +125,17 @@ public final class StreamingPipeline {
                 out.println("Stopped during the snapshot; the same command resumes it.");
             } else {
                 out.println("Stopped. " + String.format(Locale.ROOT, "%,d", handoff.changesApplied()) + " changes applied in this run.");
-                catchUpSequences(config);
+                try {
+                    target.afterCleanStop(spec.source(), out);
+                } catch (IllegalStateException e) {
+                    throw new PipelineFailure(e.getMessage(), e);
+                }
             }
         } finally {
             display.close();
             engine.close();
             handoff.close();
-            sink.stop();
+            sink.task().stop();
             String deadLetters = sinkContext.deadLetterSummary();
             if (deadLetters != null) {
                 out.println(deadLetters);
@@ -158,12 +158,12 @@ public final class StreamingPipeline {
      * holds the copy when no local offsets do is streamed into from the slot.
      */
     private void startingPoint(PostgresSourceConfig config, Map<String, String> overrides) throws Exception {
-        PipelineTarget target = new PipelineTarget(spec);
+        Target target = spec.sink();
         boolean slotExists;
         try (Connection c = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice state")) {
             slotExists = ReplicationSlot.find(c, config.slotName()).isPresent();
         }
-        StartingPoint.Decision decision = StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(false),
+        StartingPoint.Decision decision = StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(spec.name(), false, spec.source()),
                 new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString()), copies(config, overrides), slotExists);
         if (decision.action() == StartingPoint.Action.REFUSE) {
             throw new CannotStart(decision.message());
@@ -184,30 +184,6 @@ public final class StreamingPipeline {
     private static boolean copies(PostgresSourceConfig config, Map<String, String> overrides) {
         String mode = overrides.getOrDefault(PostgresSourceConfig.SNAPSHOT_MODE, config.snapshotMode().name());
         return !mode.equalsIgnoreCase("never");
-    }
-
-    /**
-     * At a clean stop, moves the target's sequences to the source's values as they are now, past
-     * every row streamed: while running they follow every {@code sequences.interval.ms}, and a
-     * cut-over after a stop must not hand out ids the source already used.
-     */
-    private void catchUpSequences(PostgresSourceConfig config) throws PipelineFailure {
-        if (config.sequencesIntervalMillis() <= 0) {
-            return;
-        }
-        PostgresSinkConfig target = new PostgresSinkConfig(spec.target());
-        try (Connection source = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice sequences");
-             Connection sink = PgConnect.open(target.endpoint(), "sluice sequences")) {
-            long moved = SequenceAdvance.advance(sink, SequenceValues.read(source, config.allSequences(),
-                    new TableSelector(config.includes(), config.excludes())).values());
-            if (moved > 0) {
-                out.println("Moved " + moved + " sequence(s) of the target forward to the source's values.");
-            }
-        } catch (SQLException | RuntimeException e) {
-            // The stop promises sequences past the source's; without them a cut-over could hand out used ids.
-            throw new PipelineFailure("every change was applied, but the target's sequences could not be moved to the source's "
-                    + "values (" + e.getMessage() + "), so ids the target hands out may collide with the source's", e);
-        }
     }
 
     /** Drops the pipeline's slot so a fresh run takes its snapshot from a new one. */

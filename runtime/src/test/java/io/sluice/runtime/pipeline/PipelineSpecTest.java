@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
+import io.sluice.runtime.target.TargetKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +44,35 @@ class PipelineSpecTest {
         assertThat(spec.transforms()).containsEntry("transforms", "route");
         assertThat(spec.offsets()).isEqualTo(Path.of(".sluice", "shop.offsets"));
         assertThat(spec.source()).as("a router may change any table: none travels raw").doesNotContainKey("snapshot.raw.tuples");
+    }
+
+    @Test
+    void anHttpTargetOrTypeOpensearchIsAnOpenSearchTargetThatGetsDecodedRows() throws Exception {
+        PipelineSpec byUrl = PipelineSpec.of(null, Map.of("url", "postgres://u@h/shop"), Map.of("url", "https://admin:pw@search:9200"), Map.of(),
+                null);
+        assertThat(byUrl.targetKind()).isEqualTo(TargetKind.OPENSEARCH);
+        assertThat(byUrl.target()).containsEntry("connection.url", "https://admin:pw@search:9200").doesNotContainKey("position.mode");
+        assertThat(byUrl.source()).as("raw COPY tuples are for PostgreSQL targets").doesNotContainKey("snapshot.raw.tuples");
+
+        Path file = dir.resolve("search.yaml");
+        Files.writeString(file, """
+                source:
+                  url: postgres://app@db/shop
+                target:
+                  type: opensearch
+                  connection.url: http://search-1:9200,http://search-2:9200
+                  connection.username: indexer
+                """);
+        PipelineSpec byType = PipelineSpec.fromYaml(file);
+        assertThat(byType.targetKind()).isEqualTo(TargetKind.OPENSEARCH);
+        assertThat(byType.target()).doesNotContainKey("type").containsEntry("connection.username", "indexer");
+
+        assertThat(PipelineSpec.of(null, Map.of("url", "postgres://u@h/shop"), Map.of("url", "postgres://u@h/x"), Map.of(), null).targetKind())
+                .isEqualTo(TargetKind.POSTGRES);
+        assertThatThrownBy(() -> PipelineSpec.of(null, Map.of("url", "postgres://u@h/shop"), Map.of("type", "elastic", "url", "http://x:9200"),
+                Map.of(), null)).hasMessageContaining("type: opensearch");
+        assertThatThrownBy(() -> PipelineSpec.of(null, Map.of("url", "postgres://u@h/shop"), Map.of("url", "mysql://x/y"), Map.of(), null))
+                .hasMessageContaining("https://user:password@host:9200");
     }
 
     @Test

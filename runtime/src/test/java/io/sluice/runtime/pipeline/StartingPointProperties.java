@@ -7,7 +7,7 @@ import java.util.List;
 import io.sluice.runtime.pipeline.StartingPoint.Action;
 import io.sluice.runtime.pipeline.StartingPoint.Decision;
 import io.sluice.runtime.pipeline.StartingPoint.Local;
-import io.sluice.runtime.pipeline.StartingPoint.Target;
+import io.sluice.runtime.target.Recorded;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -25,10 +25,10 @@ import net.jqwik.api.Provide;
 class StartingPointProperties {
 
     @Provide
-    Arbitrary<Target> targets() {
+    Arbitrary<Recorded> targets() {
         Arbitrary<List<String>> tables = Arbitraries.of(List.of(), List.of("\"public\".\"orders\""));
         return Combinators.combine(Arbitraries.of(0, 1, 2), Arbitraries.of(true, false), tables, tables)
-                .as((snapshot, position, missing, emptied) -> new Target(snapshot == 2, snapshot == 1, snapshot == 2 ? "2026-11-25 10:00:00 +00:00" : null,
+                .as((snapshot, position, missing, emptied) -> new Recorded(snapshot == 2, snapshot == 1, snapshot == 2 ? "2026-11-25 10:00:00 +00:00" : null,
                         position, snapshot == 0 ? List.of() : missing, snapshot == 2 ? emptied : List.of()));
     }
 
@@ -39,7 +39,7 @@ class StartingPointProperties {
     }
 
     @Property(tries = 200)
-    void theSnapshotCommandEndsWithoutCopyingOnlyOverAWholeFinishedCopy(@ForAll("targets") Target t, @ForAll("locals") Local local) {
+    void theSnapshotCommandEndsWithoutCopyingOnlyOverAWholeFinishedCopy(@ForAll("targets") Recorded t, @ForAll("locals") Local local) {
         Decision d = StartingPoint.forSnapshot("shop", "target", t, local);
         if (d.action() == Action.DONE) {
             assertThat(t.snapshotFinished()).isTrue();
@@ -58,7 +58,7 @@ class StartingPointProperties {
     }
 
     @Property(tries = 200)
-    void theRunCommandNeverTrustsLocalStateAlone(@ForAll("targets") Target t, @ForAll("locals") Local local, @ForAll boolean copies,
+    void theRunCommandNeverTrustsLocalStateAlone(@ForAll("targets") Recorded t, @ForAll("locals") Local local, @ForAll boolean copies,
                                                 @ForAll boolean slotExists) {
         Decision d = StartingPoint.forRun("shop", "target", "sluice_shop", t, local, copies, slotExists);
         assertThat(d.action()).isNotEqualTo(Action.DONE);
@@ -81,7 +81,7 @@ class StartingPointProperties {
 
     @Example
     void aRecreatedTargetUnderASnapshotLeftLocallyIsCopiedAgain() {
-        Decision d = StartingPoint.forSnapshot("shop", "sluice@db:5432/shop", Target.nothing(), new Local(true, true, ".sluice/shop.offsets"));
+        Decision d = StartingPoint.forSnapshot("shop", "sluice@db:5432/shop", Recorded.nothing(), new Local(true, true, ".sluice/shop.offsets"));
         assertThat(d.action()).isEqualTo(Action.COPY);
         assertThat(d.forgetLocal()).isTrue();
         assertThat(d.message()).isEqualTo("Local state .sluice/shop.offsets says pipeline shop finished its snapshot, but the target "
@@ -91,7 +91,7 @@ class StartingPointProperties {
 
     @Example
     void aTargetThatHoldsTheCopyIsStreamedIntoWhenTheLocalOffsetsAreGone() {
-        Target holds = new Target(true, false, "2026-11-25 10:00:00 +00:00", true, List.of(), List.of());
+        Recorded holds = new Recorded(true, false, "2026-11-25 10:00:00 +00:00", true, List.of(), List.of());
         Decision d = StartingPoint.forRun("shop", "t", "sluice_shop", holds, new Local(false, false, ".sluice/shop.offsets"), true, true);
         assertThat(d.action()).isEqualTo(Action.STREAM_FROM_SLOT);
         assertThat(d.message()).contains("streamed from replication slot sluice_shop");

@@ -33,6 +33,8 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
     public static final String NUMERIC = "mapping.numeric";
     public static final String JSON = "mapping.json";
     public static final String TRUNCATE_ACTION = "truncate.action";
+    public static final String TABLE_EXISTS = "table.exists";
+    public static final String STATE_PREFIX = "state.index.prefix";
     public static final String BULK_BYTES = "bulk.max.bytes";
     public static final String BULK_DOCUMENTS = "bulk.max.documents";
     public static final String IN_FLIGHT = "bulk.in.flight";
@@ -43,6 +45,20 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
     private static final String INDEXES = "Indexes";
     private static final String BULK = "Bulk";
     private static final String TUNING = "Batch tuning";
+
+    /** What a snapshot does with a table's index that exists already. */
+    public enum ExistingIndexes {
+        /** Stop with a message naming the index and the choices. */
+        FAIL,
+        /** Make it again, empty: the snapshot's rows are all it then holds. */
+        TRUNCATE,
+        /** Keep its documents; a document the snapshot does not write stays, and one with a newer version wins. */
+        APPEND;
+
+        public String key() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** What a TRUNCATE of a source table does to its index. */
     public enum TruncateAction {
@@ -110,6 +126,19 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
                             TruncateAction.DELETE_DOCUMENTS.key(), TruncateAction.IGNORE.key()), Importance.LOW,
                     "What a TRUNCATE of a source table does to its index: delete_documents or ignore.",
                     INDEXES, 5, Width.SHORT, "On TRUNCATE")
+            .define(TABLE_EXISTS, Type.STRING, ExistingIndexes.FAIL.key(), ConfigDef.CaseInsensitiveValidString.in(
+                            ExistingIndexes.FAIL.key(), ExistingIndexes.TRUNCATE.key(), ExistingIndexes.APPEND.key()), Importance.MEDIUM,
+                    "What a snapshot does with a table's index (alias) that exists before it starts. fail: stop, naming the "
+                            + "index. truncate: make the index again, empty, so it ends with exactly the snapshot's rows. append: "
+                            + "keep its documents (one the snapshot does not write stays; one written since by a stream keeps its "
+                            + "newer version). An index an unfinished snapshot of the same pipeline made is made again in any mode. "
+                            + "The same key, and --table-exists, as for PostgreSQL targets.",
+                    INDEXES, 6, Width.SHORT, "Existing index")
+            .define(STATE_PREFIX, Type.STRING, "sluice_", new ConfigDef.NonEmptyString(), Importance.LOW,
+                    "Prefix of the indexes where the sink keeps its own records: <prefix>state (which snapshots the indexes "
+                            + "hold, for the sluice command's restarts and status) and <prefix>dead_letters (records the sluice "
+                            + "command could not index, with errors.tolerance=all).",
+                    INDEXES, 7, Width.SHORT, "State index prefix")
             .define(BULK_BYTES, Type.LONG, 4L << 20, ConfigDef.Range.atLeast(1L << 10), Importance.MEDIUM,
                     "Bytes of documents in one _bulk request. With batch.tuning.enabled (the default) this is where tuning "
                             + "starts, and what is kept when tuning finds nothing faster.", BULK, 1, Width.SHORT, "Bulk bytes")
@@ -153,6 +182,20 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
 
     public TruncateAction truncateAction() {
         return TruncateAction.valueOf(getString(TRUNCATE_ACTION).toUpperCase(Locale.ROOT));
+    }
+
+    public ExistingIndexes existingIndexes() {
+        return ExistingIndexes.valueOf(getString(TABLE_EXISTS).toUpperCase(Locale.ROOT));
+    }
+
+    /** The index of the sink's own records. */
+    public String stateIndex() {
+        return io.sluice.sink.opensearch.index.IndexNames.legal(getString(STATE_PREFIX) + "state");
+    }
+
+    /** The index of the dead letters the {@code sluice} command keeps. */
+    public String deadLetterIndex() {
+        return io.sluice.sink.opensearch.index.IndexNames.legal(getString(STATE_PREFIX) + "dead_letters");
     }
 
     public long bulkBytes() {

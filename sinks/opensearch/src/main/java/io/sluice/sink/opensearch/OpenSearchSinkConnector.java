@@ -60,7 +60,7 @@ public class OpenSearchSinkConnector extends SinkConnector {
             return result;
         }
         OpenSearchSinkConfig config = new OpenSearchSinkConfig(connectorConfigs);
-        try (ClusterClient client = new ClusterClient(config.address(), 1)) {
+        try (ClusterClient client = new ClusterClient(config.address(), 1, 0)) {
             ConnectionCheck.check(client);
         } catch (ConnectException e) {
             keys.byName().get(OpenSearchSinkConfig.URL).addErrorMessage(e.getMessage());

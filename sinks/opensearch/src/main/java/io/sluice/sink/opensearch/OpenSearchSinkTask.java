@@ -19,6 +19,7 @@ import io.sluice.sink.opensearch.client.ConnectionCheck;
 import io.sluice.sink.opensearch.index.Indexes;
 import io.sluice.sink.opensearch.index.NoBarrierStore;
 import io.sluice.sink.opensearch.mapping.FieldMappings;
+import io.sluice.sink.opensearch.state.SnapshotDocuments;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -55,7 +56,7 @@ public class OpenSearchSinkTask extends SinkTask {
     @Override
     public void start(Map<String, String> props) {
         OpenSearchSinkConfig config = new OpenSearchSinkConfig(props);
-        client = new ClusterClient(config.address(), config.inFlight());
+        client = new ClusterClient(config.address(), config.inFlight(), config.retryTimeoutMillis());
         String version = ConnectionCheck.check(client);
         LOG.info("Writing to OpenSearch {} at {}", version, client.address());
         sender = new BulkSender(client, config.inFlight(), config.retryTimeoutMillis());
@@ -63,7 +64,8 @@ public class OpenSearchSinkTask extends SinkTask {
         gate = new BarrierGate(new NoBarrierStore(), Subscription.of(props));
         deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), e -> false, System::currentTimeMillis);
         Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOptions().dynamic());
-        writer = new OpenSearchWriter(config, indexes, sender, ledger, deadLetters, batchSize);
+        SnapshotMarks snapshots = new SnapshotMarks(config, indexes, new SnapshotDocuments(client, config.stateIndex()));
+        writer = new OpenSearchWriter(config, indexes, snapshots, sender, ledger, deadLetters, batchSize);
         router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
         metrics = SinkMetrics.of(context);
         deadLetters.register(metrics.plugin());
@@ -114,6 +116,11 @@ public class OpenSearchSinkTask extends SinkTask {
     /** The bulk size in use and its tuning. */
     public TunedBatchSize batchSize() {
         return batchSize;
+    }
+
+    /** The bulk size in use and how its tuning goes, for the {@code sluice} command's status lines. */
+    public String batchStatus() {
+        return batchSize.status();
     }
 
     /** Documents indexed or deleted so far. */

@@ -46,6 +46,7 @@ final class OpenSearchWriter implements SinkWriter {
 
     private final OpenSearchSinkConfig config;
     private final Indexes indexes;
+    private final SnapshotMarks snapshots;
     private final IndexNames names;
     private final DocumentValues values;
     private final BulkSender sender;
@@ -62,9 +63,10 @@ final class OpenSearchWriter implements SinkWriter {
     private long olderThanStored;
     private long bytesSent;
 
-    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, BulkSender sender, OffsetLedger ledger, DeadLetters deadLetters,
-                     TunedBatchSize batchSize) {
+    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, SnapshotMarks snapshots, BulkSender sender, OffsetLedger ledger,
+                     DeadLetters deadLetters, TunedBatchSize batchSize) {
         this.config = config;
+        this.snapshots = snapshots;
         this.indexes = indexes;
         this.names = new IndexNames(config.indexNameFormat());
         this.values = new DocumentValues(config.mappingOptions());
@@ -214,9 +216,20 @@ final class OpenSearchWriter implements SinkWriter {
         indexes.recreate(alias, rowSchema, event.table());
     }
 
+    /**
+     * A snapshot's first and last events (see {@link SnapshotMarks}); DDL needs nothing, as
+     * fields follow the rows' own schemas (a column's field is added before its first row).
+     */
     @Override
-    public void applySchemaEvent(SinkEvent event) {
-        // Fields follow the rows' own schemas (a column's field is added before its first row), so DDL needs nothing here.
+    public void applySchemaEvent(SinkEvent event) throws InterruptedException {
+        String marker = event.snapshotMarker();
+        if ("first".equals(marker)) {
+            writeAll();
+            snapshots.started(event);
+        } else if ("last".equals(marker)) {
+            writeAll();
+            snapshots.finished(event);
+        }
     }
 
     private BulkBatch batch() {

@@ -1,26 +1,22 @@
 package io.sluice.sink.opensearch;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.schemas.envelope.Envelope;
 import io.sluice.sink.opensearch.client.ClusterAddress;
 import io.sluice.sink.opensearch.client.ClusterClient;
+import io.sluice.sink.opensearch.state.SnapshotDocuments;
+import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
-import org.apache.kafka.connect.data.Struct;
-import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -29,18 +25,18 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * snapshot, then streamed inserts, updates (one that changes the key, one that leaves a TOASTed
  * value out), deletes and a TRUNCATE; the indexes end with one document per row, equal field by
  * field, and none for a deleted row. Then a crash before the offsets were stored: the changes come
- * again, OpenSearch refuses them as older than what it has, and the end state is the same.
+ * again, OpenSearch refuses them as older than what it has, and the end state is the same. The
+ * state index records each snapshot; another pipeline's snapshot over the same indexes is refused
+ * by default and, with table.exists=truncate, makes them again with exactly its rows.
  */
 @ExtendWith({PostgresExtension.class, OpenSearchExtension.class})
 class SnapshotAndStreamIT {
-
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void theIndexesEndAsTheTablesAreAndAReplayChangesNothing(OpenSearchNode node) throws Exception {
         TestDatabase source = TestDatabases.create(SnapshotAndStreamIT.class);
         String prefix = source.name().toLowerCase() + "-";
-        try (ClusterClient client = new ClusterClient(ClusterAddress.parse(node.httpUrl(), null, null, null, null, true, 30_000), 1)) {
+        try (ClusterClient client = new ClusterClient(ClusterAddress.parse(node.httpUrl(), null, null, null, null, true, 30_000), 1, 30_000)) {
             source.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL, note text)",
                     "INSERT INTO accounts SELECT g, g * 10, 'n' || g FROM generate_series(1, 2000) g",
                     "CREATE TABLE items (id int PRIMARY KEY, name text, price numeric(8,2), score float8, born date, at timestamp, "
@@ -58,8 +54,13 @@ class SnapshotAndStreamIT {
             Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", prefix + "${schema}.${table}");
             Map<Map<String, ?>, Map<String, Object>> beforeChanges;
             try (SourceToIndex pipe = new SourceToIndex(stored, SourceToIndex.sourceProps(source, "os"), sinkProps)) {
-                pumpUntil(pipe, "accounts", -1, () -> source.execute("INSERT INTO accounts VALUES (-1, 0, 'snapshot done')"));
+                pipe.pumpUntil("accounts", -1, () -> source.execute("INSERT INTO accounts VALUES (-1, 0, 'snapshot done')"));
                 pipe.commit();
+                SnapshotDocuments.Snapshot record = new SnapshotDocuments(client, "sluice_state").read("os").orElseThrow();
+                assertThat(record.finished()).as("the state index records the snapshot as finished").isTrue();
+                assertThat(record.aliases()).containsExactlyInAnyOrder(prefix + "public.accounts", prefix + "public.items",
+                        prefix + "public.scratch");
+                assertThat(record.sourceTables()).containsExactlyInAnyOrder("public.accounts", "public.items", "public.scratch");
                 beforeChanges = new HashMap<>(stored);
 
                 source.execute("UPDATE accounts SET balance = balance + 1 WHERE id % 3 = 0",
@@ -69,15 +70,15 @@ class SnapshotAndStreamIT {
                         "UPDATE items SET name = 'renamed' WHERE id = 1", // big stays TOASTed and unchanged
                         "TRUNCATE scratch", "INSERT INTO scratch VALUES (3, 'c')",
                         "INSERT INTO accounts VALUES (-2, 0, 'end')");
-                pumpUntil(pipe, "accounts", -2, () -> { });
+                pipe.pumpUntil("accounts", -2, () -> { });
                 pipe.flushWithoutStoring(); // then a crash: the source never confirms these changes
                 assertThat(pipe.sink().documentsWritten()).isGreaterThan(2000);
             }
-            assertSame(source, client, prefix);
-            JsonNode item1 = doc(client, prefix + "public.items", "1");
+            AccountsIndex.assertSame(source, node, prefix + "public.accounts");
+            JsonNode item1 = doc(node, prefix + "public.items", "1");
             assertThat(item1.path("name").asText()).isEqualTo("renamed");
             assertThat(item1.path("big").asText()).hasSize(15_000).startsWith("bigbig");
-            JsonNode item2 = doc(client, prefix + "public.items", "2");
+            JsonNode item2 = doc(node, prefix + "public.items", "2");
             assertThat(item2.path("price").asText()).isEqualTo("NaN");
             assertThat(item2.path("score").asText()).isEqualTo("NaN");
             assertThat(item2.path("born").asText()).isEqualTo("infinity");
@@ -85,110 +86,61 @@ class SnapshotAndStreamIT {
             assertThat(item2.path("seen").asText()).isEqualTo("infinity");
             assertThat(item2.path("tags").isArray()).isTrue();
             assertThat(item2.path("tags").size()).isZero();
-            JsonNode item3 = doc(client, prefix + "public.items", "3");
+            JsonNode item3 = doc(node, prefix + "public.items", "3");
             assertThat(item3.path("score").asText()).isEqualTo("-Infinity");
             assertThat(item3.path("born").asText()).isEqualTo("-0043-03-15");
             assertThat(item3.path("at").asText()).isEqualTo("+12345-01-01T00:00:00");
-            JsonNode item1Full = doc(client, prefix + "public.items", "1");
+            JsonNode item1Full = doc(node, prefix + "public.items", "1");
             assertThat(item1Full.path("price").asText()).isEqualTo("12.50");
             assertThat(item1Full.path("meta").path("a").path("b").get(1).asInt()).isEqualTo(2);
             assertThat(item1Full.path("tags").get(1).isNull()).isTrue();
             assertThat(item1Full.path("spot").path("lat").asDouble()).isEqualTo(52.5);
             assertThat(item1Full.path("at").asText()).isEqualTo("2024-05-01T10:15:30.123456");
             assertThat(item1Full.path("seen").asText()).isEqualTo("2024-05-01T08:15:30.5Z");
-            assertThat(searchCount(client, prefix + "public.items", "{\"query\":{\"range\":{\"price\":{\"gte\":12}}}}"))
+            assertThat(IndexDocuments.count(node, prefix + "public.items", "{\"query\":{\"range\":{\"price\":{\"gte\":12}}}}"))
                     .as("numeric is searchable as a number").isEqualTo(1);
-            assertThat(searchCount(client, prefix + "public.items", "{\"query\":{\"match\":{\"name.text\":\"RENAMED\"}}}"))
+            assertThat(IndexDocuments.count(node, prefix + "public.items", "{\"query\":{\"match\":{\"name.text\":\"RENAMED\"}}}"))
                     .as("text is searchable as full text").isEqualTo(1);
-            assertThat(count(client, prefix + "public.scratch")).isEqualTo(1);
+            assertThat(IndexDocuments.count(node, prefix + "public.scratch")).isEqualTo(1);
 
             // A crash after the snapshot: every change is streamed again over the indexes that have them.
             stored.clear();
             stored.putAll(beforeChanges);
             try (SourceToIndex again = new SourceToIndex(stored, SourceToIndex.sourceProps(source, "os"), sinkProps)) {
                 source.execute("INSERT INTO accounts VALUES (-3, 0, 'replayed')");
-                pumpUntil(again, "accounts", -3, () -> { });
+                again.pumpUntil("accounts", -3, () -> { });
                 again.commit();
                 assertThat(again.sink().olderThanStored()).as("replayed writes refused as older").isGreaterThan(100);
             }
-            assertSame(source, client, prefix);
+            AccountsIndex.assertSame(source, node, prefix + "public.accounts");
+
+            // Another pipeline's snapshot over the same indexes: refused by default, naming them and the choices.
+            try (SourceToIndex other = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "os2"), sinkProps)) {
+                assertThatThrownBy(() -> {
+                    for (int i = 0; i < 200; i++) {
+                        other.pump();
+                    }
+                }).hasMessageContaining("exist already").hasMessageContaining(prefix + "public.accounts")
+                        .hasMessageContaining("table.exists=truncate");
+            }
+            // With table.exists=truncate they are made again and hold exactly the new snapshot's rows.
+            source.execute("DELETE FROM accounts WHERE id < 0");
+            Map<String, String> truncating = new HashMap<>(sinkProps);
+            truncating.put("table.exists", "truncate");
+            try (SourceToIndex third = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "os3"), truncating)) {
+                third.pumpUntil("accounts", -4, () -> source.execute("INSERT INTO accounts VALUES (-4, 0, 'third')"));
+                third.commit();
+            }
+            AccountsIndex.assertSame(source, node, prefix + "public.accounts");
+            assertThat(new SnapshotDocuments(client, "sluice_state").read("os3").orElseThrow().finished()).isTrue();
         } finally {
             TestDatabases.drop(source);
         }
     }
 
-    /** Every row of accounts is a document with its values, and there is no other document. */
-    private static void assertSame(TestDatabase source, ClusterClient client, String prefix) throws Exception {
-        String index = prefix + "public.accounts";
-        client.send("POST", "/" + index + "/_refresh", Map.of(), null);
-        Map<String, String> rows = new HashMap<>();
-        try (Connection c = source.connect(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT id, balance, note FROM accounts")) {
-            while (rs.next()) {
-                rows.put(rs.getString(1), rs.getLong(2) + "|" + rs.getString(3));
-            }
-        }
-        Map<String, String> docs = new HashMap<>();
-        JsonNode page = JSON.readTree(client.send("POST", "/" + index + "/_search", Map.of("scroll", "1m"),
-                "{\"size\":5000,\"query\":{\"match_all\":{}}}".getBytes()).body());
-        while (page.path("hits").path("hits").size() > 0) {
-            for (JsonNode hit : page.path("hits").path("hits")) {
-                JsonNode src = hit.path("_source");
-                assertThat(src.path("id").asText()).as("the id field of document " + hit.path("_id").asText()).isEqualTo(hit.path("_id").asText());
-                docs.put(hit.path("_id").asText(), src.path("balance").asLong() + "|" + src.path("note").asText());
-            }
-            String scroll = page.path("_scroll_id").asText();
-            page = JSON.readTree(client.send("POST", "/_search/scroll", Map.of(),
-                    ("{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}").getBytes()).body());
-        }
-        assertThat(docs).isEqualTo(rows);
-    }
-
-    private static JsonNode doc(ClusterClient client, String alias, String id) throws Exception {
-        ClusterClient.Answer answer = client.send("GET", "/" + alias + "/_doc/" + id, Map.of(), null);
-        assertThat(answer.status()).as(answer.text()).isEqualTo(200);
-        return JSON.readTree(answer.body()).path("_source");
-    }
-
-    private static long count(ClusterClient client, String alias) throws Exception {
-        client.send("POST", "/" + alias + "/_refresh", Map.of(), null);
-        return JSON.readTree(client.send("GET", "/" + alias + "/_count", Map.of(), null).body()).path("count").asLong();
-    }
-
-    private static long searchCount(ClusterClient client, String alias, String query) throws Exception {
-        client.send("POST", "/" + alias + "/_refresh", Map.of(), null);
-        ClusterClient.Answer answer = client.send("POST", "/" + alias + "/_count", Map.of(), query.getBytes());
-        assertThat(answer.status()).as(answer.text()).isEqualTo(200);
-        return JSON.readTree(answer.body()).path("count").asLong();
-    }
-
-    interface Step {
-        void run() throws Exception;
-    }
-
-    /** Runs {@code then} once the snapshot has come through, and pumps until the row with id {@code marker} of {@code table} arrives. */
-    private static void pumpUntil(SourceToIndex pipe, String table, int marker, Step then) throws Exception {
-        long deadline = System.nanoTime() + 120_000_000_000L;
-        boolean stepped = false;
-        while (System.nanoTime() < deadline) {
-            for (SourceRecord r : pipe.pump()) {
-                if (!stepped && r.value() instanceof Struct v && !Envelope.isEnvelope(r.valueSchema()) && "last".equals(snapshot(v))) {
-                    then.run();
-                    stepped = true;
-                }
-                if (r.topic().endsWith("." + table) && Envelope.isEnvelope(r.valueSchema())) {
-                    Struct after = ((Struct) r.value()).getStruct(Envelope.AFTER);
-                    if (after != null && Integer.valueOf(marker).equals(after.get("id"))) {
-                        return;
-                    }
-                }
-            }
-        }
-        throw new AssertionError("Timed out waiting for " + table + " row " + marker);
-    }
-
-    private static String snapshot(Struct value) {
-        Struct source = value.schema().field(Envelope.SOURCE) == null ? null : value.getStruct(Envelope.SOURCE);
-        return source == null ? null : source.getString("snapshot");
+    private static JsonNode doc(OpenSearchNode node, String alias, String id) throws Exception {
+        JsonNode doc = IndexDocuments.get(node, alias, id);
+        assertThat(doc).as("document " + id + " of " + alias).isNotNull();
+        return doc;
     }
 }

@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.PostgresSourceTask;
+import io.sluice.schemas.envelope.Envelope;
 import io.sluice.testing.kafka.SourceTaskContexts;
 import io.sluice.testing.opensearch.OpenSearchNode;
 import io.sluice.testing.postgres.TestDatabase;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.source.SourceRecord;
 
@@ -78,6 +80,36 @@ final class SourceToIndex implements AutoCloseable {
         }
         sink.put(records);
         return batch;
+    }
+
+    /** Something a test does between pumps. */
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /**
+     * Pumps until the row with id {@code marker} of {@code table} arrives, running {@code then}
+     * once the snapshot's last event has come through; fails after four minutes.
+     */
+    void pumpUntil(String table, int marker, Step then) throws Exception {
+        long deadline = System.nanoTime() + 240_000_000_000L;
+        boolean stepped = false;
+        while (System.nanoTime() < deadline) {
+            for (SourceRecord r : pump()) {
+                if (!stepped && r.value() instanceof Struct v && !Envelope.isEnvelope(r.valueSchema()) && v.schema().field(Envelope.SOURCE) != null
+                        && "last".equals(v.getStruct(Envelope.SOURCE).getString("snapshot"))) {
+                    then.run();
+                    stepped = true;
+                }
+                if (r.topic().endsWith("." + table) && Envelope.isEnvelope(r.valueSchema())) {
+                    Struct after = ((Struct) r.value()).getStruct(Envelope.AFTER);
+                    if (after != null && Integer.valueOf(marker).equals(after.get("id"))) {
+                        return;
+                    }
+                }
+            }
+        }
+        throw new AssertionError("Timed out waiting for " + table + " row " + marker);
     }
 
     /** Makes everything put durable, checks the sink reports all of it, stores the source offsets and lets the source confirm them. */

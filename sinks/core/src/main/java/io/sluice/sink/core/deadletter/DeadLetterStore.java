@@ -8,8 +8,16 @@ import org.apache.kafka.connect.sink.ErrantRecordReporter;
  * about them tells the user where to read them. A record is kept durably before the report's
  * future completes.
  */
-public interface DeadLetterStore extends ErrantRecordReporter {
+public interface DeadLetterStore extends ErrantRecordReporter, AutoCloseable {
 
     /** Where the records are, as the user finds them (e.g. the table and database). */
     String where();
+
+    /** Records kept by this store since it was made. */
+    long kept();
+
+    /** Lets go of what the store holds open (a connection); records already kept stay. */
+    @Override
+    default void close() {
+    }
 }

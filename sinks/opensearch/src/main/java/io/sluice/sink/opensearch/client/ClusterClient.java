@@ -27,6 +27,7 @@ import org.apache.hc.core5.http.Header;
 import org.apache.hc.core5.http.HttpHost;
 import org.apache.hc.core5.http.message.BasicHeader;
 import org.apache.hc.core5.util.Timeout;
+import io.sluice.schemas.retry.RetryPolicy;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.opensearch.client.opensearch.generic.Body;
 import org.opensearch.client.opensearch.generic.OpenSearchGenericClient;
@@ -59,12 +60,22 @@ public final class ClusterClient implements AutoCloseable {
         }
     }
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ClusterClient.class);
+
     private final ClusterAddress address;
+    private final long retryTimeoutMillis;
     private final ApacheHttpClient5Transport transport;
     private final OpenSearchGenericClient client;
 
-    public ClusterClient(ClusterAddress address, int connections) {
+    /**
+     * @param connections        requests the caller sends at once (the pool keeps two more)
+     * @param retryTimeoutMillis how long {@link #call} tries again while the cluster is unreachable or busy
+     */
+    public ClusterClient(ClusterAddress address, int connections, long retryTimeoutMillis) {
         this.address = address;
+        this.retryTimeoutMillis = retryTimeoutMillis;
         HttpHost[] hosts = address.nodes().stream().map(ClusterClient::host).toArray(HttpHost[]::new);
         List<Header> headers = new ArrayList<>();
         if (address.authorization() != null) {
@@ -103,6 +114,77 @@ public final class ClusterClient implements AutoCloseable {
     /** Sends a request with a JSON body (null for none). */
     public Answer send(String method, String path, Map<String, String> query, byte[] json) throws IOException {
         return send(method, path, query, json, "application/json");
+    }
+
+    /**
+     * Sends a request the way the sink's own requests (indexes, mappings, its records) go: an
+     * unreachable cluster, 429 and 5xx are tried again with jittered exponential backoff for the
+     * client's retry time; then an unreachable cluster is a
+     * {@link org.apache.kafka.connect.errors.RetriableException} saying what was being done, and a
+     * 429 or 5xx the answer, for the caller to explain.
+     *
+     * @param what what the request does, for messages ("create index x")
+     */
+    public Answer call(String method, String path, Map<String, String> query, byte[] json, String what) {
+        try {
+            return RetryPolicy.reconnecting(retryTimeoutMillis).run(() -> {
+                Answer answer = send(method, path, query, json);
+                if (answer.status() == 429 || answer.status() >= 500) {
+                    throw new Busy(answer);
+                }
+                return answer;
+            }, new RetryPolicy.Failures() {
+                @Override
+                public boolean isTransient(Exception failure) {
+                    return failure instanceof Busy || failure instanceof IOException;
+                }
+
+                @Override
+                public void retrying(Exception failure, long pauseMillis) {
+                    LOG.warn("Cannot {} on OpenSearch at {} for now ({}); trying again in {} ms", what, address.display(),
+                            failure instanceof Busy busy ? busy.answer.status() + " " + busy.answer.brief() : failure.getMessage(), pauseMillis);
+                }
+
+                @Override
+                public RuntimeException giveUp(Exception failure, boolean timedOut) {
+                    if (failure instanceof Busy busy) {
+                        return busy;
+                    }
+                    if (failure instanceof RuntimeException runtime) {
+                        return runtime;
+                    }
+                    return new org.apache.kafka.connect.errors.RetriableException("Cannot " + what + " on OpenSearch at " + address.display()
+                            + ": " + failure.getMessage(), failure);
+                }
+            });
+        } catch (Busy busy) {
+            return busy.answer;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while trying to " + what + " on OpenSearch", e);
+        }
+    }
+
+    /** A 429 or 5xx, while it may still pass. */
+    private static final class Busy extends RuntimeException {
+        final transient Answer answer;
+
+        Busy(Answer answer) {
+            super("OpenSearch answered " + answer.status(), null, false, false);
+            this.answer = answer;
+        }
+    }
+
+    /** The JSON of a successful answer; an error answer or unreadable JSON is a {@link ConnectException} with the answer. */
+    public static com.fasterxml.jackson.databind.JsonNode json(Answer answer) {
+        if (!answer.ok()) {
+            throw new ConnectException("OpenSearch answered " + answer.status() + ": " + answer.brief());
+        }
+        try {
+            return JSON.readTree(answer.body());
+        } catch (IOException e) {
+            throw new ConnectException("OpenSearch answered with JSON the sink cannot read: " + answer.brief(), e);
+        }
     }
 
     /** Sends a {@code _bulk} body (newline-delimited JSON). */

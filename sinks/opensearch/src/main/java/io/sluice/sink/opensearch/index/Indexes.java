@@ -221,6 +221,28 @@ public final class Indexes {
         known.get(alias).mapped = row;
     }
 
+    /** Whether the alias (or an index of its name) exists. */
+    public boolean exists(String alias) {
+        return known.containsKey(alias) || send("HEAD", "/" + alias, null, "look for index " + alias).status() == 200;
+    }
+
+    /** Drops the alias's physical index (a table copied again from scratch: its first row makes it anew). */
+    public void drop(String alias) {
+        Known k = known.remove(alias);
+        if (k == null) {
+            k = find(alias);
+        }
+        if (k == null) {
+            return;
+        }
+        ClusterClient.Answer answer = send("DELETE", "/" + k.physical, null, "drop " + k.physical);
+        if (!answer.ok() && answer.status() != 404) {
+            throw new ConnectException("Cannot drop index " + k.physical + " (alias " + alias + ") to copy it again: OpenSearch answered "
+                    + answer.status() + " " + answer.brief());
+        }
+        LOG.info("Dropped index {} (alias {}) to copy it again", k.physical, alias);
+    }
+
     /** A document's _source as stored now (a realtime read); null when there is none. */
     public JsonNode source(String index, String id) {
         ClusterClient.Answer answer = send("GET", "/" + index + "/_doc/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8)
@@ -238,27 +260,15 @@ public final class Indexes {
     }
 
     private ClusterClient.Answer send(String method, String path, byte[] body, String what) {
-        return send(method, path, body, Map.of(), what);
+        return client.call(method, path, Map.of(), body, what);
     }
 
     private ClusterClient.Answer send(String method, String path, byte[] body, Map<String, String> query, String what) {
-        try {
-            return client.send(method, path, query, body);
-        } catch (IOException e) {
-            throw new org.apache.kafka.connect.errors.RetriableException("Cannot " + what + " on OpenSearch at " + client.address().display()
-                    + ": " + e.getMessage(), e);
-        }
+        return client.call(method, path, query, body, what);
     }
 
     private static JsonNode read(ClusterClient.Answer answer) {
-        if (!answer.ok()) {
-            throw new ConnectException("OpenSearch answered " + answer.status() + ": " + answer.brief());
-        }
-        try {
-            return JSON.readTree(answer.body());
-        } catch (IOException e) {
-            throw new ConnectException("OpenSearch answered with JSON the sink cannot read: " + answer.brief(), e);
-        }
+        return ClusterClient.json(answer);
     }
 
     private static byte[] bytes(JsonNode node) {

@@ -4,19 +4,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.Map;
-import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
-import io.sluice.schemas.converter.BinaryConverter;
-import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.deadletter.DeadLetter;
 import io.sluice.sink.core.deadletter.DeadLetterStore;
-import io.sluice.sink.core.position.SourcePosition;
-import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -27,14 +22,13 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * of the value, where it came from (topic, offset, source table and position) and the reason.
  * A record is committed there before its report completes, so a record sent here is never lost.
  */
-public final class DeadLetterTable implements DeadLetterStore, AutoCloseable {
+public final class DeadLetterTable implements DeadLetterStore {
 
     private final PgEndpoint endpoint;
     private final String schema;
     private final String qualified;
     private final String pipeline;
-    private final BinaryConverter keys = new BinaryConverter();
-    private final BinaryConverter values = new BinaryConverter();
+    private final DeadLetter.Encoder encoder = new DeadLetter.Encoder();
     private Connection connection;
     private long kept;
 
@@ -47,8 +41,6 @@ public final class DeadLetterTable implements DeadLetterStore, AutoCloseable {
         this.schema = schema;
         this.qualified = Identifiers.quote(schema, "dead_letters");
         this.pipeline = pipeline;
-        keys.configure(Map.of(), true);
-        values.configure(Map.of(), false);
     }
 
     @Override
@@ -62,25 +54,18 @@ public final class DeadLetterTable implements DeadLetterStore, AutoCloseable {
             Connection c = connection();
             try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " (pipeline, topic, kafka_partition, kafka_offset, "
                     + "source_table, source_position, reason, value_text, record_key, record_value, headers) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-                Struct value = record.value() instanceof Struct v ? v : null;
-                Struct source = value != null && value.schema().field(Envelope.SOURCE) != null
-                        && value.get(Envelope.SOURCE) instanceof Struct block ? block : null;
-                SourcePosition position = source == null ? null : SourcePosition.of(value);
+                DeadLetter letter = encoder.of(record, error);
                 s.setString(1, pipeline);
-                s.setString(2, record.topic());
-                s.setInt(3, record.kafkaPartition() == null ? 0 : record.kafkaPartition());
-                s.setLong(4, record.kafkaOffset());
-                s.setString(5, source != null && source.schema().field("table") != null
-                        ? source.getString("schema") + "." + source.getString("table") : null);
-                s.setString(6, position == null ? null : position.toString());
-                s.setString(7, String.valueOf(error.getMessage()));
-                s.setString(8, String.valueOf(record.value()));
-                s.setBytes(9, record.key() == null ? null : keys.fromConnectData(record.topic(), record.keySchema(), record.key()));
-                s.setBytes(10, record.value() == null || record.valueSchema() == null ? null
-                        : values.fromConnectData(record.topic(), record.valueSchema(), record.value()));
-                StringJoiner headers = new StringJoiner(", ");
-                record.headers().forEach(h -> headers.add(h.key() + "=" + h.value()));
-                s.setString(11, headers.toString());
+                s.setString(2, letter.topic());
+                s.setInt(3, letter.partition());
+                s.setLong(4, letter.offset());
+                s.setString(5, letter.sourceTable());
+                s.setString(6, letter.sourcePosition());
+                s.setString(7, letter.reason());
+                s.setString(8, letter.valueText());
+                s.setBytes(9, letter.key());
+                s.setBytes(10, letter.value());
+                s.setString(11, letter.headers());
                 s.execute();
             }
             kept++;
@@ -92,7 +77,7 @@ public final class DeadLetterTable implements DeadLetterStore, AutoCloseable {
         }
     }
 
-    /** Records kept here by this store since it was made. */
+    @Override
     public synchronized long kept() {
         return kept;
     }

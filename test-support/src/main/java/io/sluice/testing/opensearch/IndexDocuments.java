@@ -1,0 +1,89 @@
+package io.sluice.testing.opensearch;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * What an index of the test node holds, read over plain HTTP for the tests' checks (never
+ * through the sink's own client, whose reads are under test too).
+ */
+public final class IndexDocuments {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    private IndexDocuments() {
+    }
+
+    /** Every document of an index (or alias), its {@code _source} by {@code _id}, after a refresh; empty when there is no such index. */
+    public static Map<String, JsonNode> all(OpenSearchNode node, String index) throws IOException, InterruptedException {
+        Map<String, JsonNode> docs = new HashMap<>();
+        if (send(node, "POST", "/" + index + "/_refresh", null).statusCode() == 404) {
+            return docs;
+        }
+        JsonNode page = json(send(node, "POST", "/" + index + "/_search?scroll=1m", "{\"size\":5000,\"query\":{\"match_all\":{}}}"));
+        while (page.path("hits").path("hits").size() > 0) {
+            for (JsonNode hit : page.path("hits").path("hits")) {
+                docs.put(hit.path("_id").asText(), hit.path("_source"));
+            }
+            String scroll = page.path("_scroll_id").asText();
+            page = json(send(node, "POST", "/_search/scroll", "{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}"));
+        }
+        return docs;
+    }
+
+    /** A document's {@code _source} as stored now (a realtime read); null when there is none. */
+    public static JsonNode get(OpenSearchNode node, String index, String id) throws IOException, InterruptedException {
+        HttpResponse<String> answer = send(node, "GET", "/" + index + "/_doc/" + URLEncoder.encode(id, StandardCharsets.UTF_8).replace("+", "%20"),
+                null);
+        if (answer.statusCode() == 404) {
+            return null;
+        }
+        return json(answer).path("_source");
+    }
+
+    /** Documents in the index after a refresh; -1 when there is no such index. */
+    public static long count(OpenSearchNode node, String index) throws IOException, InterruptedException {
+        if (send(node, "POST", "/" + index + "/_refresh", null).statusCode() == 404) {
+            return -1;
+        }
+        return json(send(node, "GET", "/" + index + "/_count", null)).path("count").asLong();
+    }
+
+    /** Documents matching a query (a JSON {@code query} body) after a refresh. */
+    public static long count(OpenSearchNode node, String index, String queryBody) throws IOException, InterruptedException {
+        send(node, "POST", "/" + index + "/_refresh", null);
+        return json(send(node, "POST", "/" + index + "/_count", queryBody)).path("count").asLong();
+    }
+
+    private static HttpResponse<String> send(OpenSearchNode node, String method, String path, String body)
+            throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(node.httpUrl() + path)).header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body)).build();
+        // An index just created (by the sink, while a test looks) answers 503 until its shard has started.
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        HttpResponse<String> answer = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        while (answer.statusCode() == 503 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            answer = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        }
+        return answer;
+    }
+
+    private static JsonNode json(HttpResponse<String> answer) throws IOException {
+        if (answer.statusCode() / 100 != 2) {
+            throw new IOException("OpenSearch answered " + answer.statusCode() + ": " + answer.body());
+        }
+        return JSON.readTree(answer.body());
+    }
+}
