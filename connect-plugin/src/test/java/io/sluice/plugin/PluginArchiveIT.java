@@ -45,6 +45,7 @@ class PluginArchiveIT {
     private static final String VERSION = System.getProperty("sluice.version");
     private static final String SOURCE = "io.sluice.connector.postgres.PostgresSourceConnector";
     private static final String SINK = "io.sluice.sink.postgres.PostgresSinkConnector";
+    private static final String OPENSEARCH_SINK = "io.sluice.sink.opensearch.OpenSearchSinkConnector";
     private static final String ANONYMIZE = "io.sluice.transforms.anonymize.Anonymize";
     private static final String OPERATION_IS = "io.sluice.transforms.predicate.OperationIs";
     private static final String CONVERTER = "io.sluice.schemas.converter.BinaryConverter";
@@ -90,7 +91,8 @@ class PluginArchiveIT {
         assertThat(manifest.path("title").asText()).isNotBlank();
         assertThat(manifest.path("description").asText()).contains("PostgreSQL");
         assertThat(pluginDir.resolve("doc/README.md")).content().contains(VERSION).doesNotContain("${");
-        assertThat(pluginDir.resolve("doc/configuration.md")).content().contains(SOURCE, SINK, ANONYMIZE, OPERATION_IS);
+        assertThat(pluginDir.resolve("doc/configuration.md")).content().contains(SOURCE, SINK, OPENSEARCH_SINK, ANONYMIZE, OPERATION_IS);
+        assertThat(pluginDir.resolve("doc/opensearch.md")).exists();
     }
 
     @Test
@@ -102,6 +104,8 @@ class PluginArchiveIT {
         List<String> names = jars.stream().map(p -> p.getFileName().toString()).toList();
         assertThat(names).anyMatch(n -> n.startsWith("sluice-connector-postgres-"))
                 .anyMatch(n -> n.startsWith("sluice-sink-postgres-"))
+                .anyMatch(n -> n.startsWith("sluice-sink-opensearch-"))
+                .anyMatch(n -> n.startsWith("opensearch-java-"))
                 .anyMatch(n -> n.startsWith("sluice-transforms-"))
                 .anyMatch(n -> n.startsWith("postgresql-"))
                 .noneMatch(n -> n.startsWith("kafka") || n.startsWith("connect-") || n.startsWith("slf4j") || n.startsWith("logback"));
@@ -126,7 +130,7 @@ class PluginArchiveIT {
             }
         }
         assertThat(services.get("org.apache.kafka.connect.source.SourceConnector")).contains(SOURCE);
-        assertThat(services.get("org.apache.kafka.connect.sink.SinkConnector")).contains(SINK);
+        assertThat(services.get("org.apache.kafka.connect.sink.SinkConnector")).contains(SINK, OPENSEARCH_SINK);
         assertThat(services.get("org.apache.kafka.connect.transforms.Transformation")).contains(ANONYMIZE);
         assertThat(services.get("org.apache.kafka.connect.transforms.predicates.Predicate")).contains(OPERATION_IS);
         assertThat(services.get("org.apache.kafka.connect.storage.Converter")).contains(CONVERTER);
@@ -139,13 +143,14 @@ class PluginArchiveIT {
         JsonNode plugins = get("connector-plugins?connectorsOnly=false");
         Map<String, JsonNode> byClass = new HashMap<>();
         plugins.forEach(p -> byClass.put(p.path("class").asText(), p));
-        assertThat(byClass).containsKeys(SOURCE, SINK, ANONYMIZE, OPERATION_IS, CONVERTER);
+        assertThat(byClass).containsKeys(SOURCE, SINK, OPENSEARCH_SINK, ANONYMIZE, OPERATION_IS, CONVERTER);
+        assertThat(byClass.get(OPENSEARCH_SINK).path("type").asText()).isEqualTo("sink");
         assertThat(byClass.get(SOURCE).path("type").asText()).isEqualTo("source");
         assertThat(byClass.get(SINK).path("type").asText()).isEqualTo("sink");
         assertThat(byClass.get(ANONYMIZE).path("type").asText()).isEqualTo("transformation");
         assertThat(byClass.get(OPERATION_IS).path("type").asText()).isEqualTo("predicate");
         assertThat(byClass.get(CONVERTER).path("type").asText()).isEqualTo("converter");
-        for (String c : List.of(SOURCE, SINK, ANONYMIZE, OPERATION_IS, CONVERTER)) {
+        for (String c : List.of(SOURCE, SINK, OPENSEARCH_SINK, ANONYMIZE, OPERATION_IS, CONVERTER)) {
             assertThat(byClass.get(c).path("version").asText()).as(c).isEqualTo(VERSION);
         }
     }
@@ -179,6 +184,22 @@ class PluginArchiveIT {
         JsonNode result = validate("PostgresSinkConnector", config);
         Map<String, List<String>> errors = errors(result);
         assertThat(errors).containsKeys("connection.url", "copy.parallelism", "table.exists", "position.table");
+        assertThat(result.path("error_count").asInt()).isGreaterThanOrEqualTo(4);
+        assertThat(documented(result)).isTrue();
+    }
+
+    @Test
+    void theOpenSearchSinkConfigurationIsValidatedThroughRestWithEveryErrorAtOnce() throws Exception {
+        Map<String, String> config = config(OPENSEARCH_SINK, "bad-search",
+                "topics", "shop.public.customers",
+                "connection.url", "ftp://search:21",
+                "mapping.numeric", "decimal",
+                "bulk.in.flight", "0",
+                "table.exists", "sometimes");
+        JsonNode result = validate("OpenSearchSinkConnector", config);
+        Map<String, List<String>> errors = errors(result);
+        assertThat(errors).containsKeys("connection.url", "mapping.numeric", "bulk.in.flight", "table.exists");
+        assertThat(errors.get("connection.url")).anyMatch(e -> e.contains("https://host:port"));
         assertThat(result.path("error_count").asInt()).isGreaterThanOrEqualTo(4);
         assertThat(documented(result)).isTrue();
     }

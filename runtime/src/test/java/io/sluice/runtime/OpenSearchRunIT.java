@@ -55,6 +55,13 @@ class OpenSearchRunIT {
                     "--set", "source.status.update.interval.ms=200", "--set", "target.errors.tolerance=all",
                     "--set", "target.index.name.format=" + prefix + "${schema}.${table}"};
 
+            // pgbench_history has no key: its rows could have no document id, which is said before anything runs.
+            String[] withHistory = java.util.Arrays.stream(command).filter(a -> !a.equals("--exclude") && !a.equals("public.pgbench_history"))
+                    .toArray(String[]::new);
+            Result refused = SluiceRuns.start(new CompletableFuture<>(), withHistory).get(60, TimeUnit.SECONDS);
+            assertThat(refused.exit()).as(refused.out() + refused.err()).isNotZero();
+            assertThat(refused.err()).contains("public.pgbench_history").contains("no primary key").contains("--exclude");
+
             CompletableFuture<Void> stop = new CompletableFuture<>();
             CompletableFuture<Result> first = SluiceRuns.start(stop, command);
             SluiceRuns.waitFor(() -> snapshotFinished(node, name), first, "the snapshot to be recorded as finished");

@@ -21,6 +21,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.testing.Workdir;
 import io.sluice.testing.kafka.ConnectCluster;
+import io.sluice.testing.opensearch.IndexDocuments;
+import io.sluice.testing.opensearch.OpenSearchNode;
 import io.sluice.testing.postgres.PostgresServer;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -34,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * worker whose class path holds nothing of Sluice. Then what a user expects of it: the snapshot,
  * a column added on the source arriving with its default, a row written at idle on the target
  * within a second, sequences moved forward, nothing in the dead-letter queue, every task
- * RUNNING; and the removal section leaving no slot, publication or sink state behind.
+ * RUNNING; the OpenSearch sink on the same topics indexing every row, the added column
+ * included; and the removal section leaving no slot, publication or sink state behind.
  */
 class ConnectDocsIT {
 
@@ -43,6 +46,7 @@ class ConnectDocsIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final String DOC_PLUGIN_PATH = "/opt/connect-plugins";
     private static final String DOC_SECRETS = "/etc/kafka-connect/secrets.properties";
+    private static final String DOC_SEARCH = "https://search-host:9200";
 
     @Test
     void theConnectPageWorksWhenFollowedLiterally() throws Exception {
@@ -55,6 +59,7 @@ class ConnectDocsIT {
         Path secrets = Files.createTempFile("secrets", ".properties");
         Files.writeString(secrets, doc.get("secrets"));
 
+        OpenSearchNode node = OpenSearchNode.shared();
         try (PostgresServer.Launched server = PostgresServer.launch("connect-docs")) {
             Psql psql = new Psql(server);
             shopOwnedByApp(psql);
@@ -72,11 +77,12 @@ class ConnectDocsIT {
             workerProps.put("offset.flush.interval.ms", "60000"); // Connect's default, which the test cluster otherwise shortens
 
             try (ConnectCluster connect = ConnectCluster.startExactlyOnce("connect-docs", 1, workerProps)) {
-                Rest rest = new Rest(connect, server, secrets);
+                Rest rest = new Rest(connect, server, secrets, node);
                 JsonNode validation = rest.send(doc.get("validate-source")).get(0);
                 assertThat(validation.get("error_count").asInt()).as("validation of the source: %s", validation).isZero();
                 rest.send(doc.get("create-source"));
                 rest.send(doc.get("create-sink"));
+                rest.send(doc.get("create-search-sink"));
 
                 awaitSame(psql, "SELECT count(*), sum(amount) FROM orders", Duration.ofSeconds(180), "the snapshot of orders");
                 awaitSame(psql, "SELECT count(*), string_agg(email, ',' ORDER BY id) FROM customers", Duration.ofSeconds(60),
@@ -113,6 +119,17 @@ class ConnectDocsIT {
                         .as("task %s", t).isEqualTo("RUNNING"));
                 assertThat(connect.recordsIn("shop-sink-dead-letters")).as("records in the dead-letter queue").isZero();
 
+                // The OpenSearch sink on the same topics: every row a document, the new column a field, nothing dead-lettered.
+                awaitIndexed(node, psql, "public.orders", "SELECT count(*) FROM orders");
+                awaitIndexed(node, psql, "public.customers", "SELECT count(*) FROM customers");
+                assertThat(IndexDocuments.count(node, "public.orders", "{\"query\":{\"term\":{\"status\":\"paid\"}}}"))
+                        .as("orders indexed with the column added on the source").isEqualTo(50);
+                JsonNode order = IndexDocuments.get(node, "public.orders", "1");
+                assertThat(order.path("amount").asText()).isEqualTo(psql.query("shop", "SELECT amount FROM orders WHERE id = 1"));
+                assertThat(connect.embedded().connectorStatus("shop-search").tasks()).hasSize(3)
+                        .allSatisfy(t -> assertThat(t.state()).as("search task %d: %s", t.id(), t.trace()).isEqualTo("RUNNING"));
+                assertThat(connect.recordsIn("shop-search-dead-letters")).as("records in the search sink's dead-letter queue").isZero();
+
                 rest.send(doc.get("delete-connectors"));
                 awaitValue(psql, "shop", "SELECT count(*) FROM pg_replication_slots WHERE active", "0", "the slot given up");
                 psql.run("shop", "replicator", "replicator-secret", doc.get("remove-source"));
@@ -124,6 +141,9 @@ class ConnectDocsIT {
                         + "sluice.kafka_loaded_runs) + (SELECT count(*) FROM sluice.barrier_arrivals) + (SELECT count(*) FROM "
                         + "sluice.barrier_releases) + (SELECT count(*) FROM sluice.snapshots)"))
                         .as("rows the sink kept of the pipeline").isEqualTo("0");
+                assertThat(IndexDocuments.get(node, "sluice_state", "snapshot:shop")).as("the search sink's snapshot record").isNotNull();
+                rest.sendTo(node, doc.get("remove-search"));
+                assertThat(IndexDocuments.get(node, "sluice_state", "snapshot:shop")).as("the search sink's snapshot record").isNull();
             }
         } finally {
             Files.deleteIfExists(secrets);
@@ -180,7 +200,7 @@ class ConnectDocsIT {
     }
 
     /** The worker's REST API, sent the page's curl commands with the test's addresses. */
-    private record Rest(ConnectCluster connect, PostgresServer server, Path secrets) {
+    private record Rest(ConnectCluster connect, PostgresServer server, Path secrets, OpenSearchNode node) {
 
         List<JsonNode> send(String block) throws Exception {
             List<JsonNode> responses = new ArrayList<>();
@@ -190,7 +210,7 @@ class ConnectDocsIT {
                 String body = curl.body() == null ? null : curl.body()
                         .replace("source-host", server.host()).replace("target-host", server.host())
                         .replace("\"5432\"", "\"" + server.port() + "\"").replace(":5432/", ":" + server.port() + "/")
-                        .replace(DOC_SECRETS, secrets.toString());
+                        .replace(DOC_SECRETS, secrets.toString()).replace(DOC_SEARCH, node.httpUrl());
                 HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("Content-Type", "application/json");
                 request.method(curl.method(), body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
                 HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
@@ -199,5 +219,30 @@ class ConnectDocsIT {
             }
             return responses;
         }
+
+        /** Sends the block's curl commands to the OpenSearch node in place of the page's cluster. */
+        void sendTo(OpenSearchNode node, String block) throws Exception {
+            for (CurlCommand curl : CurlCommand.allIn(block)) {
+                assertThat(curl.url()).startsWith(DOC_SEARCH + "/");
+                URI uri = URI.create(node.httpUrl() + curl.url().substring(DOC_SEARCH.length()));
+                HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("Content-Type", "application/json");
+                request.method(curl.method(), curl.body() == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(curl.body()));
+                HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(response.statusCode()).as("%s %s: %s", curl.method(), uri, response.body()).isBetween(200, 299);
+            }
+        }
+    }
+
+    /** Waits until the index holds as many documents as the query counts rows on the source. */
+    private static void awaitIndexed(OpenSearchNode node, Psql psql, String index, String count) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        long expected = Long.parseLong(psql.query("shop", count));
+        long actual = IndexDocuments.count(node, index);
+        while (actual != expected && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            actual = IndexDocuments.count(node, index);
+        }
+        assertThat(actual).as("documents in %s", index).isEqualTo(expected);
     }
 }

@@ -9,8 +9,8 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.sluice.runtime.target.Target;
-import io.sluice.runtime.target.TargetKind;
+import io.sluice.runtime.targets.Target;
+import io.sluice.runtime.targets.TargetKind;
 import io.sluice.schemas.postgres.PgEndpoint;
 
 /**
@@ -98,6 +98,10 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
         String pipelineName = name != null ? name : src.getOrDefault("topic.prefix", src.get("database.dbname")).replaceAll("[^a-zA-Z0-9._-]", "_");
         src.putIfAbsent("topic.prefix", pipelineName);
         TargetKind kind = TargetKind.of(target);
+        if (kind == TargetKind.OPENSEARCH) {
+            // An index cannot change a field in place: a column change copies the table, which becomes a new index version.
+            src.putIfAbsent("ddl.copy.on", "column_change");
+        }
         if (kind == TargetKind.POSTGRES) {
             // PostgreSQL to PostgreSQL: rows of tables no transform changes may travel as raw COPY tuples.
             TransformedTables.of(transforms).ifPresent(changed -> {

@@ -2,7 +2,7 @@ package io.sluice.runtime.pipeline;
 
 import java.util.List;
 
-import io.sluice.runtime.target.Recorded;
+import io.sluice.runtime.targets.Recorded;
 
 /**
  * Where a run of the {@code sluice} command starts, decided by what the target records of the

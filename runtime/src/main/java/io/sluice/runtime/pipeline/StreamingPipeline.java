@@ -16,8 +16,8 @@ import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
-import io.sluice.runtime.target.RunningSink;
-import io.sluice.runtime.target.Target;
+import io.sluice.runtime.targets.RunningSink;
+import io.sluice.runtime.targets.Target;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 

@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
-import io.sluice.runtime.target.TargetKind;
+import io.sluice.runtime.targets.TargetKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,7 +52,8 @@ class PipelineSpecTest {
                 null);
         assertThat(byUrl.targetKind()).isEqualTo(TargetKind.OPENSEARCH);
         assertThat(byUrl.target()).containsEntry("connection.url", "https://admin:pw@search:9200").doesNotContainKey("position.mode");
-        assertThat(byUrl.source()).as("raw COPY tuples are for PostgreSQL targets").doesNotContainKey("snapshot.raw.tuples");
+        assertThat(byUrl.source()).as("raw COPY tuples are for PostgreSQL targets").doesNotContainKey("snapshot.raw.tuples")
+                .as("a column change rebuilds the index from a copy").containsEntry("ddl.copy.on", "column_change");
 
         Path file = dir.resolve("search.yaml");
         Files.writeString(file, """

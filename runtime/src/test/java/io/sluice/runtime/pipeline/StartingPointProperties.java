@@ -7,7 +7,7 @@ import java.util.List;
 import io.sluice.runtime.pipeline.StartingPoint.Action;
 import io.sluice.runtime.pipeline.StartingPoint.Decision;
 import io.sluice.runtime.pipeline.StartingPoint.Local;
-import io.sluice.runtime.target.Recorded;
+import io.sluice.runtime.targets.Recorded;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;

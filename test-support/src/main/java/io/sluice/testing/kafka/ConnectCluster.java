@@ -68,6 +68,26 @@ public final class ConnectCluster implements AutoCloseable {
         return new ConnectCluster(cluster);
     }
 
+    /** The worker that runs most of the connector's tasks (a worker to stop, in tests of a failing worker). */
+    public org.apache.kafka.connect.util.clusters.WorkerHandle busiestWorker(String connector) {
+        Map<String, Long> tasks = cluster.connectorStatus(connector).tasks().stream()
+                .collect(java.util.stream.Collectors.groupingBy(org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo.TaskState::workerId,
+                        java.util.stream.Collectors.counting()));
+        String busiest = tasks.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        return cluster.workers().stream()
+                .filter(w -> busiest.equals(w.url().getHost() + ":" + w.url().getPort()) || busiest.endsWith(":" + w.url().getPort()))
+                .min(java.util.Comparator.comparing(w -> w.url().toString())).orElseThrow();
+    }
+
+    /**
+     * Whether the connector has {@code tasks} tasks, all running, none on the worker whose
+     * address ended in {@code gone} (":port"; a stopped worker's handle forgets its address).
+     */
+    public boolean allTasksRunningElsewhere(String connector, int tasks, String gone) {
+        var states = cluster.connectorStatus(connector).tasks();
+        return states.size() == tasks && states.stream().allMatch(t -> t.state().equals("RUNNING") && !t.workerId().endsWith(gone));
+    }
+
     /** Kafka's own handle, for REST calls, worker control and assertions. */
     public EmbeddedConnectCluster embedded() {
         return cluster;

@@ -48,6 +48,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String STATUS_INTERVAL = "status.update.interval.ms";
     public static final String SEQUENCES_INTERVAL = "sequences.interval.ms";
     public static final String DDL_CAPTURE = "ddl.capture";
+    public static final String DDL_COPY_ON = "ddl.copy.on";
     public static final String RECONNECT_TIMEOUT = "stream.reconnect.timeout.ms";
     public static final String TEXT_COLUMNS = "column.text.list";
     public static final String BARRIER_PARTITIONS = "barriers.topic.partitions";
@@ -154,6 +155,15 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "(false), a column added on the source reaches a Sluice sink with the first row that carries it "
                             + "(nullable, no default, its type read from the row's schema); renames, drops, type changes, indexes "
                             + "and new tables do not reach it.", STREAMING, 5, Width.SHORT, "Capture DDL")
+            .define(DDL_COPY_ON, Type.STRING, "rewrite", ConfigDef.CaseInsensitiveValidString.in("rewrite", "column_change"), Importance.LOW,
+                    "Which captured schema changes copy a table into the stream again (its rows follow the schema change, and "
+                            + "its changes until the copy is done are in the copy). rewrite: those that converted the rows in a way "
+                            + "a target cannot repeat (a type change with USING, or a cast that depends on settings). "
+                            + "column_change: also every other column type change, dropped or renamed column, column added with a "
+                            + "default or generated (existing rows gain a value the stream never carries) and primary key change, "
+                            + "for targets that cannot change a field in place (OpenSearch, which builds a new index "
+                            + "version from the copy and swaps its alias; the sluice command sets this for OpenSearch targets).",
+                    STREAMING, 8, Width.SHORT, "Copy tables on")
             .define(RECONNECT_TIMEOUT, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                     "How long the stream tries to reconnect when the source goes away (restarted, network lost), with pauses "
                             + "growing from 100 ms to 10 s (exponential backoff with full jitter). It resumes from the last position confirmed, so nothing is lost "
@@ -277,6 +287,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public boolean ddlCapture() {
         return getBoolean(DDL_CAPTURE);
+    }
+
+    /** Whether every column change (not only rewrites a target cannot repeat) copies the table into the stream. */
+    public boolean copyOnColumnChange() {
+        return getString(DDL_COPY_ON).equalsIgnoreCase("column_change");
     }
 
     public long sequencesIntervalMillis() {

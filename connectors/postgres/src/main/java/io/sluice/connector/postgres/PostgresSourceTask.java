@@ -245,7 +245,7 @@ public class PostgresSourceTask extends SourceTask {
         Map<String, String> partition = SnapshotRun.serverPartition(config.topicPrefix());
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         StreamRun.Settings settings = new StreamRun.Settings(config.topicPrefix(), config.slotName(), config.publicationName(), selector(),
-                mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis());
+                mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis(), config.copyOnColumnChange());
         Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
         Connection replication = null;
         try {

@@ -136,8 +136,9 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
                     INDEXES, 6, Width.SHORT, "Existing index")
             .define(STATE_PREFIX, Type.STRING, "sluice_", new ConfigDef.NonEmptyString(), Importance.LOW,
                     "Prefix of the indexes where the sink keeps its own records: <prefix>state (which snapshots the indexes "
-                            + "hold, for the sluice command's restarts and status) and <prefix>dead_letters (records the sluice "
-                            + "command could not index, with errors.tolerance=all).",
+                            + "hold, for the sluice command's restarts and status), <prefix>barriers (where a connector's tasks "
+                            + "agree on ordering barriers) and <prefix>dead_letters (records the sluice command could not index, "
+                            + "with errors.tolerance=all).",
                     INDEXES, 7, Width.SHORT, "State index prefix")
             .define(BULK_BYTES, Type.LONG, 4L << 20, ConfigDef.Range.atLeast(1L << 10), Importance.MEDIUM,
                     "Bytes of documents in one _bulk request. With batch.tuning.enabled (the default) this is where tuning "
@@ -191,6 +192,17 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
     /** The index of the sink's own records. */
     public String stateIndex() {
         return io.sluice.sink.opensearch.index.IndexNames.legal(getString(STATE_PREFIX) + "state");
+    }
+
+    /** The index where the tasks of a connector agree on ordering barriers. */
+    public String barrierIndex() {
+        return io.sluice.sink.opensearch.index.IndexNames.legal(getString(STATE_PREFIX) + "barriers");
+    }
+
+    /** The connector's name (Connect passes it to every task), which keeps connectors sharing a cluster apart. */
+    public String connectorName() {
+        Object name = originals().get("name");
+        return name == null ? "sluice" : name.toString();
     }
 
     /** The index of the dead letters the {@code sluice} command keeps. */

@@ -10,6 +10,9 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
@@ -43,10 +46,13 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 final class OpenSearchWriter implements SinkWriter {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenSearchWriter.class);
+    /** The snapshot marker of a table's copy into the stream: its truncate, its rows, and the schema event that ends it. */
+    private static final String COPY = "incremental";
 
     private final OpenSearchSinkConfig config;
     private final Indexes indexes;
     private final SnapshotMarks snapshots;
+    private final BarrierGate gate;
     private final IndexNames names;
     private final DocumentValues values;
     private final BulkSender sender;
@@ -63,10 +69,11 @@ final class OpenSearchWriter implements SinkWriter {
     private long olderThanStored;
     private long bytesSent;
 
-    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, SnapshotMarks snapshots, BulkSender sender, OffsetLedger ledger,
-                     DeadLetters deadLetters, TunedBatchSize batchSize) {
+    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, SnapshotMarks snapshots, BarrierGate gate, BulkSender sender,
+                     OffsetLedger ledger, DeadLetters deadLetters, TunedBatchSize batchSize) {
         this.config = config;
         this.snapshots = snapshots;
+        this.gate = gate;
         this.indexes = indexes;
         this.names = new IndexNames(config.indexNameFormat());
         this.values = new DocumentValues(config.mappingOptions());
@@ -97,6 +104,11 @@ final class OpenSearchWriter implements SinkWriter {
         String table = event.table();
         Schema rowSchema = value.schema().field(Envelope.AFTER).schema();
         String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.record().topic());
+        if (op.equals("t") && COPY.equals(event.snapshotMarker())) {
+            // A copy of the table into the stream begins: the schema event before it began the new index version its rows go
+            // to. (Not here: on a cluster this truncate comes again after a task restarts, long after the copy ended.)
+            return;
+        }
         if (op.equals("t")) {
             if (config.truncateAction() == OpenSearchSinkConfig.TruncateAction.DELETE_DOCUMENTS) {
                 truncate(event, alias, indexes.writeIndex(alias, rowSchema, table), table);
@@ -218,7 +230,9 @@ final class OpenSearchWriter implements SinkWriter {
 
     /**
      * A snapshot's first and last events (see {@link SnapshotMarks}); DDL needs nothing, as
-     * fields follow the rows' own schemas (a column's field is added before its first row).
+     * fields follow the rows' own schemas (a column's field is added before its first row). On a
+     * Connect cluster an event comes with its ordering barrier, reached by every partition (all
+     * rows before it are written by every task): it is released once the event is applied.
      */
     @Override
     public void applySchemaEvent(SinkEvent event) throws InterruptedException {
@@ -229,7 +243,31 @@ final class OpenSearchWriter implements SinkWriter {
         } else if ("last".equals(marker)) {
             writeAll();
             snapshots.finished(event);
+        } else if (COPY.equals(marker)) {
+            // The end of a table's copy into the stream: every copied row is written before the alias moves to them.
+            writeAll();
+            Struct source = event.source();
+            indexes.finishRebuild(names.aliasOf(source.getString("name"), source.getString("schema"), source.getString("table")));
+        } else if (marker == null || "false".equals(marker)) {
+            for (SchemaChangeEvents.TableChange change : SchemaChangeEvents.tableChanges(event.value())) {
+                String[] table = Identifiers.unquoteQualified(change.id());
+                String alias = names.aliasOf(event.source().getString("name"), table[0], table[1]);
+                // The table's rows follow as a copy: they make a new index version, with the fields the change gave them.
+                if (change.rowsFollow()) {
+                    writeAll();
+                    indexes.beginRebuild(alias, change.id());
+                }
+            }
         }
+        if (event.barrier() != null) {
+            gate.release(event.barrier().id());
+        }
+    }
+
+    /** Another task applied a schema event (a snapshot's start may have made indexes again): what is known of the indexes is read again. */
+    @Override
+    public void tablesChangedElsewhere() {
+        indexes.forget();
     }
 
     private BulkBatch batch() {

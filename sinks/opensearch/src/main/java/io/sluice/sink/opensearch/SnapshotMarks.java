@@ -99,9 +99,7 @@ final class SnapshotMarks {
         List<String> aliases = new ArrayList<>();
         for (String table : tables) {
             int dot = table.indexOf('.');
-            String schema = table.substring(0, dot);
-            String name = table.substring(dot + 1);
-            aliases.add(names.name(schema, name, sourceName + "." + table));
+            aliases.add(names.aliasOf(sourceName, table.substring(0, dot), table.substring(dot + 1)));
         }
         return aliases;
     }

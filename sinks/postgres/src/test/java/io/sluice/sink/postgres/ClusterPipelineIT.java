@@ -6,12 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 import org.apache.kafka.connect.runtime.rest.entities.ConnectorStateInfo;
 import org.apache.kafka.connect.util.clusters.WorkerHandle;
@@ -88,11 +85,11 @@ class ClusterPipelineIT {
                 assertThat(target.queryLong("SELECT count(*) FROM pg_indexes WHERE tablename = 'pgbench_accounts'"))
                         .as("the snapshot is still loading (no keys yet) when the worker stops").isZero();
             }
-            WorkerHandle stopped = busiestWorker(connect, name + "-sink");
+            WorkerHandle stopped = connect.busiestWorker(name + "-sink");
             String gone = ":" + stopped.url().getPort(); // the handle forgets its address once stopped
             LOG.info("Stopping worker {} ({})", stopped.url(), when);
             connect.embedded().removeWorker(stopped);
-            await(() -> allRunningElsewhere(connect, name + "-sink", gone), "the sink's tasks running on the other workers");
+            await(() -> connect.allTasksRunningElsewhere(name + "-sink", PARTITIONS, gone), "the sink's tasks running on the other workers");
             long before = count(target, "pgbench_history");
             await(() -> count(target, "pgbench_history") >= before + 100, "changes applied after the worker stopped");
 
@@ -142,22 +139,6 @@ class ClusterPipelineIT {
     }
 
     /** The worker running the most tasks of the connector. */
-    private static WorkerHandle busiestWorker(ConnectCluster connect, String connector) {
-        Map<String, Long> tasks = connect.embedded().connectorStatus(connector).tasks().stream()
-                .collect(Collectors.groupingBy(ConnectorStateInfo.TaskState::workerId, Collectors.counting()));
-        String busiest = tasks.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
-        Map<String, WorkerHandle> byId = connect.embedded().workers().stream()
-                .collect(Collectors.toMap(w -> w.url().getHost() + ":" + w.url().getPort(), Function.identity()));
-        return byId.entrySet().stream().filter(e -> e.getKey().equals(busiest) || busiest.endsWith(":" + e.getValue().url().getPort()))
-                .map(Map.Entry::getValue).min(Comparator.comparing(w -> w.url().toString())).orElseThrow();
-    }
-
-    /** Whether every task of the connector runs, none on the worker at {@code :port}. */
-    private static boolean allRunningElsewhere(ConnectCluster connect, String connector, String gone) {
-        List<ConnectorStateInfo.TaskState> tasks = connect.embedded().connectorStatus(connector).tasks();
-        return tasks.size() == PARTITIONS && tasks.stream().allMatch(t -> t.state().equals("RUNNING") && !t.workerId().endsWith(gone));
-    }
-
     private static long count(TestDatabase db, String from) {
         try {
             return db.queryLong("SELECT count(*) FROM " + from);

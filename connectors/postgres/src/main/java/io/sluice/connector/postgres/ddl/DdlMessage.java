@@ -63,6 +63,26 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
     @FunctionalInterface
     public interface Selection {
         boolean selects(String schema, String name, List<String[]> ancestors);
+
+        /** Whether every column change copies the table into the stream (for targets that cannot change a field in place). */
+        default boolean copiesOnColumnChange() {
+            return false;
+        }
+
+        /** This selection, copying tables into the stream on every column change too. */
+        static Selection copyingOnColumnChange(Selection selection) {
+            return new Selection() {
+                @Override
+                public boolean selects(String schema, String name, List<String[]> ancestors) {
+                    return selection.selects(schema, name, ancestors);
+                }
+
+                @Override
+                public boolean copiesOnColumnChange() {
+                    return true;
+                }
+            };
+        }
     }
 
     /**
@@ -187,7 +207,7 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
             if (!selected(selection, t.now())) {
                 continue;
             }
-            out.add(wasSelected ? alteration(t.now(), t.previous(), selection, rewritesRows(t)) : creation(t.now(), selection));
+            out.add(wasSelected ? alteration(t.now(), t.previous(), selection, rewritesRows(t, selection)) : creation(t.now(), selection));
         }
         return out;
     }
@@ -202,21 +222,52 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
     public List<Table> rewritten(Selection selection) {
         List<Table> out = new ArrayList<>();
         for (Table t : tables) {
-            if (t.now() != null && t.previous() != null && selected(selection, t.now()) && selected(selection, t.previous()) && rewritesRows(t)) {
+            if (t.now() != null && t.previous() != null && selected(selection, t.now()) && selected(selection, t.previous()) && rewritesRows(t, selection)) {
                 out.add(t);
             }
         }
         return out;
     }
 
-    /** For a table with a definition before and after. */
-    private boolean rewritesRows(Table t) {
+    /**
+     * For a table with a definition before and after. With {@link Selection#copiesOnColumnChange()},
+     * also any type change, a dropped or renamed column and a changed primary key.
+     */
+    private boolean rewritesRows(Table t, Selection selection) {
         Map<Integer, Column> before = new HashMap<>();
         t.previous().columns().forEach(c -> before.put(c.num(), c));
+        if (selection.copiesOnColumnChange() && columnsChanged(t, before)) {
+            return true;
+        }
         for (Column c : t.now().columns()) {
             Column was = before.get(c.num());
             if (was != null && !was.type().equals(c.type()) && c.generatedExpression() == null
                     && (statement != null && USING.matcher(statement).find() || !TypeCasts.repeatable(was.typeName(), c.typeName()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A column's type changed, a column was dropped or renamed, the primary key changed, or a
+     * column was added with a default or as generated (every existing row gains a value the
+     * stream never carries).
+     */
+    private static boolean columnsChanged(Table t, Map<Integer, Column> before) {
+        if (!t.previous().primaryKey().equals(t.now().primaryKey())) {
+            return true;
+        }
+        Map<Integer, Column> after = new HashMap<>();
+        t.now().columns().forEach(c -> after.put(c.num(), c));
+        for (Column now : after.values()) {
+            if (!before.containsKey(now.num()) && (now.defaultExpression() != null || now.generatedExpression() != null)) {
+                return true;
+            }
+        }
+        for (Column was : before.values()) {
+            Column now = after.get(was.num());
+            if (now == null || !now.name().equals(was.name()) || !now.type().equals(was.type())) {
                 return true;
             }
         }

@@ -221,18 +221,42 @@ public final class ChangeRecords {
         return copies.ceiling();
     }
 
-    private void copyRecord(StreamTable table, Operation op, Struct row) {
+    /**
+     * The end of a table's copy, after its last row: a schema-change event with no DDL, marked
+     * {@code snapshot: incremental}, for the table. A sink that builds the table anew from its copy
+     * (OpenSearch: a new index version behind the alias) knows from it that the copy is whole;
+     * others pass it over. On a Connect cluster it carries a barrier like every schema event, so
+     * it is applied once every partition's copied rows are written.
+     */
+    public void copyEnds(StreamTable table) {
         TableSchema schema = table.schema();
-        Struct source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(), System.currentTimeMillis() * 1000L,
-                SourceInfo.Snapshot.INCREMENTAL, null, null, null).toStruct();
+        SourceInfo source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(), System.currentTimeMillis() * 1000L,
+                SourceInfo.Snapshot.INCREMENTAL, null, null, null);
+        Struct value = SchemaChangeEvents.value(source, schema.schemaName(), null, List.of(), System.currentTimeMillis());
+        push(new SourceRecord(partition, copyOffset(), TopicNames.forSchemaChanges(topicPrefix), null, SchemaChangeEvents.KEY_SCHEMA,
+                SchemaChangeEvents.key(database), SchemaChangeEvents.VALUE_SCHEMA, value));
+    }
+
+    /** The offset of a copy's records: that of the newest stream record, the slot kept below the copy's start. */
+    private Map<String, Object> copyOffset() {
         Map<String, Object> offset = new HashMap<>(lastOffset != null ? lastOffset : baseOffset);
         if (lastOffset == null) {
             offset.put(COMMIT_LSN, skipThroughCommit);
             offset.put(EVENT, skipThroughEvent);
         }
         offset.put(CONFIRM_LSN, capped(lastCompleteEnd));
+        return offset;
+    }
+
+    private void copyRecord(StreamTable table, Operation op, Struct row) {
+        TableSchema schema = table.schema();
+        Struct source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(), System.currentTimeMillis() * 1000L,
+                SourceInfo.Snapshot.INCREMENTAL, null, null, null).toStruct();
+        Map<String, Object> offset = copyOffset();
         // No transaction block: a sink must not skip these by position, they come again whole after a crash.
-        SourceRecord record = new SourceRecord(partition, offset, schema.topic(), null, schema.keySchema(),
+        // A record without a row (the copy's truncate) has no key, and no key schema: a required key schema with a null key is
+        // refused by converters that check (Kafka's JSON converter).
+        SourceRecord record = new SourceRecord(partition, offset, schema.topic(), null, row == null ? null : schema.keySchema(),
                 schema.keySchema() == null || row == null ? null : schema.key(row), schema.envelopeSchema(),
                 schema.envelope(op, null, row, source, System.currentTimeMillis() * 1000L));
         if (schema.holdsNotedValues() && row != null) {
@@ -327,7 +351,8 @@ public final class ChangeRecords {
                 tableEvent));
         Struct row = after != null ? after : before;
         Struct key = schema.keySchema() == null || row == null ? null : schema.key(row);
-        SourceRecord record = new SourceRecord(partition, offset(), schema.topic(), null, schema.keySchema(), key,
+        // A truncate has no key, and then no key schema (see copyRecord).
+        SourceRecord record = new SourceRecord(partition, offset(), schema.topic(), null, key == null ? null : schema.keySchema(), key,
                 schema.envelopeSchema(), value);
         if (unchanged != null && !unchanged.isEmpty()) {
             record.headers().addString(EventHeaders.UNCHANGED_TOAST, String.join(",", unchanged));

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 
+import io.sluice.connector.postgres.ddl.DdlMessage;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
@@ -41,8 +42,15 @@ public final class StreamRun implements AutoCloseable {
     private static final long LINGER_MILLIS = 10;
 
     /** What a stream needs from the connector configuration. */
+    /** @param copyOnColumnChange whether every column change copies the table into the stream ({@code ddl.copy.on}) */
     public record Settings(String topicPrefix, String slot, String publication, TableSelector selector, TypeMapper mapper,
-                           long statusIntervalMillis, long reconnectTimeoutMillis) {
+                           long statusIntervalMillis, long reconnectTimeoutMillis, boolean copyOnColumnChange) {
+
+        /** Which tables DDL events are sent for, and which changes copy a table. */
+        DdlMessage.Selection ddlSelection() {
+            DdlMessage.Selection selects = selector::selects;
+            return copyOnColumnChange ? DdlMessage.Selection.copyingOnColumnChange(selects) : selects;
+        }
     }
 
     /** Where new connections to the source come from: normal ones, and replication ones. */
@@ -104,7 +112,7 @@ public final class StreamRun implements AutoCloseable {
     /** Records that start after {@code confirmed} and skip what was handed out before. */
     private ChangeRecords newRecords(long confirmed) {
         return new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
-                handedOutCommit, handedOutEvent, settings.selector()::selects, seenBySnapshot);
+                handedOutCommit, handedOutEvent, settings.ddlSelection(), seenBySnapshot);
     }
 
     private ConnectException failure(SQLException e) {
@@ -288,6 +296,7 @@ public final class StreamRun implements AutoCloseable {
         if (rows.isEmpty()) {
             copy.close();
             copy = null;
+            records.copyEnds(copyTable);
         } else {
             records.copied(copyTable, rows);
         }

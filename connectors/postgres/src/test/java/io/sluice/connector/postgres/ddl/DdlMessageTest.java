@@ -63,6 +63,32 @@ class DdlMessageTest {
         assertThat(rewrites("ALTER TABLE stock ADD EXCLUDE USING gist (v WITH =)", "integer", "int4", "integer", "int4")).isFalse();
     }
 
+    @Test
+    void withCopiesOnColumnChangeEveryChangeAnIndexCannotTakeInPlaceCopiesTheRows() {
+        DdlMessage.Selection copying = DdlMessage.Selection.copyingOnColumnChange(SELECTION);
+        String stock = table("integer", "int4", "[]");
+        // A type change a PostgreSQL target repeats by a cast: copied only when asked to.
+        DdlMessage typeChange = message("ALTER TABLE stock ALTER v TYPE bigint", stock, table("bigint", "int8", "[]"));
+        assertThat(typeChange.rewritten(SELECTION)).isEmpty();
+        assertThat(typeChange.rewritten(copying)).hasSize(1);
+        assertThat(typeChange.changes(copying).get(0).rowsFollow()).isTrue();
+        // A renamed column, a dropped one, one added with a default, a new key.
+        assertThat(message("ALTER TABLE stock RENAME v TO w", stock, stock.replace("\"name\": \"v\"", "\"name\": \"w\""))
+                .rewritten(copying)).hasSize(1);
+        String dropped = stock.replace(", {\"num\": 2, \"name\": \"v\", \"type\": \"integer\", \"typeName\": \"int4\", \"notNull\": false}", "");
+        assertThat(dropped).doesNotContain("\"v\"");
+        assertThat(message("ALTER TABLE stock DROP v", stock, dropped).rewritten(copying)).hasSize(1);
+        String added = stock.replace("\"notNull\": false}]", "\"notNull\": false}, {\"num\": 3, \"name\": \"color\", \"type\": \"text\", "
+                + "\"typeName\": \"text\", \"notNull\": false, \"default\": \"'red'::text\"}]");
+        assertThat(added).contains("color");
+        assertThat(message("ALTER TABLE stock ADD color text DEFAULT 'red'", stock, added).rewritten(copying)).hasSize(1);
+        String addedBare = added.replace(", \"default\": \"'red'::text\"", "");
+        assertThat(message("ALTER TABLE stock ADD color text", stock, addedBare).rewritten(copying)).as("a new column all NULL").isEmpty();
+        assertThat(message("ALTER TABLE stock ADD PRIMARY KEY", stock, stock.replace("\"primaryKey\": [\"id\"]", "\"primaryKey\": [\"id\", \"v\"]"))
+                .rewritten(copying)).hasSize(1);
+        assertThat(message("COMMENT ON TABLE stock IS 'x'", stock, stock).rewritten(copying)).as("nothing changed").isEmpty();
+    }
+
     private static boolean rewrites(String statement, String from, String fromName, String to, String toName) {
         DdlMessage ddl = message(statement, table(from, fromName, "[]"), table(to, toName, "[]"));
         boolean rewritten = !ddl.rewritten(SELECTION).isEmpty();

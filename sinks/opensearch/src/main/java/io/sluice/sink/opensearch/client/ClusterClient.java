@@ -29,6 +29,7 @@ import org.apache.hc.core5.http.message.BasicHeader;
 import org.apache.hc.core5.util.Timeout;
 import io.sluice.schemas.retry.RetryPolicy;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.opensearch.client.json.jackson.JacksonJsonpMapper;
 import org.opensearch.client.opensearch.generic.Body;
 import org.opensearch.client.opensearch.generic.OpenSearchGenericClient;
 import org.opensearch.client.opensearch.generic.Requests;
@@ -84,6 +85,9 @@ public final class ClusterClient implements AutoCloseable {
         SSLContext tls = address.tls() ? sslContext(address) : null;
         Timeout timeout = Timeout.ofMilliseconds(address.timeoutMillis());
         this.transport = ApacheHttpClient5TransportBuilder.builder(hosts)
+                // A mapper of our own: the default one registers every Jackson module the class path lists, and in a Connect
+                // plugin those of the worker's class path come from another class loader ("Jdk8Module not a subtype").
+                .setMapper(new JacksonJsonpMapper(new com.fasterxml.jackson.databind.ObjectMapper()))
                 .setDefaultHeaders(headers.toArray(Header[]::new))
                 .setRequestConfigCallback(r -> r.setResponseTimeout(timeout).setConnectionRequestTimeout(timeout))
                 .setHttpClientConfigCallback(http -> {

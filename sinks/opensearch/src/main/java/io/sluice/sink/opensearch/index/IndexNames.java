@@ -29,6 +29,14 @@ public final class IndexNames {
         return legal(name);
     }
 
+    /**
+     * The alias of a source table named in a schema event, which has no topic of its own: the
+     * topic is the one the source names the table's rows with ({@code <source>.<schema>.<table>}).
+     */
+    public String aliasOf(String sourceName, String schema, String table) {
+        return name(schema, table, sourceName + "." + schema + "." + table);
+    }
+
     /** The name made legal (see the class comment). */
     public static String legal(String name) {
         StringBuilder out = new StringBuilder(name.length());

@@ -29,13 +29,15 @@ public final class Indexes {
     private static final Logger LOG = LoggerFactory.getLogger(Indexes.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** What is known of one alias. */
+    /** What is known of one physical index of an alias. */
     private static final class Known {
         final String physical;
         /** Field name to its mapped type. */
         final Map<String, String> fields;
         /** The last row schema seen to be mapped (schemas are shared by records, so identity is the fast check). */
         Schema mapped;
+        /** A newer version being built from a copy of the table, which every write goes to until the alias moves to it; null when none. */
+        Known rebuild;
 
         Known(String physical, Map<String, String> fields) {
             this.physical = physical;
@@ -62,9 +64,6 @@ public final class Indexes {
      */
     public String writeIndex(String alias, Schema row, String table) {
         Known k = known.get(alias);
-        if (k != null && k.mapped == row) {
-            return k.physical;
-        }
         if (k == null) {
             k = find(alias);
             if (k == null) {
@@ -72,9 +71,58 @@ public final class Indexes {
             }
             known.put(alias, k);
         }
-        addMissing(alias, k, row, table);
-        k.mapped = row;
-        return k.physical;
+        Known target = k.rebuild != null ? k.rebuild : k;
+        if (target.mapped == row) {
+            return target.physical;
+        }
+        addMissing(alias, target, row, table);
+        target.mapped = row;
+        return target.physical;
+    }
+
+    /**
+     * Starts building a new version of the alias's index from a copy of the table that follows
+     * (a schema change its fields cannot take): an empty index {@code name_v<n+1>}, not behind the
+     * alias, which every write of the table goes to from now on while searches still see the
+     * current one. Versions an earlier, unfinished rebuild left are dropped: the copy comes whole
+     * again. Nothing happens for a table that has no index yet (its copy creates it).
+     */
+    public void beginRebuild(String alias, String table) {
+        Known k = known.containsKey(alias) ? known.get(alias) : find(alias);
+        if (k == null) {
+            return;
+        }
+        known.put(alias, k);
+        IndexVersions.Versions versions = IndexVersions.of(client, alias);
+        for (int leftover : versions.unaliased()) {
+            IndexVersions.drop(client, IndexNames.physical(alias, leftover));
+        }
+        String physical = IndexNames.physical(alias, versions.highest() + 1);
+        ObjectNode body = JSON.createObjectNode();
+        body.putObject("mappings").put("dynamic", dynamic).putObject("properties");
+        ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
+        if (!answer.ok()) {
+            throw new ConnectException("Cannot create index " + physical + " to rebuild " + alias + " for " + table + ": OpenSearch answered "
+                    + answer.status() + " " + answer.brief());
+        }
+        k.rebuild = new Known(physical, new HashMap<>());
+        LOG.info("Rebuilding {} (for a schema change of {}) into {}, from a copy of the table; searches see {} until it is whole",
+                alias, table, physical, k.physical);
+    }
+
+    /**
+     * The copy is whole (every write before this is durable): the alias moves to the new version
+     * in one step and the old one is dropped. False when no rebuild was under way.
+     */
+    public boolean finishRebuild(String alias) {
+        Known k = known.containsKey(alias) ? known.get(alias) : find(alias);
+        if (k == null || k.rebuild == null) {
+            return false;
+        }
+        IndexVersions.swap(client, alias, k.physical, k.rebuild.physical);
+        LOG.info("Alias {} moved to the rebuilt {}; {} dropped", alias, k.rebuild.physical, k.physical);
+        known.put(alias, k.rebuild);
+        return true;
     }
 
     /** The physical index behind an alias, or null when there is none. */
@@ -99,7 +147,19 @@ public final class Indexes {
             throw new ConnectException("Alias " + alias + " points at several indexes (" + body.fieldNames().next() + ", …): the sink "
                     + "writes to one; leave one behind the alias");
         }
-        return new Known(physical, fields(physical));
+        Known k = new Known(physical, fields(physical));
+        IndexVersions.Versions versions = IndexVersions.of(client, alias);
+        for (int older : versions.unaliased()) {
+            if (older < versions.aliased()) {
+                IndexVersions.drop(client, IndexNames.physical(alias, older)); // left by a swap that stopped before its drop
+            }
+        }
+        if (!versions.unaliased().isEmpty() && versions.highest() > versions.aliased() && versions.aliased() > 0) {
+            // A rebuild another task began (or one under way before a restart, which its copy makes again).
+            String building = IndexNames.physical(alias, versions.highest());
+            k.rebuild = new Known(building, fields(building));
+        }
+        return k;
     }
 
     private Map<String, String> fields(String physical) {
@@ -146,9 +206,10 @@ public final class Indexes {
                 added.set(field.name(), wanted);
             } else if (!existing.equals(type)) {
                 throw new DataException("Column " + field.name() + " of " + table + " maps to an OpenSearch " + type + " field, but "
-                        + "index " + k.physical + " (alias " + alias + ") has it as " + existing + ". Rebuilding the index with the new "
-                        + "type is not done by this version (planned); rebuild it yourself (delete the index and copy the table "
-                        + "again), or map the column as the index has it");
+                        + "index " + k.physical + " (alias " + alias + ") has it as " + existing + ". Set ddl.copy.on=column_change on "
+                        + "the source (the sluice command does for OpenSearch targets): a column change then copies the table into "
+                        + "the stream and the index is rebuilt from it behind its alias. Or rebuild it yourself (delete the index and "
+                        + "copy the table again)");
             }
         }
         if (added.isEmpty()) {

@@ -1,0 +1,56 @@
+package io.sluice.runtime.targets;
+
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+
+import io.sluice.sink.core.deadletter.DeadLetterStore;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+
+/**
+ * The sink end of a pipeline as the {@code sluice} command drives it: one per kind of target
+ * (PostgreSQL, OpenSearch). The sink task does the writing, as on a Connect cluster; this says
+ * what the command needs around it: what the target records of the pipeline, where dead letters
+ * go, what status shows and what teardown forgets.
+ */
+public interface Target {
+
+    /** The target for a pipeline's target keys. */
+    static Target of(TargetKind kind, Map<String, String> keys) {
+        return kind == TargetKind.OPENSEARCH ? new OpenSearchTarget(keys) : new PostgresTarget(keys);
+    }
+
+    /** The target's address without secrets, for messages. */
+    String display();
+
+    /** Every configuration and connection problem of the target keys, as {@code key: message}; empty when none. */
+    List<String> problems(Map<String, String> sourceKeys);
+
+    /**
+     * What the target holds of the pipeline.
+     *
+     * @param checkEmptied also ask whether tables the snapshot filled are empty while the source's are not
+     */
+    Recorded read(String pipeline, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception;
+
+    /** Creates, initializes and starts the sink task. */
+    RunningSink start(SinkTaskContext context);
+
+    /** The dead-letter store of the pipeline on this target. */
+    DeadLetterStore deadLetters(String pipeline);
+
+    /**
+     * What a clean stop of a streaming run still owes the target (PostgreSQL: its sequences moved
+     * to the source's values).
+     *
+     * @throws IllegalStateException saying what could not be done and what follows from it
+     */
+    default void afterCleanStop(Map<String, String> sourceKeys, PrintStream out) {
+    }
+
+    /** Prints what the target records of the pipeline, for {@code sluice status}. */
+    void printStatus(String pipeline, long sourceLsn, PrintStream out) throws Exception;
+
+    /** Forgets what the target records of the pipeline (its data stays), saying what on {@code out}. */
+    void forget(String pipeline, PrintStream out) throws Exception;
+}

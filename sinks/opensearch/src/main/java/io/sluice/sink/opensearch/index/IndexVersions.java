@@ -1,0 +1,89 @@
+package io.sluice.sink.opensearch.index;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.sink.opensearch.client.ClusterClient;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * The versioned physical indexes of an alias ({@code name_v1}, {@code name_v2}, …): which are
+ * there and which is behind the alias, and the swap that moves the alias from one to another
+ * in one step, so a search sees the old index or the new one, never neither.
+ */
+final class IndexVersions {
+
+    /**
+     * @param aliased   the version behind the alias; 0 when none is
+     * @param unaliased versions not behind it (a rebuild under way, or one a crash left), lowest first
+     */
+    record Versions(int aliased, List<Integer> unaliased) {
+
+        int highest() {
+            int highest = aliased;
+            for (int v : unaliased) {
+                highest = Math.max(highest, v);
+            }
+            return highest;
+        }
+    }
+
+    private IndexVersions() {
+    }
+
+    /** The alias's versions as the cluster has them now. */
+    static Versions of(ClusterClient client, String alias) {
+        ClusterClient.Answer answer = client.call("GET", "/" + alias + "_v*/_alias", Map.of("allow_no_indices", "true",
+                "ignore_unavailable", "true"), null, "list the versions of index " + alias);
+        if (answer.status() == 404) {
+            return new Versions(0, List.of());
+        }
+        JsonNode body = ClusterClient.json(answer);
+        Pattern version = Pattern.compile(Pattern.quote(alias) + "_v(\\d+)");
+        int aliased = 0;
+        List<Integer> unaliased = new ArrayList<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> index = it.next();
+            Matcher m = version.matcher(index.getKey());
+            if (!m.matches()) {
+                continue; // another alias's index whose name starts alike (items_vx_v1 for items_vx)
+            }
+            int v = Integer.parseInt(m.group(1));
+            if (index.getValue().path("aliases").has(alias)) {
+                aliased = v;
+            } else {
+                unaliased.add(v);
+            }
+        }
+        unaliased.sort(Integer::compare);
+        return new Versions(aliased, unaliased);
+    }
+
+    /** Moves the alias from one physical index to another in one request, then drops the one it left. */
+    static void swap(ClusterClient client, String alias, String from, String to) {
+        String actions = "{\"actions\":[{\"remove\":{\"index\":\"" + from + "\",\"alias\":\"" + alias + "\"}},"
+                + "{\"add\":{\"index\":\"" + to + "\",\"alias\":\"" + alias + "\"}}]}";
+        ClusterClient.Answer answer = client.call("POST", "/_aliases", Map.of(), actions.getBytes(StandardCharsets.UTF_8),
+                "move alias " + alias + " to " + to);
+        if (!answer.ok()) {
+            throw new ConnectException("Cannot move alias " + alias + " from " + from + " to the rebuilt " + to + ": OpenSearch answered "
+                    + answer.status() + " " + answer.brief() + ". Searches still see " + from + "; the pipeline stops so that the rebuild is "
+                    + "done again at restart");
+        }
+        drop(client, from);
+    }
+
+    /** Drops a physical index; one that is gone already is fine. */
+    static void drop(ClusterClient client, String physical) {
+        ClusterClient.Answer answer = client.call("DELETE", "/" + physical, Map.of(), null, "drop index " + physical);
+        if (!answer.ok() && answer.status() != 404) {
+            throw new ConnectException("Cannot drop index " + physical + ": OpenSearch answered " + answer.status() + " " + answer.brief());
+        }
+    }
+}

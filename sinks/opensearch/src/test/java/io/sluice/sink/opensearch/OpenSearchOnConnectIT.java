@@ -1,0 +1,133 @@
+package io.sluice.sink.opensearch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.testing.kafka.ConnectCluster;
+import io.sluice.testing.kafka.ConnectorConfigs;
+import io.sluice.testing.opensearch.IndexDocuments;
+import io.sluice.testing.opensearch.OpenSearchExtension;
+import io.sluice.testing.opensearch.OpenSearchNode;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+import org.apache.kafka.connect.util.clusters.WorkerHandle;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The OpenSearch sink as a Connect plugin on a cluster of three workers, reading table topics of
+ * three partitions with three tasks: the ordering barriers the source writes are agreed on in
+ * the sink's barrier index, so the snapshot's start and end and a schema change apply in the
+ * source's order across tasks. A column added with a default (every row gains a value) copies the
+ * table into the stream with ddl.copy.on=column_change, and the tasks build the index's next
+ * version from the copy behind its alias. A worker is stopped while changes stream; its tasks
+ * move and the indexes end with exactly the tables' rows, the new column's default included.
+ */
+@ExtendWith({PostgresExtension.class, OpenSearchExtension.class})
+class OpenSearchOnConnectIT {
+
+    private static final int PARTITIONS = 3;
+
+    @Test
+    void threeTasksOnThreeWorkersKeepTheIndexesInStepThroughAStoppedWorker(OpenSearchNode node) throws Exception {
+        TestDatabase source = TestDatabases.create(OpenSearchOnConnectIT.class);
+        String prefix = source.name().toLowerCase() + ".";
+        source.execute("CREATE TABLE items (id int PRIMARY KEY, name text, qty int)",
+                "INSERT INTO items SELECT g, 'item ' || g, g FROM generate_series(1, 3000) g",
+                "CREATE TABLE notes (id int PRIMARY KEY, body text)",
+                "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 200) g");
+        // Tasks of a stopped worker move after two seconds, not Connect's default five minutes.
+        try (ConnectCluster connect = ConnectCluster.start("os", 3, Map.of("scheduled.rebalance.max.delay.ms", "2000"))) {
+            Map<String, String> sourceConfig = ConnectorConfigs.sourceWithBarriers(source, "os", "public.*", PARTITIONS);
+            sourceConfig.put("slot.name", "os_slot");
+            // A column added with a default gives every row a value: the table is copied and its index rebuilt.
+            sourceConfig.put("ddl.copy.on", "column_change");
+            connect.embedded().configureConnector("os-source", sourceConfig);
+            Map<String, String> sink = new HashMap<>();
+            sink.put("connector.class", OpenSearchSinkConnector.class.getName());
+            sink.put("tasks.max", String.valueOf(PARTITIONS));
+            sink.put("topics.regex", "os\\..*");
+            sink.put("consumer.override.metadata.max.age.ms", "1000");
+            sink.put("connection.url", node.httpUrl());
+            sink.put("index.name.format", prefix + "${schema}.${table}");
+            sink.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+            sink.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+            sink.put("bulk.max.delay.ms", "10");
+            connect.embedded().configureConnector("os-sink", sink);
+            await(() -> IndexDocuments.count(node, prefix + "public.items") == 3000 && IndexDocuments.count(node, prefix + "public.notes") == 200,
+                    "the snapshot indexed");
+
+            source.execute("UPDATE items SET qty = qty + 1 WHERE id % 7 = 0", "DELETE FROM notes WHERE id % 5 = 0",
+                    "ALTER TABLE items ADD COLUMN color text DEFAULT 'red'",
+                    "INSERT INTO items SELECT g, 'item ' || g, g, 'blue' FROM generate_series(3001, 3300) g",
+                    "UPDATE items SET color = 'green' WHERE id % 11 = 0");
+            await(() -> IndexDocuments.get(node, prefix + "public.items", "3300") != null, "changes streamed");
+
+            WorkerHandle stopped = connect.busiestWorker("os-sink");
+            String gone = ":" + stopped.url().getPort();
+            connect.embedded().removeWorker(stopped);
+            source.execute("UPDATE items SET name = name || '.' WHERE id % 13 = 0", "DELETE FROM items WHERE id % 17 = 0",
+                    "INSERT INTO notes VALUES (-1, 'the end')");
+            await(() -> connect.allTasksRunningElsewhere("os-sink", PARTITIONS, gone), "the sink's tasks running on the other workers");
+            await(() -> IndexDocuments.get(node, prefix + "public.notes", "-1") != null, "the last change indexed");
+
+            await(() -> same(source, node, prefix + "public.items", "SELECT id, name || '|' || qty || '|' || coalesce(color, '-') FROM items",
+                    doc -> doc.path("name").asText() + "|" + doc.path("qty").asText() + "|" + (doc.path("color").isTextual()
+                            ? doc.path("color").asText() : "-")), "items equal to the table");
+            await(() -> same(source, node, prefix + "public.notes", "SELECT id, body FROM notes", doc -> doc.path("body").asText()),
+                    "notes equal to the table");
+            assertThat(connect.embedded().connectorStatus("os-sink").tasks())
+                    .allSatisfy(task -> assertThat(task.state()).as("task %d: %s", task.id(), task.trace()).isEqualTo("RUNNING"));
+            connect.embedded().deleteConnector("os-source");
+            connect.embedded().deleteConnector("os-sink");
+        } finally {
+            TestDatabases.drop(source);
+        }
+    }
+
+    interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void await(Condition condition, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (!condition.holds()) {
+            assertThat(System.nanoTime()).as("waiting for " + what + " (" + LAST_DIFFERENCE.get() + ")").isLessThan(deadline);
+            Thread.sleep(250);
+        }
+    }
+
+    private static boolean same(TestDatabase source, OpenSearchNode node, String index, String query,
+                                java.util.function.Function<com.fasterxml.jackson.databind.JsonNode, String> field) throws Exception {
+        Map<String, String> rows = new HashMap<>();
+        try (Connection c = source.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            while (rs.next()) {
+                rows.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        Map<String, String> docs = new HashMap<>();
+        IndexDocuments.all(node, index).forEach((id, doc) -> docs.put(id, field.apply(doc)));
+        if (!docs.equals(rows)) {
+            Map<String, String> differ = new java.util.TreeMap<>();
+            rows.forEach((id, row) -> {
+                if (!row.equals(docs.get(id)) && differ.size() < 5) {
+                    differ.put(id, row + " / " + docs.get(id));
+                }
+            });
+            docs.keySet().stream().filter(id -> !rows.containsKey(id)).limit(5).forEach(id -> differ.put(id, "no row / " + docs.get(id)));
+            LAST_DIFFERENCE.set(index + ": " + rows.size() + " rows, " + docs.size() + " documents; row / document: " + differ);
+            return false;
+        }
+        return true;
+    }
+
+    /** What the last failed comparison found, for the timeout's message. */
+    private static final ThreadLocal<String> LAST_DIFFERENCE = new ThreadLocal<>();
+}

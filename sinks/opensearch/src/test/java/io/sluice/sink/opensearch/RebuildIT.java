@@ -1,0 +1,116 @@
+package io.sluice.sink.opensearch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.testing.opensearch.IndexDocuments;
+import io.sluice.testing.opensearch.OpenSearchExtension;
+import io.sluice.testing.opensearch.OpenSearchNode;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Column changes an index cannot take in place, streamed: a type change (integer to text), then a
+ * renamed column. Each copies the table into the stream (ddl.copy.on=column_change), which
+ * builds a new index version behind the alias; searches see the old version, whole, until the
+ * new one is whole, then the new one, with the new field types and names and every row.
+ */
+@ExtendWith({PostgresExtension.class, OpenSearchExtension.class})
+class RebuildIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Test
+    void aColumnChangeRebuildsTheIndexBehindItsAliasWhileSearchesGoOn(OpenSearchNode node) throws Exception {
+        TestDatabase source = TestDatabases.create(RebuildIT.class);
+        String alias = source.name().toLowerCase() + "-public.items";
+        try {
+            source.execute("CREATE TABLE items (id int PRIMARY KEY, qty int NOT NULL, name text)",
+                    "INSERT INTO items SELECT g, g, 'item ' || g FROM generate_series(1, 3000) g");
+            Map<String, String> sourceProps = SourceToIndex.sourceProps(source, "rb");
+            sourceProps.put("ddl.copy.on", "column_change");
+            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}",
+                    "bulk.max.bytes", "32768");
+            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), sourceProps, sinkProps)) {
+                pipe.pumpUntil("items", -1, () -> source.execute("INSERT INTO items VALUES (-1, 0, 'snapshot done')"));
+                pipe.commit();
+                assertThat(fieldType(node, alias, "qty")).isEqualTo("integer");
+                assertThat(physical(node, alias)).isEqualTo(alias + "_v1");
+
+                source.execute("ALTER TABLE items ALTER COLUMN qty TYPE text", "UPDATE items SET qty = 'q' || qty WHERE id % 100 = 0",
+                        "INSERT INTO items VALUES (-2, 'two', 'after the type change')");
+                pumpWatching(pipe, node, alias, -2);
+                pipe.commit();
+                assertThat(physical(node, alias)).as("the alias moved to the rebuilt version").isEqualTo(alias + "_v2");
+                assertThat(fieldType(node, alias, "qty")).isEqualTo("keyword");
+                assertSame(source, node, alias, "qty");
+                assertThat(IndexDocuments.count(node, alias + "_v1")).as("the old version is dropped").isEqualTo(-1);
+
+                source.execute("ALTER TABLE items RENAME COLUMN name TO title", "UPDATE items SET title = title || '!' WHERE id % 7 = 0",
+                        "INSERT INTO items VALUES (-3, 'three', 'after the rename')");
+                pumpWatching(pipe, node, alias, -3);
+                pipe.commit();
+                assertThat(physical(node, alias)).isEqualTo(alias + "_v3");
+                assertSame(source, node, alias, "title");
+                assertThat(IndexDocuments.get(node, alias, "5").has("name")).as("the old column's field is gone").isFalse();
+                assertThat(IndexDocuments.count(node, alias, "{\"query\":{\"match\":{\"title.text\":\"item\"}}}")).isEqualTo(3000);
+            }
+        } finally {
+            TestDatabases.drop(source);
+        }
+    }
+
+    /** Pumps until row {@code id} arrives; between pumps, searches find every row of the table the alias had. */
+    private static void pumpWatching(SourceToIndex pipe, OpenSearchNode node, String alias, int id) throws Exception {
+        long deadline = System.nanoTime() + 240_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            List<SourceRecord> batch = pipe.pump();
+            assertThat(IndexDocuments.count(node, alias)).as("documents a search finds behind %s while it is rebuilt", alias)
+                    .isGreaterThanOrEqualTo(3001);
+            for (SourceRecord r : batch) {
+                if (r.topic().endsWith(".items") && r.value() instanceof org.apache.kafka.connect.data.Struct v
+                        && v.schema().field("after") != null && v.getStruct("after") != null && Integer.valueOf(id).equals(v.getStruct("after").get("id"))) {
+                    return;
+                }
+            }
+        }
+        throw new AssertionError("Timed out waiting for items row " + id);
+    }
+
+    private static void assertSame(TestDatabase source, OpenSearchNode node, String alias, String column) throws Exception {
+        Map<String, String> rows = new HashMap<>();
+        try (Connection c = source.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT id, " + column + " FROM items")) {
+            while (rs.next()) {
+                rows.put(rs.getString(1), rs.getString(2));
+            }
+        }
+        Map<String, String> docs = new HashMap<>();
+        IndexDocuments.all(node, alias).forEach((id, doc) -> docs.put(id, doc.path(column).asText()));
+        assertThat(docs).hasSameSizeAs(rows).isEqualTo(rows);
+    }
+
+    /** The physical index behind the alias. */
+    private static String physical(OpenSearchNode node, String alias) throws Exception {
+        JsonNode answer = JSON.readTree(new java.net.URL(node.httpUrl() + "/_alias/" + alias).openStream());
+        return answer.fieldNames().next();
+    }
+
+    private static String fieldType(OpenSearchNode node, String alias, String field) throws Exception {
+        JsonNode mapping = JSON.readTree(new java.net.URL(node.httpUrl() + "/" + alias + "/_mapping").openStream());
+        return mapping.elements().next().path("mappings").path("properties").path(field).path("type").asText();
+    }
+}
