@@ -120,6 +120,15 @@ class OpenSearchRunIT {
             assertThat(teardown.exit()).as(teardown.err()).isZero();
             assertThat(teardown.out()).contains("Forgot the snapshot record of pipeline " + name);
             assertThat(snapshotFinished(node, name)).isFalse();
+
+            // An override the existing index cannot take is said before anything runs.
+            String[] overridden = java.util.Arrays.copyOf(command, command.length + 2);
+            overridden[command.length] = "--set";
+            overridden[command.length + 1] = "target.mapping.overrides={\"*.pgbench_accounts\": {\"filler\": {\"type\": \"text\"}}}";
+            Result mismatch = SluiceRuns.start(new CompletableFuture<>(), overridden).get(60, TimeUnit.SECONDS);
+            assertThat(mismatch.exit()).as(mismatch.out() + mismatch.err()).isNotZero();
+            assertThat(mismatch.err()).contains("index " + prefix + "public.pgbench_accounts has column public.pgbench_accounts.filler as "
+                    + "keyword, the sink maps it as text").contains("--table-exists truncate");
         } finally {
             if (workload != null) {
                 workload.destroyForcibly();

@@ -16,6 +16,9 @@ import io.sluice.sink.opensearch.OpenSearchSinkConfig;
 import io.sluice.sink.opensearch.OpenSearchSinkConnector;
 import io.sluice.sink.opensearch.OpenSearchSinkTask;
 import io.sluice.sink.opensearch.client.ClusterClient;
+import io.sluice.sink.opensearch.index.IndexNames;
+import io.sluice.sink.opensearch.index.MappingCheck;
+import io.sluice.sink.opensearch.mapping.FieldMappings;
 import io.sluice.sink.opensearch.state.DeadLetterDocuments;
 import io.sluice.sink.opensearch.state.SnapshotDocuments;
 import org.apache.kafka.connect.sink.SinkTaskContext;
@@ -61,7 +64,43 @@ final class OpenSearchTarget implements Target {
                     + "snapshot.raw.tuples from the source");
         }
         problems.addAll(keylessTables(sourceKeys));
+        if (problems.isEmpty()) {
+            problems.addAll(mappingDifferences(sourceKeys));
+        }
         return problems;
+    }
+
+    /**
+     * Existing indexes whose fields differ from what the sink would write (another type, or an
+     * override given since): all at once, before anything runs. Not when the snapshot makes
+     * existing indexes again (table.exists=truncate).
+     */
+    private List<String> mappingDifferences(Map<String, String> sourceKeys) {
+        if (config().existingIndexes() == OpenSearchSinkConfig.ExistingIndexes.TRUNCATE) {
+            return List.of();
+        }
+        List<TableSchema> tables;
+        try {
+            tables = PostgresSourceConnector.selectedSchemas(new PostgresSourceConfig(sourceKeys));
+        } catch (java.sql.SQLException | RuntimeException e) {
+            return List.of(); // the source's own checks say why
+        }
+        List<String> differences = new ArrayList<>();
+        IndexNames names = new IndexNames(config().indexNameFormat());
+        String prefix = sourceKeys.getOrDefault("topic.prefix", "");
+        try (ClusterClient client = client()) {
+            MappingCheck check = new MappingCheck(client, new FieldMappings(config().mappingOptions()), config().mappingOverrides());
+            for (TableSchema table : tables) {
+                String alias = names.aliasOf(prefix, table.schemaName(), table.tableName());
+                differences.addAll(check.differences(alias, table.schemaName() + "." + table.tableName(), table.valueSchema()));
+            }
+        }
+        if (differences.isEmpty()) {
+            return List.of();
+        }
+        return List.of("mapping.overrides: " + String.join("; ", differences.subList(0, Math.min(10, differences.size())))
+                + (differences.size() > 10 ? "; and " + (differences.size() - 10) + " more" : "") + ". Copy into new indexes "
+                + "(--fresh --table-exists truncate), delete those indexes, or give mapping.overrides that match them");
     }
 
     /**

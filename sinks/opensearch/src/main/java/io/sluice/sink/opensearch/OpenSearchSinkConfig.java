@@ -34,6 +34,8 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
     public static final String JSON = "mapping.json";
     public static final String TRUNCATE_ACTION = "truncate.action";
     public static final String TABLE_EXISTS = "table.exists";
+    public static final String MAPPING_OVERRIDES = "mapping.overrides";
+    public static final String INDEX_SETTINGS = "index.settings";
     public static final String STATE_PREFIX = "state.index.prefix";
     public static final String BULK_BYTES = "bulk.max.bytes";
     public static final String BULK_DOCUMENTS = "bulk.max.documents";
@@ -134,6 +136,19 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
                             + "newer version). An index an unfinished snapshot of the same pipeline made is made again in any mode. "
                             + "The same key, and --table-exists, as for PostgreSQL targets.",
                     INDEXES, 6, Width.SHORT, "Existing index")
+            .define(MAPPING_OVERRIDES, Type.STRING, "", new JsonValidator(true), Importance.MEDIUM,
+                    "Field mappings of your own for chosen columns, in place of those from the column types: a JSON object "
+                            + "whose keys are table patterns (schema.table, * for any characters) and whose values map column "
+                            + "names to field mappings, e.g. {\"public.orders\": {\"note\": {\"type\": \"text\", \"analyzer\": "
+                            + "\"english\"}}, \"*.*\": {\"email\": {\"type\": \"keyword\", \"normalizer\": \"lowercase\"}}}. The "
+                            + "first pattern that matches the table and names the column wins. The document's value stays what "
+                            + "the column type gives (see docs/opensearch.md), so the mapping must take it.",
+                    INDEXES, 8, Width.LONG, "Mapping overrides")
+            .define(INDEX_SETTINGS, Type.STRING, "", new JsonValidator(false), Importance.MEDIUM,
+                    "Index settings for every index the sink creates, as a JSON object: shards, replicas, refresh interval, "
+                            + "analyzers, an ingest pipeline, e.g. {\"number_of_shards\": 1, \"number_of_replicas\": 1, "
+                            + "\"default_pipeline\": \"enrich\", \"analysis\": {...}}. Indexes that exist keep theirs.",
+                    INDEXES, 9, Width.LONG, "Index settings")
             .define(STATE_PREFIX, Type.STRING, "sluice_", new ConfigDef.NonEmptyString(), Importance.LOW,
                     "Prefix of the indexes where the sink keeps its own records: <prefix>state (which snapshots the indexes "
                             + "hold, for the sluice command's restarts and status), <prefix>barriers (where a connector's tasks "
@@ -185,6 +200,21 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
         return TruncateAction.valueOf(getString(TRUNCATE_ACTION).toUpperCase(Locale.ROOT));
     }
 
+    public io.sluice.sink.opensearch.mapping.MappingOverrides mappingOverrides() {
+        return io.sluice.sink.opensearch.mapping.MappingOverrides.parse(getString(MAPPING_OVERRIDES));
+    }
+
+    /** The settings of indexes the sink creates; an empty object for none. */
+    public com.fasterxml.jackson.databind.node.ObjectNode indexSettings() {
+        String json = getString(INDEX_SETTINGS);
+        try {
+            return json == null || json.isBlank() ? new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode()
+                    : (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+        } catch (java.io.IOException e) {
+            throw new ConfigException(INDEX_SETTINGS, json, "not JSON: " + e.getMessage());
+        }
+    }
+
     public ExistingIndexes existingIndexes() {
         return ExistingIndexes.valueOf(getString(TABLE_EXISTS).toUpperCase(Locale.ROOT));
     }
@@ -232,6 +262,38 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
 
     public Optional<TunerSettings> tuning() {
         return BatchTuningConfig.settings(this, bulkBytes());
+    }
+
+    /** Accepts a JSON object (and, for mapping overrides, one whose every column mapping has a type). */
+    static final class JsonValidator implements ConfigDef.Validator {
+        private final boolean overrides;
+
+        JsonValidator(boolean overrides) {
+            this.overrides = overrides;
+        }
+
+        @Override
+        public void ensureValid(String name, Object value) {
+            if (value == null || value.toString().isBlank()) {
+                return;
+            }
+            try {
+                if (overrides) {
+                    io.sluice.sink.opensearch.mapping.MappingOverrides.parse(value.toString());
+                } else if (!new com.fasterxml.jackson.databind.ObjectMapper().readTree(value.toString()).isObject()) {
+                    throw new ConfigException(name, value, "give a JSON object of index settings");
+                }
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(name, value, e.getMessage());
+            } catch (java.io.IOException e) {
+                throw new ConfigException(name, value, "not JSON: " + e.getMessage());
+            }
+        }
+
+        @Override
+        public String toString() {
+            return overrides ? "a JSON object: table pattern → column → field mapping" : "a JSON object of index settings";
+        }
     }
 
     /** Accepts http(s) URLs with a host, one or several separated by commas. */

@@ -63,15 +63,31 @@ public class OpenSearchSinkTask extends SinkTask {
         batchSize = new TunedBatchSize("OpenSearch _bulk", config.tuning(), config.bulkBytes());
         gate = new BarrierGate(new BarrierDocuments(client, config.barrierIndex(), config.connectorName()), Subscription.of(props));
         deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), e -> false, System::currentTimeMillis);
-        Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOptions().dynamic());
+        Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOverrides(), config.indexSettings(),
+                config.mappingOptions().dynamic());
         SnapshotMarks snapshots = new SnapshotMarks(config, indexes, new SnapshotDocuments(client, config.stateIndex()));
         writer = new OpenSearchWriter(config, indexes, snapshots, gate, sender, ledger, deadLetters, batchSize);
         router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
         metrics = SinkMetrics.of(context);
         deadLetters.register(metrics.plugin());
         batchSize.register(metrics.plugin(), "bulk");
+        registerCounts(metrics.plugin());
     }
 
+
+    /** What the task has written, as metrics of the task (JMX under a worker, and the sluice command). */
+    private void registerCounts(org.apache.kafka.common.metrics.PluginMetrics plugin) {
+        gauge(plugin, "documents-written", "Documents indexed or deleted since the task started", () -> writer.written());
+        gauge(plugin, "writes-older-than-stored", "Writes OpenSearch refused as older than the version it has (replays), since the task "
+                + "started", () -> writer.olderThanStored());
+        gauge(plugin, "bulk-bytes-sent", "Bytes of _bulk bodies sent since the task started", () -> writer.bytesSent());
+    }
+
+    private static void gauge(org.apache.kafka.common.metrics.PluginMetrics plugin, String name, String description,
+                              java.util.function.LongSupplier value) {
+        plugin.addMetric(plugin.metricName(name, description, new java.util.LinkedHashMap<>()),
+                (org.apache.kafka.common.metrics.Gauge<Long>) (config, now) -> value.getAsLong());
+    }
 
     @Override
     public void put(Collection<SinkRecord> records) {

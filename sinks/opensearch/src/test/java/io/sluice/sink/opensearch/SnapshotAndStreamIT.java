@@ -51,7 +51,9 @@ class SnapshotAndStreamIT {
                             + "NULL, NULL, NULL, NULL, NULL)",
                     "CREATE TABLE scratch (id int PRIMARY KEY, v text)", "INSERT INTO scratch VALUES (1, 'a'), (2, 'b')");
             Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", prefix + "${schema}.${table}");
+            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", prefix + "${schema}.${table}",
+                    "mapping.overrides", "{\"*.accounts\": {\"note\": {\"type\": \"text\"}}}",
+                    "index.settings", "{\"number_of_replicas\": 0, \"refresh_interval\": \"2s\"}");
             Map<Map<String, ?>, Map<String, Object>> beforeChanges;
             try (SourceToIndex pipe = new SourceToIndex(stored, SourceToIndex.sourceProps(source, "os"), sinkProps)) {
                 pipe.pumpUntil("accounts", -1, () -> source.execute("INSERT INTO accounts VALUES (-1, 0, 'snapshot done')"));
@@ -61,6 +63,11 @@ class SnapshotAndStreamIT {
                 assertThat(record.aliases()).containsExactlyInAnyOrder(prefix + "public.accounts", prefix + "public.items",
                         prefix + "public.scratch");
                 assertThat(record.sourceTables()).containsExactlyInAnyOrder("public.accounts", "public.items", "public.scratch");
+                JsonNode mapping = ClusterClient.json(client.send("GET", "/" + prefix + "public.accounts/_mapping", Map.of(), null));
+                assertThat(mapping.elements().next().at("/mappings/properties/note/type").asText()).as("the override's mapping").isEqualTo("text");
+                assertThat(mapping.elements().next().at("/mappings/properties/balance/type").asText()).isEqualTo("long");
+                JsonNode settings = ClusterClient.json(client.send("GET", "/" + prefix + "public.accounts/_settings", Map.of(), null));
+                assertThat(settings.elements().next().at("/settings/index/refresh_interval").asText()).isEqualTo("2s");
                 beforeChanges = new HashMap<>(stored);
 
                 source.execute("UPDATE accounts SET balance = balance + 1 WHERE id % 3 = 0",

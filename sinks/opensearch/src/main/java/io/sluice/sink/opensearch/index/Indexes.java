@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.sink.opensearch.client.ClusterClient;
 import io.sluice.sink.opensearch.mapping.FieldMappings;
+import io.sluice.sink.opensearch.mapping.MappingOverrides;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -47,13 +48,39 @@ public final class Indexes {
 
     private final ClusterClient client;
     private final FieldMappings mappings;
+    private final MappingOverrides overrides;
+    private final ObjectNode settings;
     private final String dynamic;
     private final Map<String, Known> known = new HashMap<>();
 
-    public Indexes(ClusterClient client, FieldMappings mappings, String dynamic) {
+    /**
+     * @param overrides the user's mappings of chosen columns, in place of those from the column types
+     * @param settings  the index settings every index the sink creates gets (shards, replicas, analysis, a pipeline); empty for none
+     */
+    public Indexes(ClusterClient client, FieldMappings mappings, MappingOverrides overrides, ObjectNode settings, String dynamic) {
         this.client = client;
         this.mappings = mappings;
+        this.overrides = overrides;
+        this.settings = settings;
         this.dynamic = dynamic;
+    }
+
+    /** The mapping a column's field gets: the user's, or the one its type gives. */
+    private ObjectNode wanted(String table, Field field) {
+        ObjectNode override = overrides.field(table, field.name());
+        return override != null ? override : mappings.field(field.schema());
+    }
+
+    /** A create-index body with the user's settings and mappings of the given properties. */
+    private ObjectNode newIndex(ObjectNode properties) {
+        ObjectNode body = JSON.createObjectNode();
+        if (!settings.isEmpty()) {
+            body.set("settings", settings.deepCopy());
+        }
+        ObjectNode mappingsNode = body.putObject("mappings");
+        mappingsNode.put("dynamic", dynamic);
+        mappingsNode.set("properties", properties);
+        return body;
     }
 
     /**
@@ -98,8 +125,7 @@ public final class Indexes {
             IndexVersions.drop(client, IndexNames.physical(alias, leftover));
         }
         String physical = IndexNames.physical(alias, versions.highest() + 1);
-        ObjectNode body = JSON.createObjectNode();
-        body.putObject("mappings").put("dynamic", dynamic).putObject("properties");
+        ObjectNode body = newIndex(JSON.createObjectNode());
         ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
         if (!answer.ok()) {
             throw new ConnectException("Cannot create index " + physical + " to rebuild " + alias + " for " + table + ": OpenSearch answered "
@@ -172,11 +198,11 @@ public final class Indexes {
 
     private Known create(String alias, Schema row, String table) {
         String physical = IndexNames.physical(alias, 1);
-        ObjectNode body = JSON.createObjectNode();
-        ObjectNode mappingsNode = body.putObject("mappings");
-        mappingsNode.put("dynamic", dynamic);
-        ObjectNode properties = mappings.properties(row);
-        mappingsNode.set("properties", properties);
+        ObjectNode properties = JSON.createObjectNode();
+        for (Field field : row.fields()) {
+            properties.set(field.name(), wanted(table, field));
+        }
+        ObjectNode body = newIndex(properties);
         body.putObject("aliases").putObject(alias);
         ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
         if (!answer.ok()) {
@@ -199,7 +225,7 @@ public final class Indexes {
     private void addMissing(String alias, Known k, Schema row, String table) {
         ObjectNode added = JSON.createObjectNode();
         for (Field field : row.fields()) {
-            ObjectNode wanted = mappings.field(field.schema());
+            ObjectNode wanted = wanted(table, field);
             String type = wanted.path("type").asText();
             String existing = k.fields.get(field.name());
             if (existing == null) {
@@ -234,9 +260,15 @@ public final class Indexes {
 
     /**
      * Hands over the ids of every document in the index, a page at a time (a scroll in index
-     * order), for deletes the caller versions itself.
+     * order, after a refresh so that every write acknowledged so far is seen), for deletes the
+     * caller versions itself.
      */
     public void eachId(String index, int pageSize, IdPage page) throws InterruptedException {
+        // A search sees what the last refresh made searchable: documents written a moment ago would be missed (and stay).
+        ClusterClient.Answer refreshed = send("POST", "/" + index + "/_refresh", null, "refresh " + index);
+        if (refreshed.status() == 404) {
+            return;
+        }
         ClusterClient.Answer answer = send("POST", "/" + index + "/_search", ("{\"size\":" + pageSize
                 + ",\"_source\":false,\"sort\":[\"_doc\"],\"query\":{\"match_all\":{}}}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 Map.of("scroll", "1m"), "list the documents of " + index);

@@ -90,6 +90,7 @@ public final class DeadLetterDocuments implements DeadLetterStore {
         if (!index.present()) {
             return 0;
         }
+        client.call("POST", "/" + index.name() + "/_refresh", Map.of(), null, "refresh " + index.name()); // count what was just kept too
         String query = "{\"query\":{\"term\":{\"pipeline\":" + JSON.valueToTree(pipeline) + "}}}";
         return ClusterClient.json(client.call("POST", "/" + index.name() + "/_count", Map.of(), query.getBytes(StandardCharsets.UTF_8),
                 "count dead letters")).path("count").asLong();
