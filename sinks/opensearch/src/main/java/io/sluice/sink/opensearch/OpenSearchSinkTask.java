@@ -13,6 +13,7 @@ import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.core.metrics.SinkMetrics;
 import io.sluice.sink.core.position.ReplaySkips;
 import io.sluice.sink.core.routing.RecordRouter;
+import io.sluice.sink.opensearch.bulk.BulkQueue;
 import io.sluice.sink.opensearch.bulk.BulkSender;
 import io.sluice.sink.opensearch.client.ClusterClient;
 import io.sluice.sink.opensearch.client.ConnectionCheck;
@@ -66,7 +67,9 @@ public class OpenSearchSinkTask extends SinkTask {
         Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOverrides(), config.indexSettings(),
                 config.mappingOptions().dynamic());
         SnapshotMarks snapshots = new SnapshotMarks(config, indexes, new SnapshotDocuments(client, config.stateIndex()));
-        writer = new OpenSearchWriter(config, indexes, snapshots, gate, sender, ledger, deadLetters, batchSize);
+        BulkQueue queue = new BulkQueue(sender, ledger, deadLetters, batchSize, config.inFlight(), config.bulkDocuments(),
+                config.bulkDelayMillis());
+        writer = new OpenSearchWriter(config, indexes, snapshots, gate, queue);
         router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
         metrics = SinkMetrics.of(context);
         deadLetters.register(metrics.plugin());

@@ -1,11 +1,7 @@
 package io.sluice.sink.opensearch;
 
 import java.io.IOException;
-import java.util.ArrayDeque;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.envelope.Envelope;
@@ -13,15 +9,11 @@ import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.core.barrier.BarrierGate;
-import io.sluice.sink.core.batch.TunedBatchSize;
-import io.sluice.sink.core.deadletter.DeadLetters;
-import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.core.routing.SinkWriter;
 import io.sluice.sink.opensearch.bulk.BulkBatch;
-import io.sluice.sink.opensearch.bulk.BulkOutcome;
-import io.sluice.sink.opensearch.bulk.BulkSender;
+import io.sluice.sink.opensearch.bulk.BulkQueue;
 import io.sluice.sink.opensearch.bulk.DocumentIds;
 import io.sluice.sink.opensearch.bulk.ExternalVersion;
 import io.sluice.sink.opensearch.index.IndexNames;
@@ -55,33 +47,16 @@ final class OpenSearchWriter implements SinkWriter {
     private final BarrierGate gate;
     private final IndexNames names;
     private final DocumentValues values;
-    private final BulkSender sender;
-    private final OffsetLedger ledger;
-    private final DeadLetters deadLetters;
-    private final TunedBatchSize batchSize;
-    /** Requests sent and not settled, oldest first. */
-    private final ArrayDeque<Future<BulkOutcome>> inFlight = new ArrayDeque<>();
-    /** The ledger epoch of each request in flight, in the same order. */
-    private final ArrayDeque<Long> inFlightEpochs = new ArrayDeque<>();
-    private final int maxInFlight;
-    private BulkBatch open;
-    private long written;
-    private long olderThanStored;
-    private long bytesSent;
+    private final BulkQueue queue;
 
-    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, SnapshotMarks snapshots, BarrierGate gate, BulkSender sender,
-                     OffsetLedger ledger, DeadLetters deadLetters, TunedBatchSize batchSize) {
+    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, SnapshotMarks snapshots, BarrierGate gate, BulkQueue queue) {
         this.config = config;
         this.snapshots = snapshots;
         this.gate = gate;
         this.indexes = indexes;
         this.names = new IndexNames(config.indexNameFormat());
         this.values = new DocumentValues(config.mappingOptions());
-        this.sender = sender;
-        this.ledger = ledger;
-        this.deadLetters = deadLetters;
-        this.batchSize = batchSize;
-        this.maxInFlight = config.inFlight();
+        this.queue = queue;
     }
 
     @Override
@@ -211,11 +186,11 @@ final class OpenSearchWriter implements SinkWriter {
         ExternalVersion version = position == null ? ExternalVersion.SNAPSHOT : ExternalVersion.of(position);
         long[] deleted = {0};
         indexes.eachId(index, Math.min(config.bulkDocuments(), 5_000), ids -> {
-            BulkBatch deletes = new BulkBatch(ledger.epoch(), batchSize.bytes());
+            BulkBatch deletes = queue.separateBatch();
             for (String id : ids) {
                 deletes.delete(event.record(), table, index, id, position, version);
             }
-            settle(sender.send(deletes));
+            queue.sendAndSettle(deletes);
             deleted[0] += ids.size();
         });
         LOG.info("TRUNCATE of {} at {}: {} document(s) of {} deleted", table, position, deleted[0], alias);
@@ -271,47 +246,23 @@ final class OpenSearchWriter implements SinkWriter {
     }
 
     private BulkBatch batch() {
-        if (open == null) {
-            open = new BulkBatch(ledger.epoch(), batchSize.bytes());
-        }
-        return open;
+        return queue.batch();
     }
 
     private void sendIfFull() throws InterruptedException {
-        if (open != null && (open.bytes() >= open.plannedBytes() || open.size() >= config.bulkDocuments())) {
-            open.closing(TunedBatchSize.Closing.FULL);
-            send();
-        }
-    }
-
-    /** Sends the open batch, first waiting for the oldest in flight when as many as allowed are out. */
-    private void send() throws InterruptedException {
-        if (open == null || open.isEmpty()) {
-            open = null;
-            return;
-        }
-        while (inFlight.size() >= maxInFlight) {
-            settle(inFlight.peekFirst());
-        }
-        inFlightEpochs.addLast(open.epoch());
-        inFlight.addLast(sender.send(open));
-        bytesSent += open.bytes();
-        open = null;
+        queue.sendIfFull();
     }
 
     @Override
     public void afterPut(SinkTaskContext context) {
+        boolean open;
         try {
-            if (open != null && open.ageNanos() >= TimeUnit.MILLISECONDS.toNanos(config.bulkDelayMillis())) {
-                open.closing(TunedBatchSize.Closing.TIMEOUT);
-                send();
-            }
-            settleFinished();
+            open = queue.sendIfDue();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while writing to OpenSearch", e);
         }
-        if (open != null && context != null) {
+        if (open && context != null) {
             context.timeout(Math.max(1, config.bulkDelayMillis()));
         }
     }
@@ -319,73 +270,25 @@ final class OpenSearchWriter implements SinkWriter {
     @Override
     public void durableNow() {
         afterPut(null);
-        long current = ledger.endEpoch();
-        long oldest = current;
-        if (!inFlightEpochs.isEmpty()) {
-            oldest = Math.min(oldest, inFlightEpochs.peekFirst());
-        }
-        if (open != null) {
-            oldest = Math.min(oldest, open.epoch());
-        }
-        ledger.confirmBefore(oldest);
+        queue.confirmDurable();
     }
 
     @Override
     public void writeAll() throws InterruptedException {
-        if (open != null) {
-            open.closing(TunedBatchSize.Closing.EARLY);
-        }
-        send();
-        while (!inFlight.isEmpty()) {
-            settle(inFlight.peekFirst());
-        }
-    }
-
-    /** Settles the requests at the head of the queue that are done (in order, so the epochs confirmed stay a prefix). */
-    private void settleFinished() throws InterruptedException {
-        while (!inFlight.isEmpty() && inFlight.peekFirst().isDone()) {
-            settle(inFlight.peekFirst());
-        }
-    }
-
-    private void settle(Future<BulkOutcome> future) throws InterruptedException {
-        BulkOutcome outcome;
-        try {
-            outcome = future.get();
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof ConnectException c ? c : new ConnectException("Writing to OpenSearch failed: " + cause, cause);
-        }
-        if (inFlight.peekFirst() == future) {
-            inFlight.removeFirst();
-            inFlightEpochs.removeFirst();
-        }
-        written += outcome.written();
-        olderThanStored += outcome.olderThanStored();
-        for (BulkOutcome.Rejected r : outcome.rejected()) {
-            deadLetters.reject(r.item().record(), r.item().table(), new DataException("OpenSearch refused " + r.item().describe()
-                    + " in index " + r.item().index() + ": " + r.reason()));
-        }
-        BulkBatch batch = outcome.batch();
-        batchSize.record(batch.plannedBytes(), batch.bytes(), outcome.nanos(), batch.closing());
+        queue.writeAll();
     }
 
     /** Documents written (indexed or deleted) so far. */
     long written() {
-        return written;
+        return queue.written();
     }
 
     /** Writes OpenSearch refused as older than the version it stores (replays). */
     long olderThanStored() {
-        return olderThanStored;
+        return queue.olderThanStored();
     }
 
     long bytesSent() {
-        return bytesSent;
-    }
-
-    /** What is known of the indexes is read again (another task may have changed them). */
-    void forgetIndexes() {
-        indexes.forget();
+        return queue.bytesSent();
     }
 }
