@@ -63,9 +63,10 @@ final class OpenSearchTarget implements Target {
             problems.add("snapshot.raw.tuples: raw COPY tuples are for PostgreSQL targets; OpenSearch needs decoded rows: remove "
                     + "snapshot.raw.tuples from the source");
         }
-        problems.addAll(keylessTables(sourceKeys));
+        List<TableSchema> tables = selectedTables(sourceKeys);
+        problems.addAll(keylessTables(tables));
         if (problems.isEmpty()) {
-            problems.addAll(mappingDifferences(sourceKeys));
+            problems.addAll(mappingDifferences(tables, sourceKeys));
         }
         return problems;
     }
@@ -75,15 +76,9 @@ final class OpenSearchTarget implements Target {
      * override given since): all at once, before anything runs. Not when the snapshot makes
      * existing indexes again (table.exists=truncate).
      */
-    private List<String> mappingDifferences(Map<String, String> sourceKeys) {
-        if (config().existingIndexes() == OpenSearchSinkConfig.ExistingIndexes.TRUNCATE) {
+    private List<String> mappingDifferences(List<TableSchema> tables, Map<String, String> sourceKeys) {
+        if (tables.isEmpty() || config().existingIndexes() == OpenSearchSinkConfig.ExistingIndexes.TRUNCATE) {
             return List.of();
-        }
-        List<TableSchema> tables;
-        try {
-            tables = PostgresSourceConnector.selectedSchemas(new PostgresSourceConfig(sourceKeys));
-        } catch (java.sql.SQLException | RuntimeException e) {
-            return List.of(); // the source's own checks say why
         }
         List<String> differences = new ArrayList<>();
         IndexNames names = new IndexNames(config().indexNameFormat());
@@ -103,20 +98,25 @@ final class OpenSearchTarget implements Target {
                 + "(--fresh --table-exists truncate), delete those indexes, or give mapping.overrides that match them");
     }
 
+    /** The source's selected tables, read once for the checks; empty when the source cannot be read (its own checks say why). */
+    private static List<TableSchema> selectedTables(Map<String, String> sourceKeys) {
+        try {
+            return PostgresSourceConnector.selectedSchemas(new PostgresSourceConfig(sourceKeys));
+        } catch (java.sql.SQLException | RuntimeException e) {
+            return List.of();
+        }
+    }
+
     /**
      * Selected tables without a key: their rows have no document id, so each would be refused;
      * said at start, all at once, rather than row by row into the dead letters.
      */
-    private static List<String> keylessTables(Map<String, String> sourceKeys) {
+    private static List<String> keylessTables(List<TableSchema> tables) {
         List<String> keyless = new ArrayList<>();
-        try {
-            for (TableSchema table : PostgresSourceConnector.selectedSchemas(new PostgresSourceConfig(sourceKeys))) {
-                if (table.keyColumns().isEmpty()) {
-                    keyless.add(table.schemaName() + "." + table.tableName());
-                }
+        for (TableSchema table : tables) {
+            if (table.keyColumns().isEmpty()) {
+                keyless.add(table.schemaName() + "." + table.tableName());
             }
-        } catch (java.sql.SQLException | RuntimeException e) {
-            return List.of(); // reaching the source and its keys are the source's own checks to report
         }
         if (keyless.isEmpty()) {
             return List.of();
