@@ -101,7 +101,7 @@ CREATE TABLE probe.probe (id bigserial PRIMARY KEY, sent timestamptz NOT NULL DE
 VACUUM ANALYZE;
 CHECKPOINT;
 SQL
-"${psql[@]}" "$stats" -c "CREATE TABLE arrivals (tool text, id bigint, micros bigint, arrived timestamptz)" \
+"${psql[@]}" "$stats" -c "CREATE TABLE arrivals (id bigint PRIMARY KEY, micros bigint)" \
   -c "CREATE TABLE commits (id bigint PRIMARY KEY, committed timestamptz)"
 
 # Per tool: its indexes (alias names), how to start it from nothing, stop it, and forget it.
@@ -311,16 +311,15 @@ for tool in "${tools[@]}"; do
   wait "$reader"
   await_count "$tool" "$(probe_index "$tool")" "" "$(probes)" "$(now)" >/dev/null
   pause "$tool"
-  "${psql[@]}" "$stats" -c "COPY arrivals (id, micros) FROM STDIN" <"$tp_work/readable-$tool.micros"
-  "${psql[@]}" "$stats" -c "UPDATE arrivals SET tool = '$tool', arrived = to_timestamp(micros / 1e6) WHERE tool IS NULL"
+  "${psql[@]}" "$stats" -c "TRUNCATE arrivals" -c "COPY arrivals FROM STDIN" <"$tp_work/readable-$tool.micros"
   "$tp_bin/psql" -X -At "$src" -c "COPY (SELECT id, pg_xact_commit_timestamp(xmin) FROM probe.probe WHERE id > $first) TO STDOUT" \
     | "${psql[@]}" "$stats" -c "TRUNCATE commits" -c "COPY commits FROM STDIN"
   stat_row="$("$tp_bin/psql" -X -At -F $'\t' "$stats" -c "
     SELECT count(*), round(1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
            round(1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
            round(1000 * max(extract(epoch FROM arrived - committed)))::int
-    FROM arrivals JOIN commits USING (id)
-    WHERE tool = '$tool' AND committed >= (SELECT min(committed) FROM commits) + interval '$warmup_seconds seconds'")"
+    FROM (SELECT id, to_timestamp(micros / 1e6) AS arrived FROM arrivals) a JOIN commits USING (id)
+    WHERE committed >= (SELECT min(committed) FROM commits) + interval '$warmup_seconds seconds'")"
   achieved="$(grep -Eo 'tps = [0-9.]+' "$tp_work/latency-$tool.out" | head -1 | grep -Eo '[0-9.]+')"
   printf 'latency\t%s\t%s\tprobes=%s p50_ms=%s p99_ms=%s max_ms=%s\t%s tps\n' "$tool" "$rate" $stat_row "$achieved" | tee -a "$tsv"
   latency_report+="| $tool | $(echo "$achieved * 2" | bc | cut -d. -f1) | $(echo "$stat_row" | cut -f2) | $(echo "$stat_row" | cut -f3) | $(echo "$stat_row" | cut -f4) |"$'\n'
