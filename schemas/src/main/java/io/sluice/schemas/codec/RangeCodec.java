@@ -1,7 +1,6 @@
 package io.sluice.schemas.codec;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.List;
 
 
@@ -47,7 +46,7 @@ public final class RangeCodec implements ValueCodec {
             writeRange(RangeLiteral.parse(text), out);
             return;
         }
-        List<RangeLiteral> ranges = parseMultirange(text);
+        List<RangeLiteral> ranges = RangeLiteral.parseMultirange(text);
         out.writeInt(ranges.size());
         for (RangeLiteral range : ranges) {
             int at = out.reserveLength();
@@ -68,21 +67,5 @@ public final class RangeCodec implements ValueCodec {
                 out.patchLength(at);
             }
         }
-    }
-
-    private static List<RangeLiteral> parseMultirange(String text) {
-        LiteralScanner in = new LiteralScanner(text.strip());
-        in.expect('{');
-        List<RangeLiteral> ranges = new ArrayList<>();
-        in.skipSpaces();
-        if (in.accept('}')) {
-            return ranges;
-        }
-        do {
-            ranges.add(RangeLiteral.parse(in));
-            in.skipSpaces();
-        } while (in.accept(','));
-        in.expect('}');
-        return ranges;
     }
 }

@@ -1,10 +1,13 @@
 package io.sluice.schemas.codec;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * A range's text form, such as {@code [1,5)}, {@code (,"2020-01-01 00:00:00"]} or {@code empty}.
- * A null bound is unbounded.
+ * A null bound is unbounded; a bound's text is the subtype's own text form, unquoted.
  */
-record RangeLiteral(boolean empty, String lower, String upper, boolean lowerInclusive, boolean upperInclusive) {
+public record RangeLiteral(boolean empty, String lower, String upper, boolean lowerInclusive, boolean upperInclusive) {
 
     static final int EMPTY = 0x01;
     static final int LOWER_INCLUSIVE = 0x02;
@@ -12,8 +15,26 @@ record RangeLiteral(boolean empty, String lower, String upper, boolean lowerIncl
     static final int LOWER_INFINITE = 0x08;
     static final int UPPER_INFINITE = 0x10;
 
-    static RangeLiteral parse(String text) {
+    /** Parses a range's text; a {@link org.apache.kafka.connect.errors.DataException} says where it is malformed. */
+    public static RangeLiteral parse(String text) {
         return parse(new LiteralScanner(text.strip()));
+    }
+
+    /** Parses a multirange's text ({@code {[1,3),[5,7)}}, {@code {}}) into its ranges, in order. */
+    public static List<RangeLiteral> parseMultirange(String text) {
+        LiteralScanner in = new LiteralScanner(text.strip());
+        in.expect('{');
+        List<RangeLiteral> ranges = new ArrayList<>();
+        in.skipSpaces();
+        if (in.accept('}')) {
+            return ranges;
+        }
+        do {
+            ranges.add(parse(in));
+            in.skipSpaces();
+        } while (in.accept(','));
+        in.expect('}');
+        return ranges;
     }
 
     static RangeLiteral parse(LiteralScanner in) {

@@ -66,6 +66,20 @@ public final class IndexDocuments {
         return json(send(node, "POST", "/" + index + "/_count", queryBody)).path("count").asLong();
     }
 
+    /** The ids of the documents matching a query (a JSON {@code query} body; at most 10,000) after a refresh. */
+    public static java.util.Set<String> ids(OpenSearchNode node, String index, String queryBody) throws IOException, InterruptedException {
+        send(node, "POST", "/" + index + "/_refresh", null);
+        JsonNode query = JSON.readTree(queryBody);
+        com.fasterxml.jackson.databind.node.ObjectNode body = JSON.createObjectNode();
+        body.set("query", query.path("query"));
+        body.put("size", 10_000);
+        body.put("_source", false);
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        json(send(node, "POST", "/" + index + "/_search", body.toString())).path("hits").path("hits")
+                .forEach(hit -> ids.add(hit.path("_id").asText()));
+        return ids;
+    }
+
     private static HttpResponse<String> send(OpenSearchNode node, String method, String path, String body)
             throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(node.httpUrl() + path)).header("Content-Type", "application/json")

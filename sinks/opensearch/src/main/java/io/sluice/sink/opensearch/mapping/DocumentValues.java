@@ -33,7 +33,8 @@ import org.apache.kafka.connect.errors.DataException;
  * <li>numeric as its exact decimal text; floats as numbers, NaN and the infinities as the strings
  *     {@code NaN}, {@code Infinity}, {@code -Infinity};</li>
  * <li>json and jsonb as the JSON itself (an object for flat_object and object fields), or its text for keyword;</li>
- * <li>{@code point} as {@code {"lat": y, "lon": x}}; bytes as base64; arrays as arrays, NULL elements kept.</li>
+ * <li>{@code point} as {@code {"lat": y, "lon": x}} (its text when it is no place on Earth); bytes as base64; arrays as arrays, NULL elements kept;</li>
+ * <li>the built-in ranges and multiranges as range objects ({@link RangeFields}).</li>
  * </ul>
  */
 public final class DocumentValues {
@@ -122,7 +123,10 @@ public final class DocumentValues {
             }
             case LogicalTypes.PG_TEXT -> {
                 String pgType = schema.parameters() == null ? "" : schema.parameters().getOrDefault(LogicalTypes.PG_TYPE_PARAMETER, "");
-                if (pgType.equals("point")) {
+                RangeFields.Kind range = RangeFields.of(pgType);
+                if (range != null) {
+                    RangeFields.write(range, (String) value, out);
+                } else if (pgType.equals("point")) {
                     point((String) value, out);
                 } else {
                     out.writeString((String) value);
@@ -167,29 +171,32 @@ public final class DocumentValues {
         }
     }
 
+    /**
+     * A point as a geo_point, x the longitude and y the latitude. A point that is no place on Earth
+     * (a coordinate past ±180 or ±90, or not finite) stays its text, kept in _source and not
+     * indexed: given as coordinates, OpenSearch would wrap it onto another place.
+     */
     private static void point(String text, JsonGenerator out) throws IOException {
         String inner = text.trim();
         if (inner.startsWith("(") && inner.endsWith(")")) {
             String[] xy = inner.substring(1, inner.length() - 1).split(",");
             if (xy.length == 2) {
-                out.writeStartObject();
-                out.writeFieldName("lat");
-                writeCoordinate(xy[1].trim(), out);
-                out.writeFieldName("lon");
-                writeCoordinate(xy[0].trim(), out);
-                out.writeEndObject();
-                return;
+                try {
+                    double lon = Double.parseDouble(xy[0].trim());
+                    double lat = Double.parseDouble(xy[1].trim());
+                    if (Math.abs(lon) <= 180 && Math.abs(lat) <= 90) {
+                        out.writeStartObject();
+                        out.writeNumberField("lat", lat);
+                        out.writeNumberField("lon", lon);
+                        out.writeEndObject();
+                        return;
+                    }
+                } catch (NumberFormatException e) {
+                    // not two numbers: kept as text below
+                }
             }
         }
         out.writeString(text);
-    }
-
-    private static void writeCoordinate(String text, JsonGenerator out) throws IOException {
-        try {
-            floating(Double.parseDouble(text), false, out);
-        } catch (NumberFormatException e) {
-            out.writeString(text);
-        }
     }
 
     /** {@code yyyy-MM-dd}, with a sign and more digits past the year 9999 and before year 1; the infinities by name. */

@@ -20,6 +20,8 @@ public final class FieldMappings {
     static final int KEYWORD_IGNORE_ABOVE = 8191;
     /** scaled_float keeps value × factor in a long: past this scale, double is kept instead. */
     static final int MAX_SCALED_FLOAT_SCALE = 6;
+    /** How date fields read the ISO text {@link DocumentValues} writes. */
+    static final String DATE_FORMAT = "strict_date_optional_time||strict_date||uuuu-MM-dd";
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -92,6 +94,12 @@ public final class FieldMappings {
     }
 
     private ObjectNode pgText(String pgType) {
+        RangeFields.Kind range = RangeFields.of(pgType);
+        if (range != null) {
+            ObjectNode field = NODES.objectNode();
+            RangeFields.mapping(range, field);
+            return field;
+        }
         String base = pgType.endsWith("[]") ? pgType.substring(0, pgType.length() - 2) : pgType;
         return switch (base) {
             case "inet" -> malformedOk(type("ip"));
@@ -133,7 +141,7 @@ public final class FieldMappings {
 
     private static ObjectNode date() {
         ObjectNode date = malformedOk(type("date"));
-        date.put("format", "strict_date_optional_time||strict_date||uuuu-MM-dd");
+        date.put("format", DATE_FORMAT);
         return date;
     }
 
