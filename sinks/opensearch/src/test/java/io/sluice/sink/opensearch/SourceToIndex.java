@@ -29,6 +29,7 @@ final class SourceToIndex implements AutoCloseable {
     private final Map<Map<String, ?>, Map<String, Object>> stored;
     private final Map<Map<String, ?>, Map<String, Object>> putNotStored = new HashMap<>();
     private final Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
+    private final List<SinkRecord> delivered = new ArrayList<>();
     private long offset;
 
     SourceToIndex(Map<Map<String, ?>, Map<String, Object>> stored, Map<String, String> sourceProps, Map<String, String> sinkProps) {
@@ -79,6 +80,7 @@ final class SourceToIndex implements AutoCloseable {
             putNotStored.put(r.sourcePartition(), sourceOffset);
         }
         sink.put(records);
+        delivered.addAll(records);
         return batch;
     }
 
@@ -127,6 +129,11 @@ final class SourceToIndex implements AutoCloseable {
     /** Makes everything put durable without storing the offsets: a crash right after the writes. */
     void flushWithoutStoring() {
         sink.flush(Map.copyOf(next));
+    }
+
+    /** Every record put into the sink so far, in order. */
+    List<SinkRecord> delivered() {
+        return delivered;
     }
 
     OpenSearchSinkTask sink() {
