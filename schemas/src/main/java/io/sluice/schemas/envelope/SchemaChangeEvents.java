@@ -173,8 +173,10 @@ public final class SchemaChangeEvents {
      * @param partitionKey   its partition key ({@code RANGE (a)}) when it is partitioned
      * @param constraints    its check and foreign-key constraints after the change; null when not known (snapshot events)
      * @param droppedConstraints check and foreign-key constraints the change dropped (by their name before the change)
-     * @param rowsFollow     the change converted the table's rows in a way only the source can (a type change with a
-     *                       {@code USING} expression): its rows follow as a copy, so a sink empties the table before the change
+     * @param rowsFollow     the table's rows follow as a copy, which a sink writes in place of what it holds: the change
+     *                       converted them in a way only the source can (a type change with a {@code USING} expression),
+     *                       or the table became selected with rows (created by {@code CREATE TABLE … AS}, renamed into the
+     *                       selection)
      */
     public record TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment,
                               String previousId, List<IndexDefinition> indexes, List<String> droppedColumns, List<String> droppedIndexes,

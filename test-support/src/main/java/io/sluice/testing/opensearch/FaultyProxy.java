@@ -201,7 +201,8 @@ public final class FaultyProxy implements AutoCloseable {
         return client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    private static void reply(HttpExchange exchange, String method, int status, byte[] body) throws IOException {
+    /** Answers an exchange with a JSON body (none for HEAD or an empty one); for the tests' other proxies too. */
+    public static void reply(HttpExchange exchange, String method, int status, byte[] body) throws IOException {
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         if (method.equals("HEAD") || body.length == 0) {
             exchange.sendResponseHeaders(status, -1);

@@ -1,6 +1,5 @@
 package io.sluice.sink.opensearch;
 
-import java.net.URI;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -8,8 +7,10 @@ import java.util.Optional;
 import io.sluice.sink.core.batch.BatchTuningConfig;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
+import io.sluice.sink.opensearch.client.AwsSigV4;
 import io.sluice.sink.opensearch.client.ClusterAddress;
 import io.sluice.sink.opensearch.mapping.IndexMappingOptions;
+import io.sluice.sink.opensearch.mapping.IndexSettings;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -36,6 +37,12 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
     public static final String TABLE_EXISTS = "table.exists";
     public static final String MAPPING_OVERRIDES = "mapping.overrides";
     public static final String INDEX_SETTINGS = "index.settings";
+    public static final String INDEX_SETTINGS_TABLES = "index.settings.tables";
+    public static final String DROP_ACTION = "table.drop.action";
+    public static final String AWS_REGION = "connection.aws.region";
+    public static final String AWS_ACCESS_KEY = "connection.aws.access.key.id";
+    public static final String AWS_SECRET_KEY = "connection.aws.secret.access.key";
+    public static final String AWS_SESSION_TOKEN = "connection.aws.session.token";
     public static final String STATE_PREFIX = "state.index.prefix";
     public static final String BULK_BYTES = "bulk.max.bytes";
     public static final String BULK_DOCUMENTS = "bulk.max.documents";
@@ -74,8 +81,22 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
         }
     }
 
+    /** What dropping a source table does to its index. */
+    public enum DropAction {
+        /** The index (every version behind the alias) is dropped. */
+        DROP_INDEX,
+        /** Every document is deleted, with the drop's version; the index and its mapping stay. */
+        DELETE_DOCUMENTS,
+        /** The index keeps its documents, no longer kept in step. */
+        IGNORE;
+
+        public String key() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
     public static final ConfigDef CONFIG_DEF = BatchTuningConfig.define(DeadLetterConfig.define(new ConfigDef()
-            .define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new UrlValidator(), Importance.HIGH,
+            .define(URL, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigValidators.Urls(), Importance.HIGH,
                     "The OpenSearch cluster: http(s)://host:port, several separated by commas (requests go round them). A "
                             + "user and password may be in the URL (https://user:password@host:9200).",
                     CONNECTION, 1, Width.LONG, "Cluster URL")
@@ -95,6 +116,19 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
             .define(TLS_HOSTNAME, Type.BOOLEAN, true, Importance.LOW,
                     "Check that the cluster's certificate names the host of the URL. Turn off only for a test cluster whose "
                             + "certificate names another host.", CONNECTION, 6, Width.SHORT, "Check host name")
+            .define(AWS_REGION, Type.STRING, null, Importance.MEDIUM,
+                    "For an Amazon OpenSearch Service domain: its AWS region (eu-west-1). Every request is then signed with AWS "
+                            + "Signature Version 4 for the service es, with the keys below or, when they are not given, those in the "
+                            + "environment variables AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; connection.url is "
+                            + "the domain's one endpoint, with no user or API key. Instance profiles, container roles and AWS "
+                            + "profiles are not read.",
+                    CONNECTION, 8, Width.SHORT, "AWS region")
+            .define(AWS_ACCESS_KEY, Type.STRING, null, Importance.MEDIUM,
+                    "AWS access key id for Signature Version 4 (with connection.aws.region).", CONNECTION, 9, Width.MEDIUM, "AWS access key")
+            .define(AWS_SECRET_KEY, Type.PASSWORD, null, Importance.MEDIUM,
+                    "AWS secret access key for Signature Version 4. Never logged.", CONNECTION, 10, Width.MEDIUM, "AWS secret key")
+            .define(AWS_SESSION_TOKEN, Type.PASSWORD, null, Importance.LOW,
+                    "AWS session token, for temporary credentials (from STS). Never logged.", CONNECTION, 11, Width.MEDIUM, "AWS session token")
             .define(TIMEOUT, Type.INT, 30_000, ConfigDef.Range.atLeast(1_000), Importance.LOW,
                     "Milliseconds to connect and to wait for an answer to one request; a request that takes longer is "
                             + "sent again (see " + "retry.timeout.ms).", CONNECTION, 7, Width.SHORT, "Request timeout")
@@ -136,7 +170,8 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
                             + "newer version). An index an unfinished snapshot of the same pipeline made is made again in any mode. "
                             + "The same key, and --table-exists, as for PostgreSQL targets.",
                     INDEXES, 6, Width.SHORT, "Existing index")
-            .define(MAPPING_OVERRIDES, Type.STRING, "", new JsonValidator(true), Importance.MEDIUM,
+            .define(MAPPING_OVERRIDES, Type.STRING, "", ConfigValidators.json(io.sluice.sink.opensearch.mapping.MappingOverrides::parse,
+                            "a JSON object: table pattern → column → field mapping"), Importance.MEDIUM,
                     "Field mappings of your own for chosen columns, in place of those from the column types: a JSON object "
                             + "whose keys are table patterns (schema.table, * for any characters) and whose values map column "
                             + "names to field mappings, e.g. {\"public.orders\": {\"note\": {\"type\": \"text\", \"analyzer\": "
@@ -144,11 +179,26 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
                             + "first pattern that matches the table and names the column wins. The document's value stays what "
                             + "the column type gives (see docs/opensearch.md), so the mapping must take it.",
                     INDEXES, 8, Width.LONG, "Mapping overrides")
-            .define(INDEX_SETTINGS, Type.STRING, "", new JsonValidator(false), Importance.MEDIUM,
+            .define(INDEX_SETTINGS, Type.STRING, "", ConfigValidators.json(json -> IndexSettings.parse(json, ""), "a JSON object of index "
+                            + "settings"), Importance.MEDIUM,
                     "Index settings for every index the sink creates, as a JSON object: shards, replicas, refresh interval, "
                             + "analyzers, an ingest pipeline, e.g. {\"number_of_shards\": 1, \"number_of_replicas\": 1, "
                             + "\"default_pipeline\": \"enrich\", \"analysis\": {...}}. Indexes that exist keep theirs.",
                     INDEXES, 9, Width.LONG, "Index settings")
+            .define(INDEX_SETTINGS_TABLES, Type.STRING, "", ConfigValidators.json(json -> IndexSettings.parse("", json), "a JSON object: "
+                            + "table pattern → index settings"), Importance.LOW,
+                    "Index settings of chosen tables' indexes, laid over index.settings: a JSON object whose keys are table "
+                            + "patterns (schema.table, * for any characters) and whose values are settings objects, e.g. "
+                            + "{\"public.orders\": {\"number_of_shards\": 3}, \"*.audit_*\": {\"refresh_interval\": \"30s\"}}. The "
+                            + "first pattern that matches a table applies; objects merge key by key with index.settings, other "
+                            + "values replace.",
+                    INDEXES, 10, Width.LONG, "Index settings per table")
+            .define(DROP_ACTION, Type.STRING, DropAction.DROP_INDEX.key(), ConfigDef.CaseInsensitiveValidString.in(
+                            DropAction.DROP_INDEX.key(), DropAction.DELETE_DOCUMENTS.key(), DropAction.IGNORE.key()), Importance.LOW,
+                    "What dropping a source table does to its index: drop_index (the index and every version behind its "
+                            + "alias), delete_documents (the index stays, empty, with its mapping) or ignore (the documents stay, "
+                            + "no longer kept in step).",
+                    INDEXES, 11, Width.SHORT, "On DROP TABLE")
             .define(STATE_PREFIX, Type.STRING, "sluice_", new ConfigDef.NonEmptyString(), Importance.LOW,
                     "Prefix of the indexes where the sink keeps its own records: <prefix>state (which snapshots the indexes "
                             + "hold, for the sluice command's restarts and status), <prefix>barriers (where a connector's tasks "
@@ -176,10 +226,37 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
         super(CONFIG_DEF, props);
     }
 
-    /** The cluster's address and credentials. */
+    /**
+     * The cluster's address and credentials.
+     *
+     * @throws ConfigException naming the key, when the AWS signing settings do not fit together
+     */
     public ClusterAddress address() {
-        return ClusterAddress.parse(getString(URL), getString(USER), password(PASSWORD), password(API_KEY), getString(TLS_CA),
-                getBoolean(TLS_HOSTNAME), getInt(TIMEOUT));
+        ClusterAddress address = ClusterAddress.parse(getString(URL), getString(USER), password(PASSWORD), password(API_KEY),
+                getString(TLS_CA), getBoolean(TLS_HOSTNAME), getInt(TIMEOUT));
+        String region = getString(AWS_REGION);
+        if (region == null || region.isBlank()) {
+            return address;
+        }
+        String keyId = getString(AWS_ACCESS_KEY);
+        String secret = password(AWS_SECRET_KEY);
+        String token = password(AWS_SESSION_TOKEN);
+        if ((keyId == null || keyId.isBlank()) && secret == null) {
+            keyId = System.getenv("AWS_ACCESS_KEY_ID");
+            secret = System.getenv("AWS_SECRET_ACCESS_KEY");
+            token = System.getenv("AWS_SESSION_TOKEN");
+        }
+        if (keyId == null || keyId.isBlank() || secret == null || secret.isBlank()) {
+            throw new ConfigException(AWS_ACCESS_KEY, keyId, "requests to the domain in " + region + " are signed with AWS keys, and "
+                    + "none are given: set " + AWS_ACCESS_KEY + " and " + AWS_SECRET_KEY + ", or AWS_ACCESS_KEY_ID and "
+                    + "AWS_SECRET_ACCESS_KEY in the environment");
+        }
+        try {
+            return address.signedWith(new AwsSigV4(region.trim(), new AwsSigV4.Credentials(keyId.trim(), secret,
+                    token == null || token.isBlank() ? null : token)));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(URL, ClusterAddress.withoutSecrets(getString(URL)), e.getMessage());
+        }
     }
 
     private String password(String key) {
@@ -204,15 +281,13 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
         return io.sluice.sink.opensearch.mapping.MappingOverrides.parse(getString(MAPPING_OVERRIDES));
     }
 
-    /** The settings of indexes the sink creates; an empty object for none. */
-    public com.fasterxml.jackson.databind.node.ObjectNode indexSettings() {
-        String json = getString(INDEX_SETTINGS);
-        try {
-            return json == null || json.isBlank() ? new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode()
-                    : (com.fasterxml.jackson.databind.node.ObjectNode) new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
-        } catch (java.io.IOException e) {
-            throw new ConfigException(INDEX_SETTINGS, json, "not JSON: " + e.getMessage());
-        }
+    /** The settings of indexes the sink creates, for every index and per table. */
+    public IndexSettings indexSettings() {
+        return IndexSettings.parse(getString(INDEX_SETTINGS), getString(INDEX_SETTINGS_TABLES));
+    }
+
+    public DropAction dropAction() {
+        return DropAction.valueOf(getString(DROP_ACTION).toUpperCase(Locale.ROOT));
     }
 
     public ExistingIndexes existingIndexes() {
@@ -262,64 +337,5 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
 
     public Optional<TunerSettings> tuning() {
         return BatchTuningConfig.settings(this, bulkBytes());
-    }
-
-    /** Accepts a JSON object (and, for mapping overrides, one whose every column mapping has a type). */
-    static final class JsonValidator implements ConfigDef.Validator {
-        private final boolean overrides;
-
-        JsonValidator(boolean overrides) {
-            this.overrides = overrides;
-        }
-
-        @Override
-        public void ensureValid(String name, Object value) {
-            if (value == null || value.toString().isBlank()) {
-                return;
-            }
-            try {
-                if (overrides) {
-                    io.sluice.sink.opensearch.mapping.MappingOverrides.parse(value.toString());
-                } else if (!new com.fasterxml.jackson.databind.ObjectMapper().readTree(value.toString()).isObject()) {
-                    throw new ConfigException(name, value, "give a JSON object of index settings");
-                }
-            } catch (IllegalArgumentException e) {
-                throw new ConfigException(name, value, e.getMessage());
-            } catch (java.io.IOException e) {
-                throw new ConfigException(name, value, "not JSON: " + e.getMessage());
-            }
-        }
-
-        @Override
-        public String toString() {
-            return overrides ? "a JSON object: table pattern → column → field mapping" : "a JSON object of index settings";
-        }
-    }
-
-    /** Accepts http(s) URLs with a host, one or several separated by commas. */
-    static final class UrlValidator implements ConfigDef.Validator {
-        @Override
-        public void ensureValid(String name, Object value) {
-            if (value == null) {
-                return; // reported as missing
-            }
-            for (String one : value.toString().split(",")) {
-                String url = one.trim();
-                URI uri;
-                try {
-                    uri = URI.create(url);
-                } catch (IllegalArgumentException e) {
-                    throw new ConfigException(name, ClusterAddress.withoutSecrets(url), "not a URL");
-                }
-                if (uri.getScheme() == null || !(uri.getScheme().equals("http") || uri.getScheme().equals("https")) || uri.getHost() == null) {
-                    throw new ConfigException(name, ClusterAddress.withoutSecrets(url), "give http://host:port or https://host:port");
-                }
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "http(s)://host:port[,...]";
-        }
     }
 }

@@ -4,11 +4,13 @@ import java.util.List;
 import java.util.Map;
 
 import io.sluice.schemas.SluiceVersion;
+import io.sluice.sink.opensearch.client.ClusterAddress;
 import io.sluice.sink.opensearch.client.ClusterClient;
 import io.sluice.sink.opensearch.client.ConnectionCheck;
 import io.sluice.sink.core.connector.SinkConnectors;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkConnector;
@@ -60,7 +62,15 @@ public class OpenSearchSinkConnector extends SinkConnector {
             return result;
         }
         OpenSearchSinkConfig config = new OpenSearchSinkConfig(connectorConfigs);
-        try (ClusterClient client = new ClusterClient(config.address(), 1, 0)) {
+        ClusterAddress address;
+        try {
+            address = config.address();
+        } catch (ConfigException e) {
+            keys.byName().get(e.getMessage().contains(OpenSearchSinkConfig.AWS_ACCESS_KEY) ? OpenSearchSinkConfig.AWS_ACCESS_KEY
+                    : OpenSearchSinkConfig.URL).addErrorMessage(e.getMessage());
+            return result;
+        }
+        try (ClusterClient client = new ClusterClient(address, 1, 0)) {
             ConnectionCheck.check(client);
         } catch (ConnectException e) {
             keys.byName().get(OpenSearchSinkConfig.URL).addErrorMessage(e.getMessage());

@@ -181,6 +181,12 @@ final class OpenSearchWriter implements SinkWriter {
      * already wrote (a replay of the truncate) is left alone.
      */
     private void truncate(SinkEvent event, String alias, String index, String table) throws InterruptedException {
+        long deleted = deleteEveryDocument(event, index, table);
+        LOG.info("TRUNCATE of {} at {}: {} document(s) of {} deleted", table, event.position(), deleted, alias);
+    }
+
+    /** Deletes every document of the index with the version of the event's position; how many. */
+    private long deleteEveryDocument(SinkEvent event, String index, String table) throws InterruptedException {
         writeAll();
         SourcePosition position = event.position();
         ExternalVersion version = position == null ? ExternalVersion.SNAPSHOT : ExternalVersion.of(position);
@@ -193,7 +199,7 @@ final class OpenSearchWriter implements SinkWriter {
             queue.sendAndSettle(deletes);
             deleted[0] += ids.size();
         });
-        LOG.info("TRUNCATE of {} at {}: {} document(s) of {} deleted", table, position, deleted[0], alias);
+        return deleted[0];
     }
 
     private void reload(SinkEvent event) throws InterruptedException {
@@ -225,17 +231,67 @@ final class OpenSearchWriter implements SinkWriter {
             indexes.finishRebuild(names.aliasOf(source.getString("name"), source.getString("schema"), source.getString("table")));
         } else if (marker == null || "false".equals(marker)) {
             for (SchemaChangeEvents.TableChange change : SchemaChangeEvents.tableChanges(event.value())) {
-                String[] table = Identifiers.unquoteQualified(change.id());
-                String alias = names.aliasOf(event.source().getString("name"), table[0], table[1]);
-                // The table's rows follow as a copy: they make a new index version, with the fields the change gave them.
-                if (change.rowsFollow()) {
-                    writeAll();
-                    indexes.beginRebuild(alias, change.id());
-                }
+                tableChanged(event, change);
             }
         }
         if (event.barrier() != null) {
             gate.release(event.barrier().id());
+        }
+    }
+
+    /**
+     * What a table's schema change does to its index. Fields need nothing here (a column's field is
+     * added before its first row), but a dropped table's index goes as {@code table.drop.action}
+     * says, a renamed table's index moves to the new name, a table created under a name whose
+     * index exists (an earlier table's) gets a fresh one, and a table whose rows follow as a copy
+     * gets a new index version that the copy fills.
+     */
+    private void tableChanged(SinkEvent event, SchemaChangeEvents.TableChange change) throws InterruptedException {
+        String sourceName = event.source().getString("name");
+        String[] id = Identifiers.unquoteQualified(change.id());
+        String table = id[0] + "." + id[1];
+        String alias = names.aliasOf(sourceName, id[0], id[1]);
+        if (change.type() == SchemaChangeEvents.ChangeType.DROP) {
+            dropped(event, alias, table);
+            return;
+        }
+        if (change.previousId() != null) {
+            String[] previous = Identifiers.unquoteQualified(change.previousId());
+            String previousAlias = names.aliasOf(sourceName, previous[0], previous[1]);
+            if (!previousAlias.equals(alias)) {
+                writeAll();
+                indexes.rename(previousAlias, alias, table);
+            }
+        } else if (change.type() == SchemaChangeEvents.ChangeType.CREATE && !change.rowsFollow() && indexes.exists(alias)) {
+            writeAll();
+            indexes.dropAll(alias);
+            LOG.warn("Table {} was created under the name of index {}, which held an earlier table's documents: dropped, the new "
+                    + "table's rows make it again", table, alias);
+        }
+        if (change.rowsFollow()) {
+            // The table's rows follow as a copy: they make a new index version, with the fields the change gave them.
+            writeAll();
+            indexes.beginRebuild(alias, table);
+        }
+    }
+
+    private void dropped(SinkEvent event, String alias, String table) throws InterruptedException {
+        switch (config.dropAction()) {
+            case DROP_INDEX -> {
+                writeAll();
+                if (indexes.dropAll(alias)) {
+                    LOG.info("Table {} dropped at {}: index {} dropped", table, event.position(), alias);
+                }
+            }
+            case DELETE_DOCUMENTS -> {
+                String index = indexes.writeIndexOf(alias);
+                if (index != null) {
+                    long deleted = deleteEveryDocument(event, index, table);
+                    LOG.info("Table {} dropped at {}: {} document(s) of {} deleted", table, event.position(), deleted, alias);
+                }
+            }
+            case IGNORE -> LOG.info("Table {} dropped at {}: index {} keeps its documents (table.drop.action=ignore)", table,
+                    event.position(), alias);
         }
     }
 

@@ -61,7 +61,7 @@ final class SnapshotMarks {
         }
         for (String alias : existing) {
             if (unfinished.contains(alias) || config.existingIndexes() == OpenSearchSinkConfig.ExistingIndexes.TRUNCATE) {
-                indexes.drop(alias);
+                indexes.dropAll(alias);
             }
         }
         records.started(name, source.getString("db"), micros(source), tables, aliases);

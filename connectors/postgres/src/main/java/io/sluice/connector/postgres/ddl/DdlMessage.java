@@ -207,7 +207,7 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
             if (!selected(selection, t.now())) {
                 continue;
             }
-            out.add(wasSelected ? alteration(t.now(), t.previous(), selection, rewritesRows(t, selection)) : creation(t.now(), selection));
+            out.add(wasSelected ? alteration(t.now(), t.previous(), selection, rewritesRows(t, selection)) : creation(t.now(), selection, t.hasRows()));
         }
         return out;
     }
@@ -290,8 +290,9 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
         return selection.selects(d.schema(), d.name(), d.ancestors());
     }
 
-    private static TableChange creation(Definition now, Selection selection) {
-        return table(ChangeType.CREATE, now, null, Map.of(), List.of(), Map.of(), List.of(), selection, List.of(), false);
+    /** A table that became selected; one that came with rows says so: they follow as a copy ({@link #arrivedWithRows}). */
+    private static TableChange creation(Definition now, Selection selection, boolean hasRows) {
+        return table(ChangeType.CREATE, now, null, Map.of(), List.of(), Map.of(), List.of(), selection, List.of(), hasRows);
     }
 
     private static TableChange alteration(Definition now, Definition previous, Selection selection, boolean rowsFollow) {

@@ -89,6 +89,20 @@ class DdlMessageTest {
         assertThat(message("COMMENT ON TABLE stock IS 'x'", stock, stock).rewritten(copying)).as("nothing changed").isEmpty();
     }
 
+    @Test
+    void aTableSelectedWithRowsSaysTheyFollow() {
+        String stock = table("integer", "int4", "[]");
+        for (boolean rows : new boolean[] {true, false}) {
+            String json = "{\"tag\": \"CREATE TABLE AS\", \"statement\": \"CREATE TABLE stock AS ...\", \"tables\": ["
+                    + stock.substring(0, stock.lastIndexOf('}')) + ", \"hasRows\": " + rows + "}]}";
+            DdlMessage ddl = DdlMessage.parse(json.getBytes(StandardCharsets.UTF_8));
+            TableChange change = ddl.changes(SELECTION).get(0);
+            assertThat(change.type()).isEqualTo(io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType.CREATE);
+            assertThat(change.rowsFollow()).as("created with rows: %s", rows).isEqualTo(rows);
+            assertThat(ddl.arrivedWithRows(SELECTION)).hasSize(rows ? 1 : 0);
+        }
+    }
+
     private static boolean rewrites(String statement, String from, String fromName, String to, String toName) {
         DdlMessage ddl = message(statement, table(from, fromName, "[]"), table(to, toName, "[]"));
         boolean rewritten = !ddl.rewritten(SELECTION).isEmpty();

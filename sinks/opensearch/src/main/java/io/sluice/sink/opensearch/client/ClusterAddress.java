@@ -15,8 +15,10 @@ import java.util.stream.Collectors;
  * @param nodes         base URLs without user info, e.g. {@code https://search:9200}
  * @param authorization the header value ({@code Basic …} or {@code ApiKey …}); null for none
  * @param caFile        a PEM file of trusted authorities; null for the JVM's
+ * @param aws           signs every request with AWS Signature Version 4 (Amazon OpenSearch Service); null for none
  */
-public record ClusterAddress(List<URI> nodes, String authorization, String caFile, boolean verifyHostname, int timeoutMillis) {
+public record ClusterAddress(List<URI> nodes, String authorization, String caFile, boolean verifyHostname, int timeoutMillis,
+                             AwsSigV4 aws) {
 
     /**
      * @param urls     one URL or several separated by commas; the first's user info is used when no user is given
@@ -48,7 +50,25 @@ public record ClusterAddress(List<URI> nodes, String authorization, String caFil
             authorization = "Basic " + Base64.getEncoder().encodeToString((who + ":" + (secret == null ? "" : secret)).getBytes(StandardCharsets.UTF_8));
         }
         return new ClusterAddress(List.copyOf(nodes), authorization, caFile == null || caFile.isBlank() ? null : caFile, verifyHostname,
-                timeoutMillis);
+                timeoutMillis, null);
+    }
+
+    /**
+     * The same address with requests signed for Amazon OpenSearch Service.
+     *
+     * @throws IllegalArgumentException when a user or API key is given too (one way to sign in), or several nodes
+     *                                  (a domain has one endpoint, which the signature names)
+     */
+    public ClusterAddress signedWith(AwsSigV4 signer) {
+        if (authorization != null) {
+            throw new IllegalArgumentException("requests are signed with AWS Signature Version 4 (connection.aws.region is set): leave out the "
+                    + "user, password and API key (in connection.url too)");
+        }
+        if (nodes.size() != 1) {
+            throw new IllegalArgumentException("give the domain's one endpoint: a signed request names its host, so requests cannot go "
+                    + "round several URLs");
+        }
+        return new ClusterAddress(nodes, null, caFile, verifyHostname, timeoutMillis, signer);
     }
 
     private static String hostPart(String host) {
@@ -75,6 +95,9 @@ public record ClusterAddress(List<URI> nodes, String authorization, String caFil
 
     /** How the sink signs in, for messages: never the secret. */
     public String signIn() {
+        if (aws != null) {
+            return "AWS Signature Version 4 with " + aws.credentials() + " in " + aws.region();
+        }
         if (authorization == null) {
             return "no authentication";
         }

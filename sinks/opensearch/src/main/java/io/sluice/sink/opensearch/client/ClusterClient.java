@@ -34,8 +34,10 @@ import org.opensearch.client.opensearch.generic.Body;
 import org.opensearch.client.opensearch.generic.OpenSearchGenericClient;
 import org.opensearch.client.opensearch.generic.Requests;
 import org.opensearch.client.opensearch.generic.Response;
+import org.opensearch.client.transport.TransportOptions;
 import org.opensearch.client.transport.httpclient5.ApacheHttpClient5Transport;
 import org.opensearch.client.transport.httpclient5.ApacheHttpClient5TransportBuilder;
+import org.opensearch.client.transport.httpclient5.ResponseException;
 
 /**
  * One HTTP client to the cluster (opensearch-java's Apache HttpClient 5 transport), shared by
@@ -202,9 +204,30 @@ public final class ClusterClient implements AutoCloseable {
         if (body != null) {
             request.body(Body.from(body, contentType));
         }
-        try (Response response = client.execute(request.build())) {
+        OpenSearchGenericClient signed = client;
+        if (address.aws() != null) {
+            // Per-request headers go in the transport options: the transport does not send a generic request's own headers.
+            TransportOptions.Builder options = transport.options().toBuilder();
+            for (Map.Entry<String, String> h : address.aws().headers(method, AwsSigV4.hostHeader(address.nodes().get(0)), path, query, body,
+                    body == null ? 0 : body.length)) {
+                options.addHeader(h.getKey(), h.getValue());
+            }
+            signed = client.withTransportOptions(options.build());
+        }
+        try (Response response = signed.execute(request.build())) {
             byte[] bytes = response.getBody().map(Body::bodyAsBytes).orElse(new byte[0]);
             return new Answer(response.getStatus(), bytes);
+        } catch (IOException e) {
+            // 401 and 403 come as exceptions from the transport (a ResponseException inside); they are answers to the caller.
+            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+                if (cause instanceof ResponseException r) {
+                    Answer refused = refusal(r.getMessage());
+                    if (refused != null) {
+                        return refused;
+                    }
+                }
+            }
+            throw e;
         } catch (RuntimeException e) {
             // The transport wraps connection failures in unchecked exceptions on some paths.
             if (e.getCause() instanceof IOException io) {
@@ -213,6 +236,29 @@ public final class ClusterClient implements AutoCloseable {
             throw e;
         }
     }
+
+    /**
+     * The answer a transport's {@link ResponseException} stands for, read from its message (its
+     * response's class is not public): the status line's code, then the body after it and any
+     * warnings line; null when the message is not of that form.
+     */
+    static Answer refusal(String message) {
+        java.util.regex.Matcher status = REFUSAL.matcher(message);
+        if (!status.find()) {
+            return null;
+        }
+        String[] lines = message.split("\n", -1);
+        StringBuilder body = new StringBuilder();
+        for (int i = 1; i < lines.length; i++) {
+            if (i == 1 && lines[i].startsWith("Warnings: ")) {
+                continue;
+            }
+            body.append(body.length() > 0 ? "\n" : "").append(lines[i]);
+        }
+        return new Answer(Integer.parseInt(status.group(1)), body.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    private static final java.util.regex.Pattern REFUSAL = java.util.regex.Pattern.compile("status line \\[\\S+ (\\d{3})[^\\]]*\\]");
 
     private static SSLContext sslContext(ClusterAddress address) {
         try {

@@ -40,6 +40,13 @@ public final class ConnectionCheck {
         } catch (IOException e) {
             throw new org.apache.kafka.connect.errors.ConnectException(unreachable(address, e), e);
         }
+        if (address.aws() != null && (answer.status() == 401 || answer.status() == 403)) {
+            throw new org.apache.kafka.connect.errors.ConnectException("OpenSearch at " + address.display() + " refused requests signed "
+                    + "with " + address.signIn() + " (" + answer.status() + ": " + answer.brief() + "): check the keys and the region "
+                    + "(connection.aws.*), that the domain's access policy allows the key's IAM identity es:ESHttp* on the domain, "
+                    + "and, with fine-grained access control, that the identity is mapped to a role with the index permissions the "
+                    + "connector's documentation lists");
+        }
         if (answer.status() == 401) {
             throw new org.apache.kafka.connect.errors.ConnectException("OpenSearch at " + address.display() + " refused "
                     + address.signIn() + " (401): check the user and password (connection.username, connection.password) or "

@@ -25,6 +25,16 @@ final class IndexVersions {
      */
     record Versions(int aliased, List<Integer> unaliased) {
 
+        /** Every version, the aliased one first. */
+        List<Integer> all() {
+            List<Integer> all = new ArrayList<>();
+            if (aliased > 0) {
+                all.add(aliased);
+            }
+            all.addAll(unaliased);
+            return all;
+        }
+
         int highest() {
             int highest = aliased;
             for (int v : unaliased) {
@@ -77,6 +87,35 @@ final class IndexVersions {
                     + "done again at restart");
         }
         drop(client, from);
+    }
+
+    /**
+     * Moves the versions of one alias under another name: each index cloned to the new name with
+     * the same version (a clone copies the index's segments: every document with its version,
+     * its mappings and settings), the new alias put on the clone of the aliased one, then the old
+     * index dropped. A clone left by an earlier attempt that stopped before the drop is used.
+     */
+    static void rename(ClusterClient client, String from, String to, Versions versions) {
+        for (int v : versions.all()) {
+            String source = IndexNames.physical(from, v);
+            String target = IndexNames.physical(to, v);
+            byte[] block = "{\"index.blocks.write\": true}".getBytes(StandardCharsets.UTF_8);
+            ClusterClient.Answer blocked = client.call("PUT", "/" + source + "/_settings", Map.of(), block, "stop writes to " + source);
+            if (!blocked.ok()) {
+                throw new ConnectException("Cannot make " + source + " read-only to move it to " + target + " (a table rename): OpenSearch "
+                        + "answered " + blocked.status() + " " + blocked.brief());
+            }
+            String aliases = v == versions.aliased() ? "{\"" + to + "\": {}}" : "{}";
+            byte[] clone = ("{\"settings\": {\"index.blocks.write\": false}, \"aliases\": " + aliases + "}").getBytes(StandardCharsets.UTF_8);
+            ClusterClient.Answer cloned = client.call("POST", "/" + source + "/_clone/" + target, Map.of("wait_for_active_shards", "1"),
+                    clone, "clone " + source + " to " + target);
+            if (!cloned.ok() && !cloned.text().contains("resource_already_exists_exception")) {
+                throw new ConnectException("Cannot move index " + source + " to " + target + " (a table rename): OpenSearch answered "
+                        + cloned.status() + " " + cloned.brief() + ". " + source + " is read-only until the pipeline runs again and "
+                        + "moves it");
+            }
+            drop(client, source);
+        }
     }
 
     /** Drops a physical index; one that is gone already is fine. */

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sluice.sink.opensearch.client.ClusterClient;
 import io.sluice.sink.opensearch.mapping.FieldMappings;
+import io.sluice.sink.opensearch.mapping.IndexSettings;
 import io.sluice.sink.opensearch.mapping.MappingOverrides;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -49,15 +50,15 @@ public final class Indexes {
     private final ClusterClient client;
     private final FieldMappings mappings;
     private final MappingOverrides overrides;
-    private final ObjectNode settings;
+    private final IndexSettings settings;
     private final String dynamic;
     private final Map<String, Known> known = new HashMap<>();
 
     /**
      * @param overrides the user's mappings of chosen columns, in place of those from the column types
-     * @param settings  the index settings every index the sink creates gets (shards, replicas, analysis, a pipeline); empty for none
+     * @param settings  the index settings the indexes the sink creates get (shards, replicas, analysis, a pipeline)
      */
-    public Indexes(ClusterClient client, FieldMappings mappings, MappingOverrides overrides, ObjectNode settings, String dynamic) {
+    public Indexes(ClusterClient client, FieldMappings mappings, MappingOverrides overrides, IndexSettings settings, String dynamic) {
         this.client = client;
         this.mappings = mappings;
         this.overrides = overrides;
@@ -71,11 +72,12 @@ public final class Indexes {
         return override != null ? override : mappings.field(field.schema());
     }
 
-    /** A create-index body with the user's settings and mappings of the given properties. */
-    private ObjectNode newIndex(ObjectNode properties) {
+    /** A create-index body with the user's settings for the table ({@code schema.table}) and mappings of the given properties. */
+    private ObjectNode newIndex(String table, ObjectNode properties) {
         ObjectNode body = JSON.createObjectNode();
-        if (!settings.isEmpty()) {
-            body.set("settings", settings.deepCopy());
+        ObjectNode tableSettings = settings.forTable(table);
+        if (!tableSettings.isEmpty()) {
+            body.set("settings", tableSettings);
         }
         ObjectNode mappingsNode = body.putObject("mappings");
         mappingsNode.put("dynamic", dynamic);
@@ -125,7 +127,7 @@ public final class Indexes {
             IndexVersions.drop(client, IndexNames.physical(alias, leftover));
         }
         String physical = IndexNames.physical(alias, versions.highest() + 1);
-        ObjectNode body = newIndex(JSON.createObjectNode());
+        ObjectNode body = newIndex(table, JSON.createObjectNode());
         ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
         if (!answer.ok()) {
             throw new ConnectException("Cannot create index " + physical + " to rebuild " + alias + " for " + table + ": OpenSearch answered "
@@ -202,7 +204,7 @@ public final class Indexes {
         for (Field field : row.fields()) {
             properties.set(field.name(), wanted(table, field));
         }
-        ObjectNode body = newIndex(properties);
+        ObjectNode body = newIndex(table, properties);
         body.putObject("aliases").putObject(alias);
         ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
         if (!answer.ok()) {
@@ -252,46 +254,12 @@ public final class Indexes {
         LOG.info("Added fields {} of {} to index {}", String.join(", ", iterable(added)), table, k.physical);
     }
 
-    /** Receives the ids of an index's documents, a page at a time. */
-    @FunctionalInterface
-    public interface IdPage {
-        void accept(java.util.List<String> ids) throws InterruptedException;
-    }
-
     /**
-     * Hands over the ids of every document in the index, a page at a time (a scroll in index
-     * order, after a refresh so that every write acknowledged so far is seen), for deletes the
-     * caller versions itself.
+     * Hands over the ids of every document in the index, a page at a time (after a refresh, so
+     * that every write acknowledged so far is seen), for deletes the caller versions itself.
      */
-    public void eachId(String index, int pageSize, IdPage page) throws InterruptedException {
-        // A search sees what the last refresh made searchable: documents written a moment ago would be missed (and stay).
-        ClusterClient.Answer refreshed = send("POST", "/" + index + "/_refresh", null, "refresh " + index);
-        if (refreshed.status() == 404) {
-            return;
-        }
-        ClusterClient.Answer answer = send("POST", "/" + index + "/_search", ("{\"size\":" + pageSize
-                + ",\"_source\":false,\"sort\":[\"_doc\"],\"query\":{\"match_all\":{}}}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                Map.of("scroll", "1m"), "list the documents of " + index);
-        if (answer.status() == 404) {
-            return;
-        }
-        JsonNode body = read(answer);
-        String scroll = body.path("_scroll_id").asText(null);
-        try {
-            while (body.path("hits").path("hits").size() > 0) {
-                java.util.List<String> ids = new java.util.ArrayList<>();
-                body.path("hits").path("hits").forEach(hit -> ids.add(hit.path("_id").asText()));
-                page.accept(ids);
-                body = read(send("POST", "/_search/scroll", ("{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}")
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8), "list the documents of " + index));
-                scroll = body.path("_scroll_id").asText(scroll);
-            }
-        } finally {
-            if (scroll != null) {
-                send("DELETE", "/_search/scroll", ("{\"scroll_id\":\"" + scroll + "\"}").getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                        "end a scroll");
-            }
-        }
+    public void eachId(String index, int pageSize, IndexScroll.IdPage page) throws InterruptedException {
+        new IndexScroll(client).eachId(index, pageSize, page);
     }
 
     /**
@@ -314,26 +282,57 @@ public final class Indexes {
         known.get(alias).mapped = row;
     }
 
+    /** The physical index the alias's writes go to now (a rebuild's, while one is under way); null when there is none. */
+    public String writeIndexOf(String alias) {
+        Known k = known.containsKey(alias) ? known.get(alias) : find(alias);
+        if (k == null) {
+            return null;
+        }
+        known.put(alias, k);
+        return (k.rebuild != null ? k.rebuild : k).physical;
+    }
+
     /** Whether the alias (or an index of its name) exists. */
     public boolean exists(String alias) {
         return known.containsKey(alias) || send("HEAD", "/" + alias, null, "look for index " + alias).status() == 200;
     }
 
-    /** Drops the alias's physical index (a table copied again from scratch: its first row makes it anew). */
-    public void drop(String alias) {
-        Known k = known.remove(alias);
-        if (k == null) {
-            k = find(alias);
+    /**
+     * Drops every index behind the alias and the versions beside it (a table dropped, copied again
+     * from scratch, or an earlier table's index under a name a new table takes). False when there
+     * was none.
+     */
+    public boolean dropAll(String alias) {
+        known.remove(alias);
+        IndexVersions.Versions versions = IndexVersions.of(client, alias);
+        if (versions.all().isEmpty()) {
+            return false;
         }
-        if (k == null) {
+        for (int v : versions.all()) {
+            IndexVersions.drop(client, IndexNames.physical(alias, v));
+        }
+        LOG.info("Dropped index {} ({} version(s))", alias, versions.all().size());
+        return true;
+    }
+
+    /**
+     * A table renamed: its indexes move under the new name's alias (cloned, which keeps every
+     * document and its version, then the old ones dropped). An index the new name had already
+     * (an earlier table's) is dropped first. Nothing happens when the old name has no index,
+     * as when the rename comes again after a restart that followed its completion.
+     */
+    public void rename(String fromAlias, String toAlias, String table) {
+        known.remove(fromAlias);
+        known.remove(toAlias);
+        IndexVersions.Versions versions = IndexVersions.of(client, fromAlias);
+        if (versions.all().isEmpty()) {
             return;
         }
-        ClusterClient.Answer answer = send("DELETE", "/" + k.physical, null, "drop " + k.physical);
-        if (!answer.ok() && answer.status() != 404) {
-            throw new ConnectException("Cannot drop index " + k.physical + " (alias " + alias + ") to copy it again: OpenSearch answered "
-                    + answer.status() + " " + answer.brief());
+        if (dropAll(toAlias)) {
+            LOG.warn("Index {} existed before table {} took its name: dropped, the table's own documents move there", toAlias, table);
         }
-        LOG.info("Dropped index {} (alias {}) to copy it again", k.physical, alias);
+        IndexVersions.rename(client, fromAlias, toAlias, versions);
+        LOG.info("Table {} renamed: its index {} is now {}", table, fromAlias, toAlias);
     }
 
     /** A document's _source as stored now (a realtime read); null when there is none. */
@@ -354,10 +353,6 @@ public final class Indexes {
 
     private ClusterClient.Answer send(String method, String path, byte[] body, String what) {
         return client.call(method, path, Map.of(), body, what);
-    }
-
-    private ClusterClient.Answer send(String method, String path, byte[] body, Map<String, String> query, String what) {
-        return client.call(method, path, query, body, what);
     }
 
     private static JsonNode read(ClusterClient.Answer answer) {

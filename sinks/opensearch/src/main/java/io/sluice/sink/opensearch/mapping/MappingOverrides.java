@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,7 +21,7 @@ public final class MappingOverrides {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private record Rule(String pattern, Pattern regex, ObjectNode columns) {
+    private record Rule(TableGlob table, ObjectNode columns) {
     }
 
     private final List<Rule> rules;
@@ -65,30 +64,15 @@ public final class MappingOverrides {
                             + " must be an object with a \"type\"");
                 }
             }
-            rules.add(new Rule(table.getKey(), glob(table.getKey()), (ObjectNode) table.getValue()));
+            rules.add(new Rule(TableGlob.of(table.getKey()), (ObjectNode) table.getValue()));
         }
         return new MappingOverrides(List.copyOf(rules));
     }
 
-    private static Pattern glob(String pattern) {
-        String[] parts = pattern.split("\\*", -1);
-        StringBuilder regex = new StringBuilder();
-        for (int i = 0; i < parts.length; i++) {
-            if (i > 0) {
-                regex.append(".*");
-            }
-            regex.append(Pattern.quote(parts[i]));
-        }
-        return Pattern.compile(regex.toString());
-    }
-
     /** The user's mapping of a column of a table ({@code schema.table}); null when none is given. */
     public ObjectNode field(String table, String column) {
-        if (table == null) {
-            return null;
-        }
         for (Rule rule : rules) {
-            if (rule.columns().has(column) && rule.regex().matcher(table).matches()) {
+            if (rule.columns().has(column) && rule.table().matches(table)) {
                 return rule.columns().get(column).deepCopy();
             }
         }
