@@ -11,6 +11,9 @@
 #   PGSTREAM=... ROWS=200000 UPDATE_ROWS=100000 ROUNDS=1 LATENCY_SECONDS=20 bench/opensearch.sh    a quick check
 #   PGSTREAM_BATCH_SIZE=1000 ...                   pgstream's batch.size (documents per _bulk; default its own, 100)
 #   OPENSEARCH_HEAP=2g ...                         the OpenSearch node's heap
+#   JSONB=0 ...                                    the table without its jsonb column (pgstream's snapshot sends
+#                                                 jsonb as objects into the text fields it maps them to, and indexes
+#                                                 none of such rows: this gives its snapshot a time to compare)
 #
 # (a) Snapshot: a table of ROWS rows (bigint key, int, text, numeric(12,2), timestamptz and a jsonb
 #     object of five keys, one an array), each pipeline started from nothing (no slot, no indexes),
@@ -25,8 +28,9 @@
 #     (what a GET by id returns, no refresh needed) and notes when each is first found; that time
 #     minus the row's commit timestamp (track_commit_timestamp, same clock) is the latency. It is
 #     stamped when the answer is in, so it errs high by up to one request and poll (~5-10 ms).
-# Reported besides: the bulk size Sluice's tuner settled on (its log), the JVM heap used by Sluice
-# (jstat, sampled each second: peak of survivor + eden + old used) and each pipeline's peak RSS.
+# Reported besides: the bulk size Sluice's tuner settled on (its log), Sluice's JVM heap — after
+# each collection (its GC log: what stayed live, the peak), and used (jstat, sampled each second:
+# peak of survivor + eden + old used, garbage included) — and each pipeline's peak RSS.
 # Results: a TSV of every measurement and a markdown summary in bench/results/opensearch-*.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -40,6 +44,15 @@ rate="${RATE:-1000}"
 latency_seconds="${LATENCY_SECONDS:-60}"
 warmup_seconds="${WARMUP_SECONDS:-10}"
 read -r -a tools <<<"${TOOLS:-sluice pgstream}"
+jsonb="${JSONB:-1}"
+if [ "$jsonb" = 1 ]; then
+  attrs_column=", attrs jsonb NOT NULL"
+  attrs_value=", jsonb_build_object('color', (ARRAY['red', 'green', 'blue'])[g % 3 + 1], 'size', g % 50, 'in_stock', g % 2 = 0,
+                          'tags', jsonb_build_array('t' || g % 7, 't' || g % 11), 'note', md5((g * 7)::text))"
+else
+  attrs_column=""
+  attrs_value=""
+fi
 pgstream="${PGSTREAM:-}"
 for tool in "${tools[@]}"; do
   case "$tool" in
@@ -86,15 +99,13 @@ echo "Building sluice and fetching OpenSearch from Maven Central..."
 to_start "$(tp_free_port 59200)" "${OPENSEARCH_HEAP:-2g}" "$([[ " ${tools[*]} " == *" pgstream "* ]] && echo knn)"
 os="$(to_url)"
 curlj() { curl -sf -H 'Content-Type: application/json' "$@"; }
-echo "Loading the source ($rows rows with jsonb, a probe table)..."
+echo "Loading the source ($rows rows$([ "$jsonb" = 1 ] && echo " with jsonb"), a probe table)..."
 "${psql[@]}" "postgres://sluice@127.0.0.1:$source_port/postgres" -c "CREATE DATABASE bench" -c "CREATE DATABASE stats"
 "${psql[@]}" "$src" <<SQL
 CREATE TABLE docs (id bigint PRIMARY KEY, v int NOT NULL, title text NOT NULL, price numeric(12,2) NOT NULL,
-                   created timestamptz NOT NULL, attrs jsonb NOT NULL);
+                   created timestamptz NOT NULL$attrs_column);
 INSERT INTO docs
-SELECT g, 0, 'item ' || g || ' ' || md5(g::text), (g % 100000) / 100.0, timestamptz '2020-01-01' + g * interval '1 minute',
-       jsonb_build_object('color', (ARRAY['red', 'green', 'blue'])[g % 3 + 1], 'size', g % 50, 'in_stock', g % 2 = 0,
-                          'tags', jsonb_build_array('t' || g % 7, 't' || g % 11), 'note', md5((g * 7)::text))
+SELECT g, 0, 'item ' || g || ' ' || md5(g::text), (g % 100000) / 100.0, timestamptz '2020-01-01' + g * interval '1 minute'$attrs_value
 FROM generate_series(1, $rows) g;
 CREATE SCHEMA probe;
 CREATE TABLE probe.probe (id bigserial PRIMARY KEY, sent timestamptz NOT NULL DEFAULT clock_timestamp());
@@ -141,7 +152,8 @@ EOF
 tool_start() {
   case "$1" in
     sluice)
-      (cd "$tp_work" && exec "$root/sluice" run --source "$src?sslmode=disable" --target "$os" --name bench \
+      (cd "$tp_work" && SLUICE_JAVA_OPTS="${SLUICE_JAVA_OPTS:--Xmx512m -XX:+UseSerialGC} -Xlog:gc:file=$tp_work/sluice-gc-%p.log" \
+        exec "$root/sluice" run --source "$src?sslmode=disable" --target "$os" --name bench \
         --offsets "$tp_work/sluice.offsets" --tables 'public.docs,probe.probe') >>"$tp_work/sluice.out" 2>&1 & ;;
     pgstream)
       "$pgstream" init -c "$tp_work/pgstream.yaml" --with-injector >>"$tp_work/pgstream.out" 2>&1 \
@@ -343,6 +355,8 @@ done
 median() { sort -n | awk -v f="$1" '{v[NR] = $1} END {printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 tuned="$(grep -h 'Batch size tuning (OpenSearch' "$tp_work/.sluice/sluice.log" 2>/dev/null | tail -3 | sed 's/.*Batch size tuning ([^)]*): //' | paste -sd';' || true)"
 heap_peak_mb="$(sort -n "$heap_log" 2>/dev/null | tail -1 | awk '{printf "%.0f", $1 / 1024}')"
+# Heap after each collection ("150M->40M(494M)": 40M stayed), the peak over every sluice run.
+heap_live_mb="$(cat "$tp_work"/sluice-gc-*.log 2>/dev/null | grep -Eo -- '->[0-9]+M' | tr -dc '0-9\n' | sort -n | tail -1)"
 rss_report=""
 for tool in "${tools[@]}"; do rss_report+="$tool $(( $(peak_rss_kb "${tool_pid[$tool]}") / 1024 )) MB; "; done
 {
@@ -350,7 +364,7 @@ for tool in "${tools[@]}"; do rss_report+="$tool $(( $(peak_rss_kb "${tool_pid[$
   echo
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB;"
   echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); OpenSearch $(curl -sf "$os" | jq -r .version.number) (one node, heap ${OPENSEARCH_HEAP:-2g});"
-  echo "pipelines: ${tools[*]}; $rows rows; snapshot rounds $snapshot_rounds, update rounds $rounds;"
+  echo "pipelines: ${tools[*]}; $rows rows$([ "$jsonb" = 1 ] && echo " with a jsonb column" || echo " without jsonb"); snapshot rounds $snapshot_rounds, update rounds $rounds;"
   echo "pgstream batch.size ${PGSTREAM_BATCH_SIZE:-100 (its default)}; Sluice with its defaults (-Xmx512m)."
   echo
   echo "| scenario | tool | rows | median s | median docs/s | runs (docs/s) | runs that stalled (documents reached) |"
@@ -376,5 +390,6 @@ for tool in "${tools[@]}"; do rss_report+="$tool $(( $(peak_rss_kb "${tool_pid[$
   printf '%s' "$latency_report"
   echo
   echo "Sluice's _bulk size tuner, its last three steps: ${tuned:-no tuning line in its log}."
-  echo "Sluice's JVM heap used, peak of 1 s samples: ${heap_peak_mb:-?} MB (limit 512 MB). Peak RSS: $rss_report"
+  echo "Sluice's JVM heap (limit -Xmx512m): after each collection, peak ${heap_live_mb:-?} MB; used, garbage included, peak of 1 s"
+  echo "samples ${heap_peak_mb:-?} MB. Peak RSS: $rss_report"
 } | tee "$results.md"

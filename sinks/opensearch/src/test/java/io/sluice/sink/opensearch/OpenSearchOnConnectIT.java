@@ -27,8 +27,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the sink's barrier index, so the snapshot's start and end and a schema change apply in the
  * source's order across tasks. A column added with a default (every row gains a value) copies the
  * table into the stream with ddl.copy.on=column_change, and the tasks build the index's next
- * version from the copy behind its alias. A worker is stopped while changes stream; its tasks
- * move and the indexes end with exactly the tables' rows, the new column's default included.
+ * version from the copy behind its alias. A worker is stopped while changes stream (rows written
+ * into every partition, then a TRUNCATE of their table); its tasks move and the indexes end with
+ * exactly the tables' rows, the new column's default included, no row from before the TRUNCATE.
  */
 @ExtendWith({PostgresExtension.class, OpenSearchExtension.class})
 class OpenSearchOnConnectIT {
@@ -50,17 +51,7 @@ class OpenSearchOnConnectIT {
             // A column added with a default gives every row a value: the table is copied and its index rebuilt.
             sourceConfig.put("ddl.copy.on", "column_change");
             connect.embedded().configureConnector("os-source", sourceConfig);
-            Map<String, String> sink = new HashMap<>();
-            sink.put("connector.class", OpenSearchSinkConnector.class.getName());
-            sink.put("tasks.max", String.valueOf(PARTITIONS));
-            sink.put("topics.regex", "os\\..*");
-            sink.put("consumer.override.metadata.max.age.ms", "1000");
-            sink.put("connection.url", node.httpUrl());
-            sink.put("index.name.format", prefix + "${schema}.${table}");
-            sink.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
-            sink.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
-            sink.put("bulk.max.delay.ms", "10");
-            connect.embedded().configureConnector("os-sink", sink);
+            connect.embedded().configureConnector("os-sink", sinkConfig(node, "os", prefix));
             await(() -> IndexDocuments.count(node, prefix + "public.items") == 3000 && IndexDocuments.count(node, prefix + "public.notes") == 200,
                     "the snapshot indexed");
 
@@ -73,7 +64,10 @@ class OpenSearchOnConnectIT {
             WorkerHandle stopped = connect.busiestWorker("os-sink");
             String gone = ":" + stopped.url().getPort();
             connect.embedded().removeWorker(stopped);
+            // Rows in every partition just before a TRUNCATE (which has no key): its barrier keeps them before it.
             source.execute("UPDATE items SET name = name || '.' WHERE id % 13 = 0", "DELETE FROM items WHERE id % 17 = 0",
+                    "INSERT INTO notes SELECT g, 'before the truncate ' || g FROM generate_series(1000, 4000) g", "TRUNCATE notes",
+                    "INSERT INTO notes SELECT g, 'after ' || g FROM generate_series(5000, 5100) g",
                     "INSERT INTO notes VALUES (-1, 'the end')");
             await(() -> connect.allTasksRunningElsewhere("os-sink", PARTITIONS, gone), "the sink's tasks running on the other workers");
             await(() -> IndexDocuments.get(node, prefix + "public.notes", "-1") != null, "the last change indexed");
@@ -90,6 +84,62 @@ class OpenSearchOnConnectIT {
         } finally {
             TestDatabases.drop(source);
         }
+    }
+
+    /**
+     * A worker stopped while a table's copy is being written into the next index version (a
+     * column added with a default: every row gains a value): its tasks move, the copy goes on from
+     * what was committed, and the alias moves to a version with every row, each with the new column.
+     */
+    @Test
+    void aWorkerLostWhileACopyIsWrittenLosesNothing(OpenSearchNode node) throws Exception {
+        TestDatabase source = TestDatabases.create(OpenSearchOnConnectIT.class);
+        String prefix = source.name().toLowerCase() + ".";
+        String alias = prefix + "public.big";
+        source.execute("CREATE TABLE big (id int PRIMARY KEY, name text)",
+                "INSERT INTO big SELECT g, 'row ' || g FROM generate_series(1, 60000) g");
+        try (ConnectCluster connect = ConnectCluster.start("oscopy", 3, Map.of("scheduled.rebalance.max.delay.ms", "2000"))) {
+            Map<String, String> sourceConfig = ConnectorConfigs.sourceWithBarriers(source, "oc", "public.*", PARTITIONS);
+            sourceConfig.put("slot.name", "oc_slot");
+            sourceConfig.put("ddl.copy.on", "column_change");
+            connect.embedded().configureConnector("oc-source", sourceConfig);
+            Map<String, String> sink = sinkConfig(node, "oc", prefix);
+            sink.put("bulk.max.bytes", "32768"); // small requests: the copy takes long enough to stop a worker in it
+            connect.embedded().configureConnector("oc-sink", sink);
+            await(() -> IndexDocuments.count(node, alias) == 60000, "the snapshot indexed");
+
+            source.execute("ALTER TABLE big ADD COLUMN color text DEFAULT 'red'");
+            await(() -> IndexDocuments.count(node, alias + "_v2") > 0, "the copy being written into the next version");
+            assertThat(IndexDocuments.count(node, alias + "_v2")).as("the copy is not whole yet").isLessThan(60000);
+            WorkerHandle stopped = connect.busiestWorker("oc-sink");
+            String gone = ":" + stopped.url().getPort();
+            connect.embedded().removeWorker(stopped);
+            source.execute("UPDATE big SET name = name || '!' WHERE id % 100 = 0", "INSERT INTO big VALUES (-1, 'the end', 'blue')");
+            await(() -> connect.allTasksRunningElsewhere("oc-sink", PARTITIONS, gone), "the sink's tasks running on the other workers");
+            await(() -> same(source, node, alias, "SELECT id, name || '|' || color FROM big",
+                    doc -> doc.path("name").asText() + "|" + doc.path("color").asText()), "big equal to the table");
+            assertThat(IndexDocuments.count(node, alias + "_v1")).as("the old version is dropped").isEqualTo(-1);
+            assertThat(connect.embedded().connectorStatus("oc-sink").tasks())
+                    .allSatisfy(task -> assertThat(task.state()).as("task %d: %s", task.id(), task.trace()).isEqualTo("RUNNING"));
+            connect.embedded().deleteConnector("oc-source");
+            connect.embedded().deleteConnector("oc-sink");
+        } finally {
+            TestDatabases.drop(source);
+        }
+    }
+
+    private static Map<String, String> sinkConfig(OpenSearchNode node, String topicPrefix, String indexPrefix) {
+        Map<String, String> sink = new HashMap<>();
+        sink.put("connector.class", OpenSearchSinkConnector.class.getName());
+        sink.put("tasks.max", String.valueOf(PARTITIONS));
+        sink.put("topics.regex", topicPrefix + "\\..*");
+        sink.put("consumer.override.metadata.max.age.ms", "1000");
+        sink.put("connection.url", node.httpUrl());
+        sink.put("index.name.format", indexPrefix + "${schema}.${table}");
+        sink.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+        sink.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+        sink.put("bulk.max.delay.ms", "10");
+        return sink;
     }
 
     interface Condition {

@@ -105,7 +105,10 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
                 case CHANGE -> {
                     SourcePosition position = event.position();
                     beginStreaming();
-                    if (!changes.appliedAlready(event.sourceName(), position)) {
+                    if (event.barrier() != null && "t".equals(event.op())) {
+                        // On a cluster, after every partition's rows before it: emptied, and released, in one transaction.
+                        schemaEvents.truncateAtBarrier(record, event.source(), event.barrier());
+                    } else if (!changes.appliedAlready(event.sourceName(), position)) {
                         changes.change(record, event.value(), event.op(), event.source(), position);
                     }
                 }

@@ -231,14 +231,28 @@ final class SchemaEvents {
      * is named from the source.
      */
     void emptyForReload(SinkRecord record, Struct source, Barriers.Barrier barrier) throws InterruptedException {
+        empty(record, source, barrier, "TRUNCATE ", "to copy it again");
+    }
+
+    /**
+     * A streamed truncation (or the start of a table's copy into the stream) on a cluster, once
+     * every partition's rows before it are on the target: the table is emptied, the event's Kafka
+     * offset stored and the barrier released in one transaction (sent again after that, the router
+     * passes it over as released).
+     */
+    void truncateAtBarrier(SinkRecord record, Struct source, Barriers.Barrier barrier) throws InterruptedException {
+        empty(record, source, barrier, "TRUNCATE ONLY ", "as the source did");
+    }
+
+    private void empty(SinkRecord record, Struct source, Barriers.Barrier barrier, String truncate, String why) throws InterruptedException {
         String sourceName = source.getString("name");
         String[] target = tableTarget(sourceName, source);
         loads.sendAll();
         loads.awaitSent();
         changes.applier().applyAlone(sourceName, null, byKafkaOffset ? Map.of(SinkEvent.partitionOf(record), record.kafkaOffset() + 1)
-                : Map.of(), "emptying " + tables.name(target) + " to copy it again", c -> {
+                : Map.of(), "emptying " + tables.name(target) + " " + why, c -> {
                     try (Statement s = c.createStatement()) {
-                        s.execute("TRUNCATE " + Identifiers.quote(target[0], target[1]));
+                        s.execute(truncate + Identifiers.quote(target[0], target[1]));
                     }
                     barriers.release(c, barrier.id());
                 });

@@ -17,9 +17,11 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * Adds ordering barriers (see {@link Barriers}) to what the source task hands to Kafka Connect:
- * after each schema event, and after the truncation that empties a keyless table before a resumed
- * snapshot copies it again, one barrier record in every partition of each table topic the event
- * concerns. The event itself goes to partition 0 of the schema-change topic, so that events keep
+ * after each schema event, and after each truncation of a table (streamed, the start of a table's
+ * copy into the stream, or the emptying of a keyless table a resumed snapshot copies again), one
+ * barrier record in every partition of each table topic the event concerns. A truncation has no
+ * key, so without its barrier it would land in any partition, and the rows written before it in
+ * the others could be applied after it. The event itself goes to partition 0 of the schema-change topic, so that events keep
  * their order whatever the topic's partition count, and names its barrier in headers.
  */
 public final class BarrierWriter {
@@ -83,19 +85,18 @@ public final class BarrierWriter {
             }
             return new Barriers.Barrier(idOf(value), List.copyOf(topics), partitions);
         }
-        if (isReloadTruncation(value)) {
+        if (isTruncation(value)) {
             return new Barriers.Barrier(idOf(value), List.of(record.topic()), partitions);
         }
         return null;
     }
 
-    /** Whether an event is the truncation that empties a table a resumed snapshot copies again. */
-    static boolean isReloadTruncation(Struct value) {
+    /** Whether an event is a truncation of a table. */
+    static boolean isTruncation(Struct value) {
         if (!Envelope.isEnvelope(value.schema()) || value.schema().field(Envelope.OP) == null) {
             return false;
         }
-        Struct source = value.getStruct(Envelope.SOURCE);
-        return "t".equals(value.getString(Envelope.OP)) && source != null && "true".equals(source.getString("snapshot"));
+        return "t".equals(value.getString(Envelope.OP)) && value.getStruct(Envelope.SOURCE) != null;
     }
 
     /**

@@ -71,16 +71,24 @@ class BarrierWriterTest {
     }
 
     @Test
-    void theTruncationBeforeAReloadIsAnEventWithBarriersInItsTopic() {
-        Schema envelope = Envelope.schema("shop.public.log", ROW);
-        SourceInfo source = new SourceInfo("shop", "shop", "public", "log", 1_000L, SourceInfo.Snapshot.TRUE, null, null, null);
-        SourceRecord truncation = new SourceRecord(PARTITION, Map.of("n", 1), "shop.public.log", null, null, null, envelope,
-                Envelope.create(envelope, Operation.TRUNCATE, null, null, source, 1_000L));
-        List<SourceRecord> out = writer.withBarriers(List.of(truncation));
-        assertThat(out).hasSize(4);
-        assertThat(out.get(0).topic()).isEqualTo("shop.schema-changes");
-        assertThat(Barriers.of(out.get(0).headers()).topics()).containsExactly("shop.public.log");
-        assertThat(out.subList(1, 4)).extracting(SourceRecord::topic).containsOnly("shop.public.log");
+    void everyTruncationIsAnEventWithBarriersInItsTopic() {
+        // Before a reload, streamed (with its log position), and at the start of a table's copy into the stream.
+        for (SourceInfo.Snapshot marker : new SourceInfo.Snapshot[] {SourceInfo.Snapshot.TRUE, SourceInfo.Snapshot.FALSE,
+                SourceInfo.Snapshot.INCREMENTAL}) {
+            Schema envelope = Envelope.schema("shop.public.log", ROW);
+            Long lsn = marker == SourceInfo.Snapshot.TRUE ? null : 10L;
+            SourceInfo source = new SourceInfo("shop", "shop", "public", "log", 1_000L, marker, lsn == null ? null : 1L, lsn, null);
+            SourceRecord truncation = new SourceRecord(PARTITION, Map.of("n", 1), "shop.public.log", null, null, null, envelope,
+                    Envelope.create(envelope, Operation.TRUNCATE, null, null, source, 1_000L));
+            List<SourceRecord> out = writer.withBarriers(List.of(truncation, row(1)));
+            assertThat(out).as("%s", marker).hasSize(5);
+            assertThat(out.get(0).topic()).isEqualTo("shop.schema-changes");
+            assertThat(out.get(0).kafkaPartition()).isZero();
+            assertThat(Barriers.of(out.get(0).headers()).topics()).containsExactly("shop.public.log");
+            assertThat(out.subList(1, 4)).extracting(SourceRecord::topic).containsOnly("shop.public.log");
+            assertThat(out.subList(1, 4)).extracting(SourceRecord::kafkaPartition).containsExactly(0, 1, 2);
+            assertThat(out.get(4).value()).as("the rows after it stay after it").isEqualTo(row(1).value());
+        }
     }
 
     private String idOf(SourceRecord event) {

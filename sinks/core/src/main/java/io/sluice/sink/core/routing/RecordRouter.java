@@ -3,6 +3,7 @@ package io.sluice.sink.core.routing;
 import java.util.Collection;
 
 import io.sluice.schemas.envelope.Barriers;
+import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
@@ -19,7 +20,9 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  * target has already is skipped; a barrier record lets its partition go on or holds it; an event
  * waiting for its barrier's partitions is held; the rest go to the {@link SinkWriter} — schema
  * events to {@link SinkWriter#applySchemaEvent}, everything else to {@link SinkWriter#write} —
- * and what it refuses to the dead letters. Every record handled is taken in the ledger.
+ * and what it refuses to the dead letters. A schema event's barrier is released by the writer; a
+ * row event's (a truncation's) by the writer in its own work, or here once it is written. Every
+ * record handled is taken in the ledger.
  */
 public final class RecordRouter {
 
@@ -69,6 +72,13 @@ public final class RecordRouter {
                 continue;
             }
             route(record);
+            if (waitsFor != null && !SchemaChangeEvents.VALUE_SCHEMA.name().equals(record.valueSchema().name())
+                    && !gate.isReleased(waitsFor.id())) {
+                // A row event that waited at its barrier (a truncation) and that the writer did not release with its own work:
+                // once it is written, the rows after it may go.
+                writer.writeAll();
+                gate.release(waitsFor.id());
+            }
             ledger.taken(partition, offset);
         }
         writer.afterPut(context);
