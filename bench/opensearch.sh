@@ -28,9 +28,10 @@
 #     (what a GET by id returns, no refresh needed) and notes when each is first found; that time
 #     minus the row's commit timestamp (track_commit_timestamp, same clock) is the latency. It is
 #     stamped when the answer is in, so it errs high by up to one request and poll (~5-10 ms).
-# Reported besides: the bulk size Sluice's tuner settled on (its log), Sluice's JVM heap — after
-# each collection (its GC log: what stayed live, the peak), and used (jstat, sampled each second:
-# peak of survivor + eden + old used, garbage included) — and each pipeline's peak RSS.
+# Reported besides: the bulk size Sluice's tuner settled on (its log), Sluice's JVM heap from its GC
+# log — the peak used before a collection, after one, and the live data after a full collection —
+# and each pipeline's peak RSS. (Sampling with jstat instead started a JVM every second: a third
+# of a core taken from the pipelines on a 2-core machine.)
 # Results: a TSV of every measurement and a markdown summary in bench/results/opensearch-*.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -243,15 +244,6 @@ probe_id_prefix() {
   echo "$(pgstream_table_id probe.probe)_"
 }
 v_query() { echo "{\"query\": {\"term\": {\"$(v_field "$1")\": $2}}}"; }
-# Peak heap of Sluice's JVM, sampled each second (KB: survivors + eden + old used).
-heap_log="$tp_work/sluice-heap"
-watch_heap() {
-  local pid="$1"
-  while kill -0 "$pid" 2>/dev/null; do
-    jstat -gc "$pid" 2>/dev/null | awk 'NR == 2 {print int($3 + $4 + $6 + $8)}' >>"$heap_log" || true
-    sleep 1
-  done
-}
 peak_rss_kb() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
 # (a) Snapshot rounds; the last round's pipelines stay and stream the rest.
@@ -263,7 +255,6 @@ for round in $(seq 1 "$snapshot_rounds"); do
     echo "Round $round: $tool snapshot of $rows rows..."
     started="$(now)"
     tool_start "$tool"
-    if [ "$tool" = sluice ]; then : >"$heap_log"; watch_heap "${tool_pid[sluice]}" & fi
     result="$(await_count "$tool" "$(docs_index "$tool")" "" "$rows" "$started")"
     record "$round" snapshot "$tool" "$rows" "$result"
     # A pipeline still working through a snapshot it failed would slow the next one's down.
@@ -354,9 +345,15 @@ done
 # The median of the numbers on stdin (of the middle two for an even count).
 median() { sort -n | awk -v f="$1" '{v[NR] = $1} END {printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 tuned="$(grep -h 'Batch size tuning (OpenSearch' "$tp_work/.sluice/sluice.log" 2>/dev/null | tail -3 | sed 's/.*Batch size tuning ([^)]*): //' | paste -sd';' || true)"
-heap_peak_mb="$(sort -n "$heap_log" 2>/dev/null | tail -1 | awk '{printf "%.0f", $1 / 1024}')"
-# Heap after each collection ("150M->40M(494M)": 40M stayed), the peak over every sluice run.
-heap_live_mb="$(cat "$tp_work"/sluice-gc-*.log 2>/dev/null | grep -Eo -- '->[0-9]+M' | tr -dc '0-9\n' | sort -n | tail -1)"
+# A collection's line says the heap before and after it ("150M->40M(494M)"); the peaks over every sluice run. After a
+# young collection the old generation's garbage stays too; after a full one, only live data.
+gc_logs() { cat "$tp_work"/sluice-gc-*.log 2>/dev/null; }
+heap_peak_mb="$(gc_logs | grep -Eo -- '[0-9]+M->' | tr -dc '0-9\n' | sort -n | tail -1)"
+heap_live_mb="$(gc_logs | grep -Eo -- '->[0-9]+M' | tr -dc '0-9\n' | sort -n | tail -1)"
+full_gcs="$(gc_logs | grep -c 'Pause Full' || true)"
+heap_full_mb="$(gc_logs | grep 'Pause Full' | grep -Eo -- '->[0-9]+M' | tr -dc '0-9\n' | sort -n | tail -1)"
+young_gcs="$(gc_logs | grep -c 'Pause Young' || true)"
+gc_seconds="$(gc_logs | grep -Eo '[0-9.]+ms$' | tr -d 'ms' | awk '{s += $1} END {printf "%.1f", s / 1000}')"
 rss_report=""
 for tool in "${tools[@]}"; do rss_report+="$tool $(( $(peak_rss_kb "${tool_pid[$tool]}") / 1024 )) MB; "; done
 {
@@ -390,6 +387,7 @@ for tool in "${tools[@]}"; do rss_report+="$tool $(( $(peak_rss_kb "${tool_pid[$
   printf '%s' "$latency_report"
   echo
   echo "Sluice's _bulk size tuner, its last three steps: ${tuned:-no tuning line in its log}."
-  echo "Sluice's JVM heap (limit -Xmx512m): after each collection, peak ${heap_live_mb:-?} MB; used, garbage included, peak of 1 s"
-  echo "samples ${heap_peak_mb:-?} MB. Peak RSS: $rss_report"
+  echo "Sluice's JVM heap (limit -Xmx512m), from its GC log: used before a collection, peak ${heap_peak_mb:-?} MB; after one,"
+  echo "peak ${heap_live_mb:-?} MB; $full_gcs full collection(s), the live data after the largest ${heap_full_mb:-(none)} MB;"
+  echo "$young_gcs young collections; ${gc_seconds:-?} s paused in all. Peak RSS: $rss_report"
 } | tee "$results.md"
