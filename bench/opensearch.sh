@@ -177,11 +177,19 @@ tool_forget() {
     sluice)
       "$root/sluice" teardown --source "$src?sslmode=disable" --target "$os" --name bench --offsets "$tp_work/sluice.offsets" \
         >>"$tp_work/sluice.out" 2>&1 || true
-      curl -sf -X DELETE "$os/public.docs_v*,probe.probe_v*,sluice_*?expand_wildcards=all" >/dev/null || true ;;
+      curl -sf -X DELETE "$os/public.docs_v*,probe.probe_v*,sluice_*?expand_wildcards=all&ignore_unavailable=true" >/dev/null || true ;;
     pgstream)
       "$pgstream" destroy -c "$tp_work/pgstream.yaml" >>"$tp_work/pgstream.out" 2>&1 || true
-      curl -sf -X DELETE "$os/public-*,probe-*,pgstream?expand_wildcards=all" >/dev/null || true ;;
+      curl -sf -X DELETE "$os/public-*,probe-*,pgstream*?expand_wildcards=all&ignore_unavailable=true" >/dev/null || true ;;
   esac
+  # A round must start from nothing: an index left from the one before would be counted as done at once.
+  local left pattern
+  if [ "$1" = sluice ]; then pattern="public.docs_v*"; else pattern="public-*"; fi
+  left="$(curl -sf "$os/_cat/indices/$pattern?h=index&expand_wildcards=all" 2>/dev/null || true)"
+  if [ -n "$left" ]; then
+    echo "$1: index $left is still there after forgetting the last round" >&2
+    exit 1
+  fi
 }
 pause() { kill -STOP "${tool_pid[$1]}"; }
 resume() { kill -CONT "${tool_pid[$1]}"; }

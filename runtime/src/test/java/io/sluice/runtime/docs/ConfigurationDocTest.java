@@ -49,7 +49,7 @@ class ConfigurationDocTest {
         section(s, "PostgreSQL source (`io.sluice.connector.postgres.PostgresSourceConnector`)", PostgresSourceConfig.CONFIG_DEF);
         section(s, "PostgreSQL sink (`io.sluice.sink.postgres.PostgresSinkConnector`)", PostgresSinkConfig.CONFIG_DEF);
         s.append("The OpenSearch sink is in progress: what its keys below describe works; [opensearch.md](opensearch.md) says\n")
-                .append("what is not built yet.\n\n");
+                .append("what is not done yet.\n\n");
         section(s, "OpenSearch sink (`io.sluice.sink.opensearch.OpenSearchSinkConnector`)", OpenSearchSinkConfig.CONFIG_DEF);
         s.append("The `sluice` command reads one more key under `target:` itself, as a Kafka Connect worker reads it on a cluster (where\n")
                 .append("`errors.deadletterqueue.topic.name` names the dead-letter topic).\n\n");
