@@ -218,23 +218,35 @@ public final class ClusterClient implements AutoCloseable {
             byte[] bytes = response.getBody().map(Body::bodyAsBytes).orElse(new byte[0]);
             return new Answer(response.getStatus(), bytes);
         } catch (IOException e) {
-            // 401 and 403 come as exceptions from the transport (a ResponseException inside); they are answers to the caller.
-            for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-                if (cause instanceof ResponseException r) {
-                    Answer refused = refusal(r.getMessage());
-                    if (refused != null) {
-                        return refused;
-                    }
-                }
+            Answer refused = refusalIn(e);
+            if (refused != null) {
+                return refused;
             }
             throw e;
         } catch (RuntimeException e) {
+            Answer refused = refusalIn(e);
+            if (refused != null) {
+                return refused;
+            }
             // The transport wraps connection failures in unchecked exceptions on some paths.
             if (e.getCause() instanceof IOException io) {
                 throw io;
             }
             throw e;
         }
+    }
+
+    /** 401 and 403 come as exceptions from the transport (a ResponseException inside): they are answers to the caller. */
+    private static Answer refusalIn(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof ResponseException r) {
+                Answer refused = refusal(r.getMessage());
+                if (refused != null) {
+                    return refused;
+                }
+            }
+        }
+        return null;
     }
 
     /**
