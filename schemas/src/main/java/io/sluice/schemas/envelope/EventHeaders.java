@@ -24,6 +24,20 @@ public final class EventHeaders {
     public static final String KEY_ONLY_BEFORE = "sluice.before.key.only";
 
     /**
+     * On an update that changed the row's key (value {@code true}). The record is keyed by the
+     * new key; the old key's earlier changes may be in another partition.
+     */
+    public static final String KEY_CHANGED = "sluice.key.changed";
+
+    /**
+     * On the delete of the old key that comes just before an update changing a row's key (value
+     * {@code true}), when that update carries the whole row. Keyed by the old key, it lands in the
+     * old key's partition after that key's earlier changes, so a sink applying partitions
+     * independently cannot have one of those bring the old row back once the update is applied.
+     */
+    public static final String KEY_MOVED_AWAY = "sluice.key.moved.away";
+
+    /**
      * On a row event whose images hold values their Connect form cannot carry everywhere (array
      * lower bounds other than 1; NaN, ±Infinity and -0 floats, which Kafka's JSON converter loses):
      * where they are and what they are, as JSON ({@link ValueNotes}).

@@ -78,7 +78,7 @@ final class OpenSearchWriter implements SinkWriter {
         String op = event.op();
         String table = event.table();
         Schema rowSchema = value.schema().field(Envelope.AFTER).schema();
-        String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.record().topic());
+        String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.tableTopic());
         if (op.equals("t") && COPY.equals(event.snapshotMarker())) {
             // A copy of the table into the stream begins: the schema event before it began the new index version its rows go
             // to. (Not here: on a cluster this truncate comes again after a task restarts, long after the copy ended.)
@@ -100,17 +100,15 @@ final class OpenSearchWriter implements SinkWriter {
         if (op.equals("d")) {
             batch().delete(record, table, index, id, position, version);
         } else {
-            if (op.equals("u") && before != null) {
-                String oldId = DocumentIds.of(keyOf(before, record, table));
-                if (!oldId.equals(id)) {
-                    batch().delete(record, table, index, oldId, position, version);
-                }
-            }
+            String oldId = op.equals("u") && before != null ? DocumentIds.of(keyOf(before, record, table)) : id;
             Set<String> unchanged = unchangedToast(record);
             if (unchanged.isEmpty()) {
                 batch().index(record, table, index, id, position, version, out -> values.write(after, Set.of(), out));
             } else {
-                indexWithStoredValues(record, table, index, id, position, version, after, unchanged);
+                indexWithStoredValues(record, table, index, oldId, id, position, version, after, unchanged);
+            }
+            if (!oldId.equals(id)) {
+                batch().delete(record, table, index, oldId, position, version);
             }
         }
         sendIfFull();
@@ -119,15 +117,21 @@ final class OpenSearchWriter implements SinkWriter {
     /**
      * A change whose row kept some TOASTed values unchanged (PostgreSQL does not send them): the
      * document is written whole, those fields taken from what the index stores, read once every
-     * write before it has settled.
+     * write before it has settled. A key change finds them under the old id; when that is gone
+     * (the change comes again after a restart) under the new one, whose newer version then wins.
      */
-    private void indexWithStoredValues(SinkRecord record, String table, String index, String id, SourcePosition position,
+    private void indexWithStoredValues(SinkRecord record, String table, String index, String oldId, String id, SourcePosition position,
                                        ExternalVersion version, Struct after, Set<String> unchanged) throws InterruptedException {
         writeAll();
-        JsonNode stored = indexes.source(index, id);
+        JsonNode atOld = indexes.source(index, oldId);
+        JsonNode stored = atOld == null && !oldId.equals(id) ? indexes.source(index, id) : atOld;
         if (stored == null) {
+            if (supersededByDelete(record, table, index, oldId, position, version)) {
+                return; // sent again after a restart: a later delete or key change removed the document
+            }
             throw new DataException("The change of " + table + " document " + id + " at " + position + " leaves columns "
-                    + unchanged + " as they were, but the index has no document to take them from; copy the table again");
+                    + unchanged + " as they were, but the index has no document to take them from, and no newer write removed it; "
+                    + "copy the table again (sluice run --fresh copies every table again)");
         }
         batch().index(record, table, index, id, position, version, out -> {
             out.writeStartObject();
@@ -141,6 +145,21 @@ final class OpenSearchWriter implements SinkWriter {
             }
             out.writeEndObject();
         });
+    }
+
+    /**
+     * Whether the index removed the document with a write newer than this change: a delete with
+     * the change's version is refused as older when the index still holds the version of that
+     * write ({@code index.gc_deletes}). Otherwise the delete marks the missing document with this
+     * version, which changes nothing.
+     */
+    private boolean supersededByDelete(SinkRecord record, String table, String index, String id, SourcePosition position,
+                                       ExternalVersion version) throws InterruptedException {
+        BulkBatch probe = queue.separateBatch();
+        probe.delete(record, table, index, id, position, version);
+        long before = queue.olderThanStored();
+        queue.sendAndSettle(probe);
+        return queue.olderThanStored() > before;
     }
 
     private static Set<String> unchangedToast(SinkRecord record) {
@@ -205,7 +224,7 @@ final class OpenSearchWriter implements SinkWriter {
     private void reload(SinkEvent event) throws InterruptedException {
         writeAll();
         Schema rowSchema = event.value().schema().field(Envelope.AFTER).schema();
-        String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.record().topic());
+        String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.tableTopic());
         indexes.recreate(alias, rowSchema, event.table());
     }
 

@@ -75,6 +75,7 @@ class SnapshotAndStreamIT {
                         "UPDATE accounts SET id = 100000 WHERE id = 1",
                         "BEGIN", "UPDATE accounts SET note = 'twice-1' WHERE id = 2", "UPDATE accounts SET note = 'twice-2' WHERE id = 2", "COMMIT",
                         "UPDATE items SET name = 'renamed' WHERE id = 1", // big stays TOASTed and unchanged
+                        "UPDATE items SET id = 10 WHERE id = 1", // a new key, big still unchanged: taken from the old document
                         "TRUNCATE scratch", "INSERT INTO scratch VALUES (3, 'c')",
                         "INSERT INTO accounts VALUES (-2, 0, 'end')");
                 pipe.pumpUntil("accounts", -2, () -> { });
@@ -82,7 +83,9 @@ class SnapshotAndStreamIT {
                 assertThat(pipe.sink().documentsWritten()).isGreaterThan(2000);
             }
             AccountsIndex.assertSame(source, node, prefix + "public.accounts");
-            JsonNode item1 = doc(node, prefix + "public.items", "1");
+            assertThat(IndexDocuments.get(node, prefix + "public.items", "1")).as("the old key's document").isNull();
+            JsonNode item1 = doc(node, prefix + "public.items", "10");
+            assertThat(item1.path("id").asInt()).isEqualTo(10);
             assertThat(item1.path("name").asText()).isEqualTo("renamed");
             assertThat(item1.path("big").asText()).hasSize(15_000).startsWith("bigbig");
             JsonNode item2 = doc(node, prefix + "public.items", "2");
@@ -97,7 +100,7 @@ class SnapshotAndStreamIT {
             assertThat(item3.path("score").asText()).isEqualTo("-Infinity");
             assertThat(item3.path("born").asText()).isEqualTo("-0043-03-15");
             assertThat(item3.path("at").asText()).isEqualTo("+12345-01-01T00:00:00");
-            JsonNode item1Full = doc(node, prefix + "public.items", "1");
+            JsonNode item1Full = doc(node, prefix + "public.items", "10");
             assertThat(item1Full.path("price").asText()).isEqualTo("12.50");
             assertThat(item1Full.path("meta").path("a").path("b").get(1).asInt()).isEqualTo(2);
             assertThat(item1Full.path("tags").get(1).isNull()).isTrue();
@@ -120,6 +123,8 @@ class SnapshotAndStreamIT {
                 assertThat(again.sink().olderThanStored()).as("replayed writes refused as older").isGreaterThan(100);
             }
             AccountsIndex.assertSame(source, node, prefix + "public.accounts");
+            assertThat(IndexDocuments.get(node, prefix + "public.items", "1")).as("the old key's document, after the replay").isNull();
+            assertThat(doc(node, prefix + "public.items", "10").path("big").asText()).as("after the replay").hasSize(15_000);
 
             // Another pipeline's snapshot over the same indexes: refused by default, naming them and the choices.
             try (SourceToIndex other = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "os2"), sinkProps)) {

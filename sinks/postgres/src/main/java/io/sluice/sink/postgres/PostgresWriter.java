@@ -109,7 +109,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
                         // On a cluster, after every partition's rows before it: emptied, and released, in one transaction.
                         schemaEvents.truncateAtBarrier(record, event.source(), event.barrier());
                     } else if (!changes.appliedAlready(event.sourceName(), position)) {
-                        changes.change(record, event.value(), event.op(), event.source(), position);
+                        changes.change(record, event.tableTopic(), event.value(), event.op(), event.source(), position);
                     }
                 }
                 case SEQUENCES -> advanceSequences(record, event.value());

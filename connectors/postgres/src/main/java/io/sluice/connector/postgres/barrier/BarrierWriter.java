@@ -7,19 +7,22 @@ import java.util.Set;
 
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.header.Headers;
 import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * Adds ordering barriers (see {@link Barriers}) to what the source task hands to Kafka Connect:
  * after each schema event, and after each truncation of a table (streamed, the start of a table's
- * copy into the stream, or the emptying of a keyless table a resumed snapshot copies again), one
- * barrier record in every partition of each table topic the event concerns. A truncation has no
+ * copy into the stream, or the emptying of a keyless table a resumed snapshot copies again) and
+ * each update that moves a row to a new key keeping TOASTed values it did not send, one barrier
+ * record in every partition of each table topic the event concerns. A truncation has no
  * key, so without its barrier it would land in any partition, and the rows written before it in
  * the others could be applied after it. The event itself goes to partition 0 of the schema-change topic, so that events keep
  * their order whatever the topic's partition count, and names its barrier in headers.
@@ -85,10 +88,22 @@ public final class BarrierWriter {
             }
             return new Barriers.Barrier(idOf(value), List.copyOf(topics), partitions);
         }
-        if (isTruncation(value)) {
+        if (isTruncation(value) || movesStoredValues(record)) {
             return new Barriers.Barrier(idOf(value), List.of(record.topic()), partitions);
         }
         return null;
+    }
+
+    /**
+     * Whether an update changed the row's key and left TOASTed values unchanged: a sink finds them
+     * only in the row stored under the old key, as the old key's earlier changes in another
+     * partition left it, and the new key's later changes must not come first.
+     */
+    static boolean movesStoredValues(SourceRecord record) {
+        Header changed = record.headers().lastWithName(EventHeaders.KEY_CHANGED);
+        Header unchanged = record.headers().lastWithName(EventHeaders.UNCHANGED_TOAST);
+        return changed != null && Boolean.TRUE.equals(changed.value()) && unchanged != null && unchanged.value() != null
+                && !unchanged.value().toString().isEmpty();
     }
 
     /** Whether an event is a truncation of a table. */

@@ -149,7 +149,7 @@ public final class ChangeRecords {
             for (int oid : t.relationOids()) {
                 StreamTable table = table(oid);
                 if (table.selected()) {
-                    emit(table, Operation.TRUNCATE, null, null, null, null);
+                    emit(table, Operation.TRUNCATE, null, null, null, null, null);
                 }
             }
         }
@@ -323,10 +323,30 @@ public final class ChangeRecords {
         if (op == Operation.DELETE && before == null) {
             throw new ConnectException("A delete on " + table.qualifiedName() + " came without the old row's key");
         }
-        emit(table, op, before, after, oldKind == 'K' ? Boolean.TRUE : null, unchanged);
+        Boolean keyOnlyBefore = oldKind == 'K' ? Boolean.TRUE : null;
+        if (op == Operation.UPDATE && keyChanged(table, before, after)) {
+            if (unchanged.isEmpty()) {
+                // A delete of the old key first, in the old key's partition on a Connect cluster (see EventHeaders.KEY_MOVED_AWAY).
+                emit(table, Operation.DELETE, before, null, keyOnlyBefore, null, EventHeaders.KEY_MOVED_AWAY);
+            }
+            // With unchanged TOASTed values the update must find the old row as it is, so nothing deletes it before; on a
+            // cluster the update waits at a barrier instead (BarrierWriter).
+            emit(table, op, before, after, keyOnlyBefore, unchanged, EventHeaders.KEY_CHANGED);
+            return;
+        }
+        emit(table, op, before, after, keyOnlyBefore, unchanged, null);
     }
 
-    private void emit(StreamTable table, Operation op, Struct before, Struct after, Boolean keyOnlyBefore, List<String> unchanged) {
+    private static boolean keyChanged(StreamTable table, Struct before, Struct after) {
+        TableSchema schema = table.schema();
+        return before != null && after != null && schema.keySchema() != null && !schema.key(before).equals(schema.key(after));
+    }
+
+    /**
+     * @param mark a header set to {@code true} on the record, or null
+     */
+    private void emit(StreamTable table, Operation op, Struct before, Struct after, Boolean keyOnlyBefore, List<String> unchanged,
+                      String mark) {
         if (transaction == null) {
             throw new ConnectException("pgoutput sent a change of " + table.qualifiedName() + " outside a transaction");
         }
@@ -359,6 +379,9 @@ public final class ChangeRecords {
         }
         if (keyOnlyBefore != null) {
             record.headers().addBoolean(EventHeaders.KEY_ONLY_BEFORE, true);
+        }
+        if (mark != null) {
+            record.headers().addBoolean(mark, true);
         }
         if (schema.holdsNotedValues()) {
             ValueNotes.describe(before, after, record.headers());

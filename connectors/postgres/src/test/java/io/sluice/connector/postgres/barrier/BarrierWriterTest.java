@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
@@ -89,6 +90,31 @@ class BarrierWriterTest {
             assertThat(out.subList(1, 4)).extracting(SourceRecord::kafkaPartition).containsExactly(0, 1, 2);
             assertThat(out.get(4).value()).as("the rows after it stay after it").isEqualTo(row(1).value());
         }
+    }
+
+    @Test
+    void aKeyChangeKeepingUnchangedToastedValuesWaitsAtABarrierAndOtherKeyChangesDoNot() {
+        SourceRecord keepsStored = row(1);
+        keepsStored.headers().addBoolean(EventHeaders.KEY_CHANGED, true).addString(EventHeaders.UNCHANGED_TOAST, "body");
+        SourceRecord whole = row(2);
+        whole.headers().addBoolean(EventHeaders.KEY_CHANGED, true);
+        SourceRecord movedAway = row(3);
+        movedAway.headers().addBoolean(EventHeaders.KEY_MOVED_AWAY, true);
+        SourceRecord toastOnly = row(4);
+        toastOnly.headers().addString(EventHeaders.UNCHANGED_TOAST, "body");
+
+        List<SourceRecord> out = writer.withBarriers(List.of(whole, movedAway, toastOnly, keepsStored, row(5)));
+
+        assertThat(out).hasSize(5 + 3);
+        assertThat(out.subList(0, 3)).extracting(SourceRecord::topic).containsOnly("shop.public.items");
+        SourceRecord waiting = out.get(3);
+        assertThat(waiting.topic()).isEqualTo("shop.schema-changes");
+        assertThat(waiting.value()).isSameAs(keepsStored.value());
+        assertThat(waiting.headers().lastWithName(EventHeaders.UNCHANGED_TOAST).value()).as("its own headers kept").isEqualTo("body");
+        assertThat(Barriers.of(waiting.headers()).topics()).containsExactly("shop.public.items");
+        assertThat(out.subList(4, 7)).extracting(r -> r.topic() + "-" + r.kafkaPartition())
+                .containsExactly("shop.public.items-0", "shop.public.items-1", "shop.public.items-2");
+        assertThat(out.get(7).value()).isEqualTo(row(5).value());
     }
 
     private String idOf(SourceRecord event) {

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.sluice.connector.postgres.PostgresSourceTask;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
@@ -138,6 +139,36 @@ class StreamingIT {
             assertThat(records).allSatisfy(r -> assertThat(r.sourceOffset()).containsKeys(ChangeRecords.COMMIT_LSN, ChangeRecords.EVENT));
         } finally {
             task.stop();
+        }
+    }
+
+    @Test
+    void aKeyChangeIsPrecededByADeleteOfTheOldKeyUnlessItKeepsToastedValues(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE moving (id int PRIMARY KEY, body text NOT NULL)", "ALTER TABLE moving ALTER COLUMN body SET STORAGE EXTERNAL",
+                "INSERT INTO moving VALUES (10, 'small'), (20, '" + "x".repeat(10_000) + "')");
+        PostgresSourceTask task = start(db, new ConcurrentHashMap<>(), "topic.prefix", "moves", "snapshot.mode", "never",
+                "table.include.list", "public.moving");
+        try {
+            db.execute("BEGIN; UPDATE moving SET id = 11 WHERE id = 10; UPDATE moving SET id = 21 WHERE id = 20; "
+                    + "UPDATE moving SET body = 'b' WHERE id = 11; COMMIT");
+            List<SourceRecord> records = new ArrayList<>();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (records.size() < 4 && System.nanoTime() < deadline) {
+                records.addAll(poll(task));
+            }
+            assertThat(records).extracting(r -> ((Struct) r.value()).getString(Envelope.OP) + ((Struct) r.key()).getInt32("id")
+                    + (r.headers().lastWithName(EventHeaders.KEY_MOVED_AWAY) != null ? " moved away" : "")
+                    + (r.headers().lastWithName(EventHeaders.KEY_CHANGED) != null ? " key changed" : ""))
+                    .containsExactly("d10 moved away", "u11 key changed", "u21 key changed", "u11");
+            assertThat(records.get(2).headers().lastWithName(EventHeaders.UNCHANGED_TOAST).value()).isEqualTo("body");
+            assertThat(((Struct) records.get(0).value()).getStruct(Envelope.BEFORE).getInt32("id")).isEqualTo(10);
+            assertThat(records).extracting(r -> (Object) r.sourceOffset().get(ChangeRecords.EVENT)).as("each its own place in the transaction")
+                    .containsExactly(1L, 2L, 3L, 4L);
+            assertThat(records).extracting(r -> ((Struct) r.value()).getStruct(Envelope.TRANSACTION).getInt64("total_order"))
+                    .containsExactly(1L, 2L, 3L, 4L);
+        } finally {
+            task.stop();
+            db.execute("DROP TABLE moving");
         }
     }
 

@@ -94,6 +94,18 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         return record.kafkaOffset();
     }
 
+    /**
+     * The topic of the event's table rows. A row event that waits at a barrier (a truncation, a
+     * key change keeping unchanged TOASTed values) travels on the schema-change topic; its barrier
+     * names the table's topic, the only one it concerns.
+     */
+    public String tableTopic() {
+        if (kind != Kind.SCHEMA_CHANGE && barrier != null && barrier.topics().size() == 1) {
+            return barrier.topics().get(0);
+        }
+        return record.topic();
+    }
+
     /** The source's name (its topic prefix); null when the event has no source block. */
     public String sourceName() {
         return source == null ? null : source.getString("name");

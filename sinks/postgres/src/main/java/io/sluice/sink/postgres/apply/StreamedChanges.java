@@ -76,8 +76,12 @@ public final class StreamedChanges {
         return false;
     }
 
-    /** A streamed change the target does not have: coalesced with the pending changes of its table. */
-    public void change(SinkRecord record, Struct value, String op, Struct source, SourcePosition position) {
+    /**
+     * A streamed change the target does not have: coalesced with the pending changes of its table.
+     *
+     * @param topic the topic of the table's rows (not the record's, when it travelled with a barrier)
+     */
+    public void change(SinkRecord record, String topic, Struct value, String op, Struct source, SourcePosition position) {
         if (byKafkaOffset && skips.replayed(SinkEvent.partitionOf(record), position)) {
             return; // sent again by the source after its restart: this partition has it already
         }
@@ -90,7 +94,7 @@ public final class StreamedChanges {
             changes.applyInBackground(durableOnCommit(), Closing.FULL);
         }
         lastTransaction = txId;
-        String[] target = tables.resolve(record.topic(), source.getString("schema"), source.getString("table"));
+        String[] target = tables.resolve(topic, source.getString("schema"), source.getString("table"));
         String name = tables.name(target);
         Struct before = value.getStruct(Envelope.BEFORE);
         Struct after = value.getStruct(Envelope.AFTER);

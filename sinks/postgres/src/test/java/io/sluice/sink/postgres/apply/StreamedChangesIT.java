@@ -117,7 +117,7 @@ class StreamedChangesIT {
         Struct value = Envelope.create(ENVELOPE, op, before, after, source, 1_700_000_000_000_000L);
         value.put(Envelope.TRANSACTION, Envelope.transaction(lsn, lsn, event, event));
         SinkRecord record = new SinkRecord(TOPIC, 0, null, null, ENVELOPE, value, offset);
-        changes.change(record, value, op.code(), value.getStruct(Envelope.SOURCE), SourcePosition.of(value));
+        changes.change(record, record.topic(), value, op.code(), value.getStruct(Envelope.SOURCE), SourcePosition.of(value));
         ledger.taken(P, offset++);
     }
 
