@@ -11,6 +11,10 @@
 #   PGSTREAM=... ROWS=200000 UPDATE_ROWS=100000 ROUNDS=1 LATENCY_SECONDS=20 bench/opensearch.sh    a quick check
 #   PGSTREAM_BATCH_SIZE=1000 ...                   pgstream's batch.size (documents per _bulk; default its own, 100)
 #   OPENSEARCH_HEAP=2g ...                         the OpenSearch node's heap
+#   SLUICE_SET='mapping.json=text' ...             settings of Sluice's OpenSearch target (space-separated KEY=VALUE,
+#                                                 each given as --set target.KEY=VALUE); text maps jsonb as pgstream
+#                                                 does (its JSON text, analyzed), the default flat_object indexes every leaf
+#   SLUICE_JAVA_OPTS='-Xmx1g ...' ...              the sluice command's JVM options (default -Xmx512m -XX:+UseSerialGC)
 #   JSONB=0 ...                                    the table without its jsonb column (pgstream's snapshot sends
 #                                                 jsonb as objects into the text fields it maps them to, and indexes
 #                                                 none of such rows: this gives its snapshot a time to compare)
@@ -46,6 +50,9 @@ latency_seconds="${LATENCY_SECONDS:-60}"
 warmup_seconds="${WARMUP_SECONDS:-10}"
 read -r -a tools <<<"${TOOLS:-sluice pgstream}"
 jsonb="${JSONB:-1}"
+sluice_opts="${SLUICE_JAVA_OPTS:--Xmx512m -XX:+UseSerialGC}"
+sluice_set=()
+for setting in ${SLUICE_SET:-}; do sluice_set+=(--set "target.$setting"); done
 if [ "$jsonb" = 1 ]; then
   attrs_column=", attrs jsonb NOT NULL"
   attrs_value=", jsonb_build_object('color', (ARRAY['red', 'green', 'blue'])[g % 3 + 1], 'size', g % 50, 'in_stock', g % 2 = 0,
@@ -153,9 +160,9 @@ EOF
 tool_start() {
   case "$1" in
     sluice)
-      (cd "$tp_work" && SLUICE_JAVA_OPTS="${SLUICE_JAVA_OPTS:--Xmx512m -XX:+UseSerialGC} -Xlog:gc:file=$tp_work/sluice-gc-%p.log" \
+      (cd "$tp_work" && SLUICE_JAVA_OPTS="$sluice_opts -Xlog:gc:file=$tp_work/sluice-gc-%p.log" \
         exec "$root/sluice" run --source "$src?sslmode=disable" --target "$os" --name bench \
-        --offsets "$tp_work/sluice.offsets" --tables 'public.docs,probe.probe') >>"$tp_work/sluice.out" 2>&1 & ;;
+        --offsets "$tp_work/sluice.offsets" --tables 'public.docs,probe.probe' "${sluice_set[@]}") >>"$tp_work/sluice.out" 2>&1 & ;;
     pgstream)
       "$pgstream" init -c "$tp_work/pgstream.yaml" --with-injector >>"$tp_work/pgstream.out" 2>&1 \
         || { echo "pgstream init failed:" >&2; tail -20 "$tp_work/pgstream.out" >&2; exit 1; }
@@ -370,7 +377,7 @@ for tool in "${tools[@]}"; do rss_report+="$tool $(( $(peak_rss_kb "${tool_pid[$
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB;"
   echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); OpenSearch $(curl -sf "$os" | jq -r .version.number) (one node, heap ${OPENSEARCH_HEAP:-2g});"
   echo "pipelines: ${tools[*]}; $rows rows$([ "$jsonb" = 1 ] && echo " with a jsonb column" || echo " without jsonb"); snapshot rounds $snapshot_rounds, update rounds $rounds;"
-  echo "pgstream batch.size ${PGSTREAM_BATCH_SIZE:-100 (its default)}; Sluice with its defaults (-Xmx512m)."
+  echo "pgstream batch.size ${PGSTREAM_BATCH_SIZE:-100 (its default)}; Sluice: JVM $sluice_opts; target settings: ${SLUICE_SET:-none (defaults: jsonb as flat_object)}."
   echo
   echo "| scenario | tool | rows | median s | median docs/s | runs (docs/s) | runs that stalled (documents reached) |"
   echo "|---|---|---|---|---|---|---|"
@@ -395,7 +402,7 @@ for tool in "${tools[@]}"; do rss_report+="$tool $(( $(peak_rss_kb "${tool_pid[$
   printf '%s' "$latency_report"
   echo
   echo "Sluice's _bulk size tuner, its last three steps: ${tuned:-no tuning line in its log}."
-  echo "Sluice's JVM heap (limit -Xmx512m), from its GC log: used before a collection, peak ${heap_peak_mb:-?} MB; after one,"
+  echo "Sluice's JVM heap (JVM $sluice_opts), from its GC log: used before a collection, peak ${heap_peak_mb:-?} MB; after one,"
   echo "peak ${heap_live_mb:-?} MB; $full_gcs full collection(s), the live data after the largest ${heap_full_mb:-(none)} MB;"
   echo "$young_gcs young collections; ${gc_seconds:-?} s paused in all. Peak RSS: $rss_report"
 } | tee "$results.md"

@@ -20,7 +20,7 @@ public final class PipelineOptions {
     String source;
 
     @Option(names = "--target", paramLabel = "URL", description = "The target: a database, postgres://user:password@host:5432/database, "
-            + "or an OpenSearch cluster (in progress, docs/opensearch.md), https://user:password@host:9200")
+            + "or an OpenSearch cluster (docs/opensearch.md), https://user:password@host:9200")
     String target;
 
     @Option(names = "--config", paramLabel = "FILE",

@@ -48,8 +48,7 @@ class ConfigurationDocTest {
                 .append("its URL (`postgres://…` PostgreSQL, `http(s)://…` OpenSearch) or from `type: postgres|opensearch` under `target:`.\n\n");
         section(s, "PostgreSQL source (`io.sluice.connector.postgres.PostgresSourceConnector`)", PostgresSourceConfig.CONFIG_DEF);
         section(s, "PostgreSQL sink (`io.sluice.sink.postgres.PostgresSinkConnector`)", PostgresSinkConfig.CONFIG_DEF);
-        s.append("The OpenSearch sink is in progress: what its keys below describe works; [opensearch.md](opensearch.md) says\n")
-                .append("what is not done yet.\n\n");
+        s.append("How the OpenSearch sink maps, orders and rebuilds: [opensearch.md](opensearch.md).\n\n");
         section(s, "OpenSearch sink (`io.sluice.sink.opensearch.OpenSearchSinkConnector`)", OpenSearchSinkConfig.CONFIG_DEF);
         s.append("The `sluice` command reads one more key under `target:` itself, as a Kafka Connect worker reads it on a cluster (where\n")
                 .append("`errors.deadletterqueue.topic.name` names the dead-letter topic).\n\n");

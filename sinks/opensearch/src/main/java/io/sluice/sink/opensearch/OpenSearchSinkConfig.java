@@ -155,7 +155,8 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
                     "How json and jsonb columns are mapped. flat_object: one field whose every leaf value is searchable "
                             + "as a keyword (no mapping explosion, no type conflicts between rows); object: an object field with "
                             + "dynamic mapping (leaves typed by OpenSearch; a leaf typed differently in two rows is refused); "
-                            + "keyword: the JSON text. flat_object and object take JSON objects only: a row whose value is an array "
+                            + "keyword: the JSON text as one exact value; text: the JSON text as full text (its words searchable, as pgstream "
+                            + "maps jsonb; cheapest for OpenSearch to index after keyword). flat_object and object take JSON objects only: a row whose value is an array "
                             + "or a scalar is refused with the column named.",
                     INDEXES, 4, Width.SHORT, "json as")
             .define(TRUNCATE_ACTION, Type.STRING, TruncateAction.DELETE_DOCUMENTS.key(), ConfigDef.CaseInsensitiveValidString.in(

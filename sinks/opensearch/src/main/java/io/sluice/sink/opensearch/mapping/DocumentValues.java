@@ -157,7 +157,7 @@ public final class DocumentValues {
     }
 
     private void json(String text, JsonGenerator out) throws IOException {
-        if (options.json() == IndexMappingOptions.JsonMapping.KEYWORD) {
+        if (options.json().asText()) {
             out.writeString(text);
             return;
         }
@@ -165,7 +165,7 @@ public final class DocumentValues {
             parser.enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS.mappedFeature());
             if (parser.nextToken() != JsonToken.START_OBJECT) {
                 throw new DataException("holds JSON that is not an object (" + brief(text) + "); an " + options.json().key()
-                        + " field takes objects only: set mapping.json=keyword to index such columns as their JSON text");
+                        + " field takes objects only: set mapping.json=keyword or text to index such columns as their JSON text");
             }
             out.copyCurrentStructure(parser);
         }

@@ -136,6 +136,7 @@ public final class FieldMappings {
                 yield object;
             }
             case KEYWORD -> keyword();
+            case TEXT -> type("text");
         };
     }
 

@@ -32,7 +32,12 @@ public record IndexMappingOptions(String dynamic, NumericMapping numeric, JsonMa
 
     /** How a json or jsonb column is mapped. */
     public enum JsonMapping {
-        FLAT_OBJECT, OBJECT, KEYWORD;
+        FLAT_OBJECT, OBJECT, KEYWORD, TEXT;
+
+        /** Whether values are written as their JSON text rather than as objects. */
+        public boolean asText() {
+            return this == KEYWORD || this == TEXT;
+        }
 
         public String key() {
             return name().toLowerCase(Locale.ROOT);
