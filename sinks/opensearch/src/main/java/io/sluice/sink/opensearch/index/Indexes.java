@@ -155,15 +155,27 @@ public final class Indexes {
 
     /** The physical index behind an alias, or null when there is none. */
     private Known find(String alias) {
+        return find(alias, true);
+    }
+
+    /**
+     * @param again whether to read the alias once more when a name answers that the alias did
+     *              not: another task may have created the index with its alias in between
+     */
+    private Known find(String alias, boolean again) {
         ClusterClient.Answer answer = send("GET", "/_alias/" + alias, null, "read alias " + alias);
         if (answer.status() == 404) {
-            ClusterClient.Answer index = send("HEAD", "/" + alias, null, "look for index " + alias);
-            if (index.status() == 200) {
+            // A name resolves to the indexes it stands for: the answer is keyed by the alias only when an index has its name.
+            ClusterClient.Answer index = send("GET", "/" + alias + "/_settings", null, "look for index " + alias);
+            if (index.status() == 404) {
+                return null;
+            }
+            if (read(index).has(alias)) {
                 throw new ConnectException("OpenSearch has an index named " + alias + ", where the sink keeps an alias over "
                         + "versioned indexes (" + IndexNames.physical(alias, 1) + "): delete or rename that index, or choose another name "
                         + "with index.name.format");
             }
-            return null;
+            return again ? find(alias, false) : null;
         }
         JsonNode body = read(answer);
         Iterator<String> names = body.fieldNames();
