@@ -3,6 +3,7 @@ package io.sluice.connector.postgres.replication;
 import java.math.BigDecimal;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Tuple;
 import io.sluice.schemas.mapping.ColumnMapping;
@@ -99,5 +100,21 @@ final class RowImages {
             row.put(fields.get(i), value == null && !column.schema().isOptional() ? placeholder(column.schema()) : value);
         }
         return row;
+    }
+
+    /**
+     * Whether an update moved the row to another key. Compared column by column: with REPLICA
+     * IDENTITY FULL every update has a before image, and building two keys would cost each.
+     */
+    static boolean keyChanged(StreamTable table, Struct before, Struct after) {
+        if (before == null || after == null) {
+            return false;
+        }
+        for (String column : table.schema().keyColumns()) {
+            if (!Objects.deepEquals(before.get(column), after.get(column))) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -1,11 +1,14 @@
 package io.sluice.sink.webhook.delivery;
 
 import java.io.ByteArrayOutputStream;
+import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.Date;
 import java.util.HexFormat;
 import java.util.Locale;
 
@@ -60,7 +63,7 @@ public final class DeliveryIds {
         }
         byte[] digest = sha256(content.toByteArray());
         return "msg_" + sourceTag(sourceName) + "_snap_" + Base64.getUrlEncoder().withoutPadding()
-                .encodeToString(java.util.Arrays.copyOf(digest, 16));
+                .encodeToString(Arrays.copyOf(digest, 16));
     }
 
     /** Length first, so that no two sequences of parts write the same bytes. */
@@ -78,10 +81,10 @@ public final class DeliveryIds {
             b.duplicate().get(copy);
             return copy;
         }
-        if (value instanceof java.math.BigDecimal d) {
+        if (value instanceof BigDecimal d) {
             return d.toPlainString().getBytes(StandardCharsets.UTF_8);
         }
-        if (value instanceof java.util.Date d) {
+        if (value instanceof Date d) {
             return Long.toString(d.getTime()).getBytes(StandardCharsets.UTF_8);
         }
         return value.toString().getBytes(StandardCharsets.UTF_8);

@@ -1,5 +1,7 @@
 package io.sluice.sink.webhook.signing;
 
+import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
 
@@ -44,7 +46,7 @@ public final class SigningSecret {
     }
 
     /** A secret of fresh random bytes, in its text form. */
-    public static String generate(java.security.SecureRandom random) {
+    public static String generate(SecureRandom random) {
         byte[] key = new byte[32];
         random.nextBytes(key);
         return PREFIX + Base64.getEncoder().encodeToString(key);
@@ -56,7 +58,7 @@ public final class SigningSecret {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof SigningSecret s && java.security.MessageDigest.isEqual(key, s.key);
+        return o instanceof SigningSecret s && MessageDigest.isEqual(key, s.key);
     }
 
     @Override
