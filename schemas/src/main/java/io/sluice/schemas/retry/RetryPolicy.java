@@ -84,6 +84,16 @@ public final class RetryPolicy {
         return Math.min(ceiling, maxPauseMillis);
     }
 
+    /** A pause before retry {@code n} (from 1), drawn evenly between zero and {@link #ceiling}: for loops that wait in their own way. */
+    public long pause(int retry) {
+        return jitter.applyAsLong(ceiling(retry));
+    }
+
+    /** How long after the first failure attempts go on. */
+    public long timeoutMillis() {
+        return timeoutMillis;
+    }
+
     /**
      * Runs the attempt until it succeeds, a failure is not transient, or the time is up. A pause
      * drawn longer than the time left is cut to it, so the last try comes at the deadline.

@@ -1,56 +1,24 @@
 package io.sluice.sink.opensearch;
 
-import java.util.List;
 import java.util.Map;
 
-import io.sluice.schemas.SluiceVersion;
+import io.sluice.sink.core.connector.SinkConnectors;
+import io.sluice.sink.core.connector.SluiceSinkConnector;
 import io.sluice.sink.opensearch.client.ClusterAddress;
 import io.sluice.sink.opensearch.client.ClusterClient;
 import io.sluice.sink.opensearch.client.ConnectionCheck;
-import io.sluice.sink.core.connector.SinkConnectors;
 import org.apache.kafka.common.config.Config;
-import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.sink.SinkConnector;
 
 /**
  * Keeps OpenSearch indexes in step with PostgreSQL tables: one index per table (an alias over a
  * versioned index), one document per row, every write ordered by its source position.
  */
-public class OpenSearchSinkConnector extends SinkConnector {
+public class OpenSearchSinkConnector extends SluiceSinkConnector {
 
-    private Map<String, String> props;
-
-    @Override
-    public String version() {
-        return SluiceVersion.get();
-    }
-
-    @Override
-    public void start(Map<String, String> props) {
-        this.props = Map.copyOf(props);
-        new OpenSearchSinkConfig(props);
-    }
-
-    @Override
-    public Class<? extends Task> taskClass() {
-        return OpenSearchSinkTask.class;
-    }
-
-    @Override
-    public List<Map<String, String>> taskConfigs(int maxTasks) {
-        return SinkConnectors.sameForEveryTask(props, maxTasks);
-    }
-
-    @Override
-    public void stop() {
-    }
-
-    @Override
-    public ConfigDef config() {
-        return OpenSearchSinkConfig.CONFIG_DEF;
+    public OpenSearchSinkConnector() {
+        super(OpenSearchSinkConfig.CONFIG_DEF, OpenSearchSinkConfig::new, OpenSearchSinkTask.class);
     }
 
     /** Every configuration error at once; then whether the cluster answers to these credentials. */

@@ -1,18 +1,13 @@
 package io.sluice.sink.opensearch;
 
-import java.util.Collection;
 import java.util.Map;
 
-import io.sluice.schemas.SluiceVersion;
 import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.barrier.Subscription;
 import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.connector.RoutedSinkTask;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import io.sluice.sink.core.deadletter.DeadLetters;
-import io.sluice.sink.core.ledger.OffsetLedger;
-import io.sluice.sink.core.metrics.SinkMetrics;
-import io.sluice.sink.core.position.ReplaySkips;
-import io.sluice.sink.core.routing.RecordRouter;
 import io.sluice.sink.opensearch.bulk.BulkQueue;
 import io.sluice.sink.opensearch.bulk.BulkSender;
 import io.sluice.sink.opensearch.client.ClusterClient;
@@ -21,11 +16,6 @@ import io.sluice.sink.opensearch.index.Indexes;
 import io.sluice.sink.opensearch.mapping.FieldMappings;
 import io.sluice.sink.opensearch.state.BarrierDocuments;
 import io.sluice.sink.opensearch.state.SnapshotDocuments;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,25 +24,14 @@ import org.slf4j.LoggerFactory;
  * is durable; the {@link OpenSearchWriter} writes them with {@code _bulk}. Replays need no
  * skipping here: every write carries an external version, and OpenSearch refuses an older one.
  */
-public class OpenSearchSinkTask extends SinkTask {
+public class OpenSearchSinkTask extends RoutedSinkTask {
 
     private static final Logger LOG = LoggerFactory.getLogger(OpenSearchSinkTask.class);
 
-    private final OffsetLedger ledger = new OffsetLedger();
-    private final ReplaySkips skips = new ReplaySkips();
     private ClusterClient client;
     private BulkSender sender;
-    private BarrierGate gate;
-    private DeadLetters deadLetters;
     private OpenSearchWriter writer;
-    private RecordRouter router;
-    private SinkMetrics metrics;
     private TunedBatchSize batchSize;
-
-    @Override
-    public String version() {
-        return SluiceVersion.get();
-    }
 
     @Override
     public void start(Map<String, String> props) {
@@ -70,9 +49,7 @@ public class OpenSearchSinkTask extends SinkTask {
         BulkQueue queue = new BulkQueue(sender, ledger, deadLetters, batchSize, config.inFlight(), config.bulkDocuments(),
                 config.bulkDelayMillis());
         writer = new OpenSearchWriter(config, indexes, snapshots, gate, queue);
-        router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
-        metrics = SinkMetrics.of(context);
-        deadLetters.register(metrics.plugin());
+        route(writer, gate, deadLetters, "indexing");
         batchSize.register(metrics.plugin(), "bulk");
         registerCounts(metrics.plugin());
     }
@@ -90,46 +67,6 @@ public class OpenSearchSinkTask extends SinkTask {
                               java.util.function.LongSupplier value) {
         plugin.addMetric(plugin.metricName(name, description, new java.util.LinkedHashMap<>()),
                 (org.apache.kafka.common.metrics.Gauge<Long>) (config, now) -> value.getAsLong());
-    }
-
-    @Override
-    public void put(Collection<SinkRecord> records) {
-        try {
-            router.put(records, context);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while indexing", e);
-        }
-    }
-
-    /** Returns when every record handed over is written (or refused as older, or dead-lettered). */
-    @Override
-    public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        try {
-            writer.writeAll();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while indexing", e);
-        }
-        ledger.allTakenDurable();
-    }
-
-    @Override
-    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        writer.durableNow();
-        return ledger.committable(currentOffsets);
-    }
-
-    @Override
-    public void open(Collection<TopicPartition> partitions) {
-        gate.opened(context, partitions);
-    }
-
-    @Override
-    public void close(Collection<TopicPartition> partitions) {
-        gate.closed(partitions);
-        ledger.forget(partitions);
-        skips.forget(partitions);
     }
 
     /** The bulk size in use and its tuning. */
@@ -158,18 +95,9 @@ public class OpenSearchSinkTask extends SinkTask {
     }
 
     @Override
-    public void stop() {
-        if (deadLetters != null) {
-            deadLetters.close();
-        }
-        if (metrics != null) {
-            metrics.close();
-        }
+    protected void stopSink() {
         if (sender != null) {
             sender.close();
-        }
-        if (gate != null) {
-            gate.close();
         }
         if (client != null) {
             client.close();

@@ -3,25 +3,20 @@ package io.sluice.sink.postgres;
 import java.util.Collection;
 import java.util.Map;
 
-import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.mapping.ColumnMismatch;
 import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.barrier.Subscription;
 import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.connector.RoutedSinkTask;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
-import io.sluice.sink.core.metrics.SinkMetrics;
+import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import io.sluice.sink.core.position.ReplaySkips;
 import io.sluice.sink.core.routing.RecordRouter;
 import io.sluice.sink.postgres.state.KafkaOffsets;
-import io.sluice.sink.postgres.state.TargetBarrierStore;
 import io.sluice.sink.postgres.state.TargetState;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTask;
 
 /**
  * The PostgreSQL sink as a Kafka Connect task: the sink core routes the records ({@link RecordRouter}),
@@ -29,64 +24,39 @@ import org.apache.kafka.connect.sink.SinkTask;
  * ordering barriers ({@link BarrierGate}); the {@link PostgresWriter} writes with binary COPY and
  * set-based transactions. {@link #flush} returns only when every record handed over is committed.
  */
-public class PostgresSinkTask extends SinkTask {
+public class PostgresSinkTask extends RoutedSinkTask {
 
     private PostgresSinkConfig config;
-    private final OffsetLedger ledger = new OffsetLedger();
-    private final ReplaySkips skips = new ReplaySkips();
-    private BarrierGate gate;
-    private DeadLetters deadLetters;
     private PostgresWriter writer;
-    private RecordRouter router;
-    private SinkMetrics metrics;
-
-    @Override
-    public String version() {
-        return SluiceVersion.get();
-    }
 
     @Override
     public void start(Map<String, String> props) {
         config = new PostgresSinkConfig(props);
         TargetState state = new TargetState(config.positionTable(), config.connectorName());
         KafkaOffsets offsets = config.positionsByKafkaOffset() ? state.kafkaOffsets() : null;
-        TargetBarrierStore barriers = new TargetBarrierStore(config.endpoint(), state.barriers(), offsets);
+        PostgresBarrierStore barriers = new PostgresBarrierStore(config.endpoint(), state.barriers(), offsets == null ? null : (c, partition, offset) -> {
+            offsets.ensure(c);
+            offsets.settle(c, partition, offset);
+        });
         gate = new BarrierGate(barriers, Subscription.of(props));
         writer = new PostgresWriter(config, state, offsets, ledger, skips, gate, barriers);
         deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), ColumnMismatch.class::isInstance,
                 System::currentTimeMillis);
-        router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
-        metrics = SinkMetrics.of(context);
-        deadLetters.register(metrics.plugin());
+        route(writer, gate, deadLetters, "loading");
         writer.copyBatchSize().register(metrics.plugin(), "snapshot-copy");
         writer.applyBatchSize().register(metrics.plugin(), "stream-apply");
     }
 
 
     @Override
-    public void put(Collection<SinkRecord> records) {
+    protected void beforePut() {
         writer.checkFailures();
-        try {
-            router.put(records, context);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while loading", e);
-        }
     }
 
-    /** Makes every record handed over durable, committing open frozen loads. */
+    /** Every record handed over is committed: open frozen loads too, so nothing is held. */
     @Override
-    public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        writer.writeAll();
+    protected void allWritten() {
         ledger.releaseAll();
-        ledger.allTakenDurable();
-    }
-
-    /** The offsets up to which every record is on the target; never waits for the target (see {@link PostgresWriter#durableNow}). */
-    @Override
-    public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-        writer.durableNow();
-        return ledger.committable(currentOffsets);
     }
 
     /**
@@ -95,8 +65,7 @@ public class PostgresSinkTask extends SinkTask {
      * Connect committed (a crash between the target's commit and Connect's).
      */
     @Override
-    public void open(Collection<TopicPartition> partitions) {
-        gate.opened(context, partitions);
+    protected void opened(Collection<TopicPartition> partitions) {
         if (config.positionsByKafkaOffset() && !partitions.isEmpty()) {
             writer.resume(partitions, context);
         }
@@ -109,13 +78,14 @@ public class PostgresSinkTask extends SinkTask {
      * that task has applied it again. Then what this task knew of them no longer holds.
      */
     @Override
-    public void close(Collection<TopicPartition> partitions) {
+    protected void closing(Collection<TopicPartition> partitions) {
         if (config.positionsByKafkaOffset() && !partitions.isEmpty()) {
             writer.writeAll();
         }
-        gate.closed(partitions);
-        ledger.forget(partitions);
-        skips.forget(partitions);
+    }
+
+    @Override
+    protected void closed(Collection<TopicPartition> partitions) {
         writer.forget(partitions);
     }
 
@@ -155,18 +125,9 @@ public class PostgresSinkTask extends SinkTask {
     }
 
     @Override
-    public void stop() {
-        if (deadLetters != null) {
-            deadLetters.close();
-        }
-        if (metrics != null) {
-            metrics.close();
-        }
+    protected void stopSink() {
         if (writer != null) {
             writer.close();
-        }
-        if (gate != null) {
-            gate.close();
         }
     }
 }

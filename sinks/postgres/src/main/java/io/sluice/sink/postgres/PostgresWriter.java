@@ -23,7 +23,7 @@ import io.sluice.sink.postgres.schema.MissingColumns;
 import io.sluice.sink.postgres.schema.SchemaApplier;
 import io.sluice.sink.postgres.schema.TargetTables;
 import io.sluice.sink.postgres.state.KafkaOffsets;
-import io.sluice.sink.postgres.state.TargetBarrierStore;
+import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import io.sluice.sink.postgres.state.TargetState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
@@ -62,7 +62,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
      * @param barriers where the gate keeps barriers, to release one in the transaction of its event's work
      */
     PostgresWriter(PostgresSinkConfig config, TargetState state, KafkaOffsets offsets, OffsetLedger ledger, ReplaySkips skips,
-                   BarrierGate gate, TargetBarrierStore barriers) {
+                   BarrierGate gate, PostgresBarrierStore barriers) {
         this.ledger = ledger;
         this.skips = skips;
         boolean byKafkaOffset = offsets != null;

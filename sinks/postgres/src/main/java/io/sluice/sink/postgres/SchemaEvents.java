@@ -25,7 +25,7 @@ import io.sluice.sink.postgres.schema.StreamedSchemaChange;
 import io.sluice.sink.postgres.schema.TargetTables;
 import io.sluice.sink.postgres.state.SnapshotClaims;
 import io.sluice.sink.postgres.state.SnapshotRecords;
-import io.sluice.sink.postgres.state.TargetBarrierStore;
+import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -58,7 +58,7 @@ final class SchemaEvents {
     private final SnapshotClaims claims;
     private final SnapshotRecords snapshotRecords;
     private final BarrierGate gate;
-    private final TargetBarrierStore barriers;
+    private final PostgresBarrierStore barriers;
     private final OffsetLedger ledger;
     private final boolean byKafkaOffset;
     private final StreamStart streamStart;
@@ -66,7 +66,7 @@ final class SchemaEvents {
     private final List<CompletableFuture<Void>> releasing = new ArrayList<>();
 
     SchemaEvents(PostgresSinkConfig config, TargetTables tables, SnapshotLoads loads, StreamedChanges changes, SchemaApplier schema,
-                 SnapshotClaims claims, SnapshotRecords snapshotRecords, BarrierGate gate, TargetBarrierStore barriers, OffsetLedger ledger,
+                 SnapshotClaims claims, SnapshotRecords snapshotRecords, BarrierGate gate, PostgresBarrierStore barriers, OffsetLedger ledger,
                  boolean byKafkaOffset, StreamStart streamStart) {
         this.config = config;
         this.tables = tables;

@@ -9,6 +9,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.sink.core.routing.TableGlob;
 
 /**
  * The settings of the indexes the sink creates: the user's settings for every index, and per

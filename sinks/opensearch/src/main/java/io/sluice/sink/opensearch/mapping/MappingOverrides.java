@@ -9,6 +9,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.sluice.sink.core.routing.TableGlob;
 
 /**
  * The user's field mappings for chosen columns, in place of the ones the sink derives from the

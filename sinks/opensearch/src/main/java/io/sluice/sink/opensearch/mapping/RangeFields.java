@@ -133,8 +133,8 @@ final class RangeFields {
         switch (subtype) {
             case INTEGER, BIGINT -> out.writeNumber(Long.parseLong(text.strip()));
             case NUMERIC -> out.writeString(text); // the exact decimal text, as numeric columns; NaN stays and is not indexed
-            case DATE -> out.writeString(DocumentValues.date((Integer) TemporalCodecs.DATE.fromText(text)));
-            case TIMESTAMP -> out.writeString(DocumentValues.timestamp((Long) TemporalCodecs.TIMESTAMP.fromText(text)));
+            case DATE -> out.writeString(io.sluice.schemas.json.RowJson.date((Integer) TemporalCodecs.DATE.fromText(text)));
+            case TIMESTAMP -> out.writeString(io.sluice.schemas.json.RowJson.timestamp((Long) TemporalCodecs.TIMESTAMP.fromText(text)));
             case TIMESTAMPTZ -> out.writeString((String) TemporalCodecs.TIMESTAMPTZ.fromText(text));
         }
     }

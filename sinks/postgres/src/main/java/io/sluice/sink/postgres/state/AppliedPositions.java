@@ -9,6 +9,8 @@ import java.util.Map;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.sink.core.position.SourcePosition;
+import io.sluice.sink.core.pgstate.OwnTables;
+import io.sluice.sink.core.pgstate.MissingRelation;
 
 /**
  * The table on the target that holds, per source, the position of the last change applied. It

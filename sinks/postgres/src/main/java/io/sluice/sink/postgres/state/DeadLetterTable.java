@@ -14,6 +14,8 @@ import io.sluice.sink.core.deadletter.DeadLetter;
 import io.sluice.sink.core.deadletter.DeadLetterStore;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
+import io.sluice.sink.core.pgstate.OwnTables;
+import io.sluice.sink.core.pgstate.MissingRelation;
 
 /**
  * The dead-letter store of the {@code sluice} command, which has no Kafka topic for them: a table

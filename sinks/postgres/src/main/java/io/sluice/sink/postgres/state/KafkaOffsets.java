@@ -16,6 +16,8 @@ import org.apache.kafka.common.TopicPartition;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.sink.core.position.SourcePosition;
+import io.sluice.sink.core.pgstate.OwnTables;
+import io.sluice.sink.core.pgstate.MissingRelation;
 
 /**
  * The table on the target that holds, per sink connector and topic partition, the Kafka offset

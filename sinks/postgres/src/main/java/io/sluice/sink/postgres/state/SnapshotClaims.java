@@ -9,6 +9,8 @@ import java.sql.Statement;
 import java.util.List;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.core.pgstate.OwnTables;
+import io.sluice.sink.core.pgstate.MissingRelation;
 
 /**
  * The table on the target that names, per source, the tables a snapshot created and has not

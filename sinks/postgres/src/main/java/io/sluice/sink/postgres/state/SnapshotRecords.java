@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Optional;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.core.pgstate.OwnTables;
+import io.sluice.sink.core.pgstate.MissingRelation;
 
 /**
  * The table on the target that records, per source, the snapshot copied into it: when it was

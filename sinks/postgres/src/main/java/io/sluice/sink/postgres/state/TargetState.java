@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.pgstate.BarrierTables;
 
 /**
  * Sluice's own tables on the target, all in the schema of the position table: the applied

@@ -52,6 +52,11 @@ public final class SigningSecret {
         return PREFIX + Base64.getEncoder().encodeToString(key);
     }
 
+    /** The secret's text, to keep it in the state database; never for a log line or an answer. */
+    public String text() {
+        return PREFIX + Base64.getEncoder().encodeToString(key);
+    }
+
     byte[] key() {
         return key.clone();
     }

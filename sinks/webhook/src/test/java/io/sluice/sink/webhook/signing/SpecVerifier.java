@@ -15,14 +15,14 @@ import javax.crypto.spec.SecretKeySpec;
  * pairs of which one {@code v1} must match (compared in constant time), and the timestamp must be
  * within five minutes of the receiver's clock.
  */
-final class SpecVerifier {
+public final class SpecVerifier {
 
     static final long TOLERANCE_SECONDS = 5 * 60;
 
     private SpecVerifier() {
     }
 
-    static boolean verifies(List<String> secrets, String id, String timestamp, String signatureHeader, byte[] body, long nowSeconds)
+    public static boolean verifies(List<String> secrets, String id, String timestamp, String signatureHeader, byte[] body, long nowSeconds)
             throws Exception {
         long sent = Long.parseLong(timestamp);
         if (Math.abs(nowSeconds - sent) > TOLERANCE_SECONDS) {

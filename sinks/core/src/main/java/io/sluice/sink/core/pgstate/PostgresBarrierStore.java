@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.state;
+package io.sluice.sink.core.pgstate;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,35 +11,42 @@ import io.sluice.sink.core.barrier.BarrierStore;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The PostgreSQL sink's barrier store: the {@link BarrierTables} on the target, on a connection
- * of its own. A partition's arrival also moves its stored Kafka offset to the barrier (where the
- * target keeps offsets), so the task that gets the partition next starts there. A release that
- * belongs in the transaction of the event's own work is written with {@link #release(Connection, String)}.
+ * A barrier store in PostgreSQL: the {@link BarrierTables} of a sink's own database (the
+ * PostgreSQL sink's target, the webhook sink's state database), on a connection of its own. A
+ * sink that keeps Kafka offsets there moves them along when a partition arrives (the
+ * {@link Arrival} hook), so the task that gets the partition next starts at the barrier. A
+ * release that belongs in the transaction of the event's own work is written with
+ * {@link #release(Connection, String)}.
  */
-public final class TargetBarrierStore implements BarrierStore {
+public final class PostgresBarrierStore implements BarrierStore {
+
+    /** What else a partition's arrival at a barrier writes, in the same statement batch. */
+    @FunctionalInterface
+    public interface Arrival {
+        void arrived(Connection c, TopicPartition partition, long offset) throws SQLException;
+    }
 
     private final PgEndpoint endpoint;
     private final BarrierTables tables;
-    private final KafkaOffsets offsets;
+    private final Arrival arrival;
     private Connection connection;
     private boolean ensured;
 
     /**
-     * @param offsets the target's Kafka offsets, moved to a barrier when a partition arrives there; null when it keeps none
+     * @param arrival what else an arrival writes (the sink's Kafka offsets moved to the barrier); null for nothing
      */
-    public TargetBarrierStore(PgEndpoint endpoint, BarrierTables tables, KafkaOffsets offsets) {
+    public PostgresBarrierStore(PgEndpoint endpoint, BarrierTables tables, Arrival arrival) {
         this.endpoint = endpoint;
         this.tables = tables;
-        this.offsets = offsets;
+        this.arrival = arrival;
     }
 
     @Override
     public void arrive(String barrier, TopicPartition partition, long offset) {
         query(c -> {
             tables.arrive(c, barrier, partition);
-            if (offsets != null) {
-                offsets.ensure(c);
-                offsets.settle(c, partition, offset);
+            if (arrival != null) {
+                arrival.arrived(c, partition, offset);
             }
             return null;
         });

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.state;
+package io.sluice.sink.core.pgstate;
 
 import java.sql.SQLException;
 

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.state;
+package io.sluice.sink.core.pgstate;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -12,7 +12,7 @@ import io.sluice.schemas.naming.Identifiers;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Two tables on the target that let the tasks of one sink connector, on any workers, agree on
+ * Two tables in a sink's own database (the PostgreSQL target, the webhook state database) that let the tasks of one sink connector, on any workers, agree on
  * ordering barriers: {@code barrier_arrivals} says which topic partitions have every row before
  * a barrier on the target, and {@code barrier_releases} which barriers' events are applied. The
  * target is the one place every task sees, and what it holds survives restarts and rebalances.

@@ -1,11 +1,11 @@
-package io.sluice.sink.postgres.state;
+package io.sluice.sink.core.pgstate;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * Creates Sluice's own tables on the target (positions, offsets, claims, barriers) when they are
+ * Creates Sluice's own tables in a sink's database (positions, offsets, claims, barriers) when they are
  * missing. Many tasks start at once on a cluster, and two concurrent {@code CREATE TABLE IF NOT
  * EXISTS} of one table can both miss it and one then fails on the catalog's unique index; a
  * transaction-scoped advisory lock makes them take turns.

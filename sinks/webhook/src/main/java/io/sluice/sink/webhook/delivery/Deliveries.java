@@ -1,0 +1,279 @@
+package io.sluice.sink.webhook.delivery;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.webhook.http.WebhookClient;
+import io.sluice.sink.webhook.state.OutboxRetention;
+import io.sluice.sink.webhook.state.OutboxTable;
+import io.sluice.sink.webhook.state.StateDatabase;
+import io.sluice.sink.webhook.state.SubscriptionTable;
+import io.sluice.sink.webhook.subscription.Subscription;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the delivery queues of the subscriptions this process holds. Each active subscription is
+ * delivered by exactly one process at a time: the one whose session holds the subscription's
+ * advisory lock in the state database. Every task of the sink (and every {@code sluice}
+ * process on the same state database) tries to take the subscriptions nobody holds, so
+ * deliveries go on when a worker dies, and the lock goes with the dead session. The outbox's
+ * notifications (and this process's own writes) wake the queues at once; a poll each second
+ * catches what a lost notification would miss.
+ */
+public final class Deliveries implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Deliveries.class);
+    static final long REFRESH_MILLIS = 2_000;
+
+    private record Running(SubscriptionQueue queue, Thread thread, java.time.Instant updatedAt) {
+    }
+
+    /** How long the outbox and the log keep what they hold ({@link OutboxRetention}). */
+    public record Retention(long retentionMillis, long maxAgeMillis, long logRetentionMillis) {
+    }
+
+    static final long CLEAN_MILLIS = 60_000;
+
+    private final StateDatabase state;
+    private final WebhookClient client;
+    private final SubscriptionTable subscriptions;
+    private final LongSupplier clock;
+    private final Retention retention;
+    private final OutboxRetention cleaner;
+    private long lastClean;
+    private final Map<String, Running> running = new HashMap<>();
+    private final Thread thread;
+    private final Object wake = new Object();
+    private volatile boolean stopping;
+    private volatile boolean refreshNow;
+    private Connection claims;
+
+    public Deliveries(StateDatabase state, WebhookClient client, Retention retention, LongSupplier clock) {
+        this.retention = retention;
+        this.cleaner = new OutboxRetention(state);
+        this.state = state;
+        this.client = client;
+        this.subscriptions = new SubscriptionTable(state);
+        this.clock = clock;
+        this.thread = new Thread(this::loop, "sluice-webhook-deliveries");
+        thread.setDaemon(true);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    /** Rows up to this number are in the outbox (this process wrote them): the queues read them now. */
+    public void appended(long last) {
+        synchronized (running) {
+            for (Running r : running.values()) {
+                r.queue().appended(last);
+            }
+        }
+    }
+
+    /** The subscriptions changed (through the API): they are read again now. */
+    public void refresh() {
+        refreshNow = true;
+        synchronized (wake) {
+            wake.notifyAll();
+        }
+    }
+
+    /** The queues running here, by subscription name. */
+    public Map<String, SubscriptionQueue> queues() {
+        synchronized (running) {
+            Map<String, SubscriptionQueue> queues = new HashMap<>();
+            running.forEach((name, r) -> queues.put(name, r.queue()));
+            return queues;
+        }
+    }
+
+    private void loop() {
+        long pause = 100;
+        long lastRefresh = 0;
+        while (!stopping) {
+            try {
+                if (claims == null) {
+                    claims = state.open("delivery claims");
+                    try (Statement st = claims.createStatement()) {
+                        st.execute("LISTEN " + Identifiers.quote(OutboxTable.channel(state)));
+                    }
+                    lastRefresh = 0;
+                }
+                long now = clock.getAsLong();
+                if (refreshNow || now - lastRefresh >= REFRESH_MILLIS) {
+                    refreshNow = false;
+                    reconcile(subscriptions.all(claims));
+                    lastRefresh = now;
+                }
+                if (now - lastClean >= CLEAN_MILLIS) {
+                    lastClean = now;
+                    clean();
+                }
+                PGNotification[] notes = claims.unwrap(PGConnection.class).getNotifications(200);
+                if (notes != null) {
+                    long last = 0;
+                    for (PGNotification n : notes) {
+                        try {
+                            last = Math.max(last, Long.parseLong(n.getParameter()));
+                        } catch (NumberFormatException ignored) {
+                            // not ours
+                        }
+                    }
+                    if (last > 0) {
+                        appended(last);
+                    }
+                }
+                pause = 100;
+            } catch (SQLException | RuntimeException e) {
+                if (stopping) {
+                    break;
+                }
+                LOG.warn("Webhook deliveries: the state database at {} failed ({}); trying again in {} ms. Subscriptions held here "
+                        + "go on; their claims are taken again", state.endpoint().display(), e.getMessage(), pause);
+                stopAll(); // the claims went with the session: another process may take the subscriptions now
+                closeClaims();
+                sleep(pause);
+                pause = Math.min(10_000, pause * 2);
+            }
+        }
+        stopAll();
+        closeClaims();
+    }
+
+    private void clean() throws SQLException {
+        OutboxRetention.Removed removed = cleaner.clean(claims, retention.retentionMillis(), retention.maxAgeMillis(),
+                retention.logRetentionMillis());
+        if (!removed.missedBy().isEmpty()) {
+            LOG.warn("Removed changes older than outbox.max.age.ms ({} ms) from the webhook outbox that subscription(s) {} had not got: "
+                    + "they were paused or failing for that long. Those changes are lost to them", retention.maxAgeMillis(),
+                    String.join(", ", removed.missedBy()));
+        }
+        if (removed.changes() > 0 || removed.attempts() > 0) {
+            LOG.info("Webhook outbox retention: removed {} change(s) and {} logged attempt(s)", removed.changes(), removed.attempts());
+        }
+    }
+
+    /** Starts the queues of active subscriptions nobody holds, and stops those that changed, paused or went. */
+    private void reconcile(List<Subscription> all) throws SQLException {
+        Map<String, Subscription> byName = new HashMap<>();
+        for (Subscription s : all) {
+            byName.put(s.name(), s);
+        }
+        synchronized (running) {
+            for (Map.Entry<String, Running> e : Map.copyOf(running).entrySet()) {
+                Subscription s = byName.get(e.getKey());
+                Running r = e.getValue();
+                boolean ended = !r.thread().isAlive();
+                boolean changed = s == null || s.status() != Subscription.Status.ACTIVE || !s.updatedAt().equals(r.updatedAt());
+                if (ended || changed) {
+                    r.queue().stop();
+                    join(r.thread());
+                    running.remove(e.getKey());
+                    unlock(e.getKey());
+                }
+            }
+            for (Subscription s : all) {
+                if (s.status() != Subscription.Status.ACTIVE || running.containsKey(s.name())) {
+                    continue;
+                }
+                if (!tryLock(s.name())) {
+                    continue; // another process delivers it
+                }
+                // Read again now that it is ours: the process that held it may have moved its place since the list was read.
+                Subscription fresh = subscriptions.get(claims, s.name()).orElse(null);
+                if (fresh == null || fresh.status() != Subscription.Status.ACTIVE) {
+                    unlock(s.name());
+                    continue;
+                }
+                SubscriptionQueue queue = new SubscriptionQueue(fresh, state, client, clock);
+                Thread t = new Thread(queue, "sluice-webhook-" + s.name());
+                t.setDaemon(true);
+                running.put(s.name(), new Running(queue, t, fresh.updatedAt()));
+                t.start();
+            }
+        }
+    }
+
+    private boolean tryLock(String name) throws SQLException {
+        try (PreparedStatement st = claims.prepareStatement("SELECT pg_try_advisory_lock(hashtext(?))")) {
+            st.setString(1, lockName(name));
+            try (ResultSet rs = st.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    private void unlock(String name) throws SQLException {
+        try (PreparedStatement st = claims.prepareStatement("SELECT pg_advisory_unlock(hashtext(?))")) {
+            st.setString(1, lockName(name));
+            st.execute();
+        }
+    }
+
+    private String lockName(String subscription) {
+        return "sluice.webhook.subscription:" + state.schema() + ":" + subscription;
+    }
+
+    private void stopAll() {
+        synchronized (running) {
+            running.values().forEach(r -> r.queue().stop());
+            running.values().forEach(r -> join(r.thread()));
+            running.clear();
+        }
+    }
+
+    private static void join(Thread t) {
+        try {
+            t.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void sleep(long millis) {
+        synchronized (wake) {
+            try {
+                wake.wait(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stopping = true;
+            }
+        }
+    }
+
+    private void closeClaims() {
+        if (claims != null) {
+            try {
+                claims.close();
+            } catch (SQLException ignored) {
+                // broken already
+            }
+            claims = null;
+        }
+    }
+
+    @Override
+    public void close() {
+        stopping = true;
+        refresh();
+        try {
+            thread.join(60_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

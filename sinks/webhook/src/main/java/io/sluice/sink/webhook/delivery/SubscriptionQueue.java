@@ -1,0 +1,456 @@
+package io.sluice.sink.webhook.delivery;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import io.sluice.schemas.retry.RetryPolicy;
+import io.sluice.sink.webhook.http.WebhookClient;
+import io.sluice.sink.webhook.payload.RequestBody;
+import io.sluice.sink.webhook.signing.WebhookSignature;
+import io.sluice.sink.webhook.state.DeliveryLog;
+import io.sluice.sink.webhook.state.DeliveryLog.Attempt;
+import io.sluice.sink.webhook.state.DeliveryLog.Outcome;
+import io.sluice.sink.webhook.state.OutboxReader;
+import io.sluice.sink.webhook.state.OutboxRow;
+import io.sluice.sink.webhook.state.StateDatabase;
+import io.sluice.sink.webhook.state.SubscriptionTable;
+import io.sluice.sink.webhook.subscription.Subscription;
+import io.sluice.sink.webhook.subscription.SubscriptionSpec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Delivers one subscription's changes from the outbox, on a thread of its own, so a receiver
+ * that is slow or down holds back no other subscription. Changes are read past the
+ * subscription's place into {@link Lane lanes} by key, each lane sending one request at a time;
+ * failures are tried again with jittered exponential backoff (or after the receiver's
+ * {@code Retry-After}) until the subscription's retry time is up. Every attempt goes into the
+ * delivery log, together with the place before which every change is settled, so a restart
+ * sends again only what was not settled — with the same {@code webhook-id}.
+ *
+ * <p>Memory stays bounded: no more than {@link #MAX_BUFFERED_BYTES} of changes are read ahead,
+ * however many wait in the outbox.
+ */
+public final class SubscriptionQueue implements Runnable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SubscriptionQueue.class);
+
+    static final long MAX_BUFFERED_BYTES = 8L << 20;
+    static final int MAX_BUFFERED_ROWS = 10_000;
+    static final int READ_LIMIT = 1_000;
+    static final long POLL_MILLIS = 1_000;
+    static final long LOG_FLUSH_MILLIS = 100;
+
+    private record Done(Lane lane, WebhookClient.Answer answer, Throwable failure, long latencyMillis, Instant at) {
+    }
+
+    private final SubscriptionSpec spec;
+    private final StateDatabase state;
+    private final WebhookClient client;
+    private final OutboxReader reader;
+    private final DeliveryLog log;
+    private final SubscriptionTable subscriptions;
+    private final LongSupplier clock;
+    private final RetryPolicy backoff;
+    private final Lane[] lanes;
+    private final ConcurrentLinkedQueue<Done> completions = new ConcurrentLinkedQueue<>();
+    private final Object signal = new Object();
+    private final TreeSet<Long> unsettled = new TreeSet<>();
+    private final List<Attempt> pendingLog = new ArrayList<>();
+    private final AtomicLong delivered = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+
+    private volatile boolean stopping;
+    private volatile long knownLast;
+    private volatile long position;
+    private volatile String stoppedBecause;
+    private Connection connection;
+    private long fetched;
+    private long bufferedBytes;
+    private int bufferedRows;
+    private int replaysBuffered;
+    private long nextPollMillis;
+    private long pausedUntilMillis;
+    private long lastFlushMillis;
+    private long writtenPosition;
+    private Instant failingSince;
+    private Instant writtenFailingSince;
+    private int busyLanes;
+
+    public SubscriptionQueue(Subscription subscription, StateDatabase state, WebhookClient client, LongSupplier clock) {
+        this.spec = subscription.spec();
+        this.state = state;
+        this.client = client;
+        this.reader = new OutboxReader(state);
+        this.log = new DeliveryLog(state);
+        this.subscriptions = new SubscriptionTable(state);
+        this.clock = clock;
+        this.backoff = new RetryPolicy(spec.retryInitialMillis(), spec.retryMaxMillis(), spec.retryTimeoutMillis());
+        this.lanes = new Lane[spec.maxInFlight()];
+        for (int i = 0; i < lanes.length; i++) {
+            lanes[i] = new Lane();
+        }
+        this.position = subscription.position();
+        this.fetched = subscription.position();
+        this.writtenPosition = subscription.position();
+        this.failingSince = subscription.failingSince();
+        this.writtenFailingSince = failingSince;
+    }
+
+    public SubscriptionSpec spec() {
+        return spec;
+    }
+
+    /** New rows are in the outbox, up to this number. */
+    public void appended(long last) {
+        if (last > knownLast) {
+            knownLast = last;
+            wake();
+        }
+    }
+
+    /** Asks the queue to stop; what is in flight is settled or left for the next start. */
+    public void stop() {
+        stopping = true;
+        wake();
+    }
+
+    /** Why the queue stopped on its own (the subscription was disabled or paused); null while it runs or when stopped. */
+    public String stoppedBecause() {
+        return stoppedBecause;
+    }
+
+    public long delivered() {
+        return delivered.get();
+    }
+
+    public long failed() {
+        return failed.get();
+    }
+
+    /** The place before which every change is settled. */
+    public long position() {
+        return position;
+    }
+
+    private void wake() {
+        synchronized (signal) {
+            signal.notifyAll();
+        }
+    }
+
+    @Override
+    public void run() {
+        LOG.info("Delivering {} from outbox row {}", spec, position);
+        try {
+            long removed = new io.sluice.sink.webhook.state.OutboxRetention(state).removedThrough(connection());
+            if (removed > position) {
+                LOG.warn("Subscription {} starts at outbox row {}, but retention removed the rows up to {}: the changes among them it "
+                        + "had not got are lost to it (outbox.max.age.ms)", spec.name(), position, removed);
+                fetched = removed;
+                updatePosition();
+            }
+        } catch (SQLException e) {
+            closeConnection(); // read again at the next start; the loop below reconnects
+        }
+        long pauseAfterError = 100;
+        while (!stopping || busyLanes > 0 || !completions.isEmpty()) {
+            try {
+                settleCompleted();
+                if (!stopping) {
+                    read();
+                    send();
+                }
+                flushLog(false);
+                pauseAfterError = 100;
+                waitForWork();
+            } catch (SQLException e) {
+                LOG.warn("Deliveries of {}: the state database at {} failed ({}); going on in {} ms", spec, state.endpoint().display(),
+                        e.getMessage(), pauseAfterError);
+                closeConnection();
+                sleep(pauseAfterError);
+                pauseAfterError = Math.min(10_000, pauseAfterError * 2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (RuntimeException e) {
+                LOG.error("Deliveries of {} stopped: {}", spec, e.toString(), e);
+                stoppedBecause = e.getMessage();
+                break;
+            }
+        }
+        try {
+            flushLog(true);
+        } catch (SQLException e) {
+            LOG.warn("Deliveries of {}: the last attempts could not be logged ({}); those changes are sent again at the next start",
+                    spec, e.getMessage());
+        }
+        closeConnection();
+        LOG.info("Stopped delivering {} at outbox row {}", spec, position);
+    }
+
+    private Connection connection() {
+        if (connection == null) {
+            connection = state.open("deliveries of " + spec.name());
+        }
+        return connection;
+    }
+
+    /** Reads the next changes past what is read, while the lanes have room. */
+    private void read() throws SQLException {
+        long now = clock.getAsLong();
+        if (bufferedBytes >= MAX_BUFFERED_BYTES || bufferedRows >= MAX_BUFFERED_ROWS) {
+            return;
+        }
+        boolean poll = now >= nextPollMillis;
+        if (!poll && knownLast <= fetched) {
+            return;
+        }
+        Connection c = connection();
+        if (poll) {
+            knownLast = Math.max(knownLast, reader.last(c));
+            nextPollMillis = now + POLL_MILLIS;
+            if (replaysBuffered == 0) {
+                for (OutboxRow row : reader.replays(c, spec.name(), 0, READ_LIMIT)) {
+                    enqueue(row);
+                    replaysBuffered++;
+                }
+            }
+        }
+        long upTo = knownLast;
+        if (upTo <= fetched) {
+            return;
+        }
+        List<OutboxRow> rows = reader.read(c, spec, fetched, upTo, READ_LIMIT);
+        for (OutboxRow row : rows) {
+            unsettled.add(row.seq());
+            enqueue(row);
+        }
+        fetched = rows.size() == READ_LIMIT ? rows.get(rows.size() - 1).seq() : upTo;
+        updatePosition();
+    }
+
+    private void enqueue(OutboxRow row) {
+        lanes[Math.floorMod(row.keyHash(), lanes.length)].queue.add(row);
+        bufferedBytes += row.size();
+        bufferedRows++;
+    }
+
+    /** Starts a request in every lane that is free and due. */
+    private void send() {
+        long now = clock.getAsLong();
+        if (now < pausedUntilMillis) {
+            return;
+        }
+        for (Lane lane : lanes) {
+            if (lane.busy || !lane.hasWork() || now < lane.dueMillis) {
+                continue;
+            }
+            List<OutboxRow> rows = lane.next(spec.batchMaxSize());
+            if (lane.attempts == 0) {
+                lane.firstAttemptMillis = now;
+            }
+            lane.attempts++;
+            lane.busy = true;
+            busyLanes++;
+            RequestBody request = RequestBody.of(spec, rows);
+            long timestamp = now / 1000;
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put("webhook-id", request.webhookId());
+            headers.put("webhook-timestamp", Long.toString(timestamp));
+            if (!spec.secrets().isEmpty()) {
+                headers.put("webhook-signature", WebhookSignature.header(request.webhookId(), timestamp, request.body(), spec.secrets()));
+            }
+            headers.putAll(request.headers());
+            long started = System.nanoTime();
+            client.post(spec.url(), headers, request.body(), request.contentType(), spec.timeoutMillis()).whenComplete((answer, failure) -> {
+                completions.add(new Done(lane, answer, failure, (System.nanoTime() - started) / 1_000_000L, Instant.ofEpochMilli(clock.getAsLong())));
+                wake();
+            });
+        }
+    }
+
+    /** Takes the answers that came: logs them, settles what is delivered or failed for good, schedules what is tried again. */
+    private void settleCompleted() throws SQLException {
+        Done done;
+        while ((done = completions.poll()) != null) {
+            Lane lane = done.lane();
+            lane.busy = false;
+            busyLanes--;
+            long now = done.at().toEpochMilli();
+            Verdict verdict = done.answer() != null
+                    ? Verdict.ofStatus(done.answer().status(), done.answer().retryAfter(), done.at())
+                    : Verdict.ofFailure(done.failure());
+            Outcome outcome = verdict.outcome();
+            boolean retry = outcome == Outcome.RETRYING || outcome == Outcome.THROTTLED;
+            long elapsed = now - lane.firstAttemptMillis;
+            if (retry && elapsed >= spec.retryTimeoutMillis()) {
+                outcome = Outcome.FAILED; // the retry time is up: this was the last try
+            }
+            String excerpt = done.answer() == null ? null : done.answer().excerpt();
+            for (OutboxRow row : lane.sending) {
+                pendingLog.add(new Attempt(row.seq(), row.deliveryId(), lane.attempts, done.at(), verdict.status(), (int) done.latencyMillis(),
+                        outcome, excerpt, verdict.error(), row.replay()));
+            }
+            switch (outcome) {
+                case DELIVERED -> {
+                    delivered.addAndGet(lane.sending.size());
+                    failingSince = null;
+                    settle(lane);
+                }
+                case RETRYING, THROTTLED -> {
+                    failing(done.at());
+                    long pause = backoff.pause(lane.attempts);
+                    if (verdict.retryAfterMillis() >= 0) {
+                        pause = verdict.retryAfterMillis();
+                    }
+                    pause = Math.min(pause, spec.retryTimeoutMillis() - elapsed);
+                    lane.dueMillis = now + pause;
+                    if (outcome == Outcome.THROTTLED) {
+                        pausedUntilMillis = Math.max(pausedUntilMillis, lane.dueMillis);
+                    }
+                    if (lane.attempts == 1 || lane.attempts % 10 == 0) {
+                        LOG.warn("Delivery {} of {} failed ({}); attempt {} in {} ms", lane.sending.get(0).deliveryId(), spec, verdict.error(),
+                                lane.attempts + 1, pause);
+                    }
+                }
+                case FAILED -> {
+                    failed.addAndGet(lane.sending.size());
+                    LOG.warn("Delivery {} of {} failed for good after {} attempt(s): {}. It is in the delivery log, to be replayed",
+                            lane.sending.get(0).deliveryId(), spec, lane.attempts, verdict.error());
+                    failing(done.at());
+                    settle(lane);
+                    if (spec.onFailure() == SubscriptionSpec.OnFailure.PAUSE && stoppedBecause == null) {
+                        changeStatus(Subscription.Status.PAUSED, "delivery " + lane.attempts + " failed for good: " + verdict.error());
+                    }
+                }
+                case GONE -> {
+                    failed.addAndGet(lane.sending.size());
+                    settle(lane);
+                    changeStatus(Subscription.Status.DISABLED, verdict.error());
+                }
+                default -> throw new IllegalStateException("unexpected outcome " + outcome);
+            }
+        }
+        updatePosition();
+    }
+
+    private void settle(Lane lane) {
+        for (OutboxRow row : lane.sending) {
+            if (row.replay()) {
+                replaysBuffered--;
+            } else {
+                unsettled.remove(row.seq());
+            }
+            bufferedBytes -= row.size();
+            bufferedRows--;
+        }
+        lane.settled();
+    }
+
+    private void failing(Instant at) throws SQLException {
+        if (failingSince == null) {
+            failingSince = at;
+        } else if (spec.disableAfterMillis() > 0 && at.toEpochMilli() - failingSince.toEpochMilli() >= spec.disableAfterMillis()
+                && stoppedBecause == null) {
+            changeStatus(Subscription.Status.DISABLED, "its deliveries have failed since " + failingSince + " without one success");
+        }
+    }
+
+    /** Disables or pauses the subscription: the log first, then the status; the queue then stops sending. */
+    private void changeStatus(Subscription.Status status, String reason) throws SQLException {
+        stoppedBecause = reason;
+        stopping = true;
+        updatePosition();
+        flushLog(true);
+        subscriptions.setStatus(connection(), spec.name(), status, reason);
+        if (status == Subscription.Status.DISABLED) {
+            LOG.error("Webhook subscription {} ({}) is DISABLED: {}. Nothing more is sent to it; its changes stay in the outbox. "
+                    + "Fix the receiver, then resume it (sluice webhooks resume {}, or POST /subscriptions/{}/resume)",
+                    spec.name(), spec.displayUrl(), reason, spec.name(), spec.name());
+        } else {
+            LOG.warn("Webhook subscription {} ({}) is PAUSED: {}. Resume it with sluice webhooks resume {}, or POST "
+                    + "/subscriptions/{}/resume", spec.name(), spec.displayUrl(), reason, spec.name(), spec.name());
+        }
+    }
+
+    private void updatePosition() {
+        position = unsettled.isEmpty() ? fetched : unsettled.first() - 1;
+    }
+
+    private void flushLog(boolean now) throws SQLException {
+        long t = clock.getAsLong();
+        boolean changed = position != writtenPosition || !java.util.Objects.equals(failingSince, writtenFailingSince);
+        if (pendingLog.isEmpty() && !changed) {
+            return;
+        }
+        if (!now && pendingLog.size() < 500 && t - lastFlushMillis < LOG_FLUSH_MILLIS) {
+            return;
+        }
+        log.write(connection(), spec.name(), pendingLog, position, failingSince);
+        pendingLog.clear();
+        writtenPosition = position;
+        writtenFailingSince = failingSince;
+        lastFlushMillis = t;
+    }
+
+    private void waitForWork() throws InterruptedException {
+        synchronized (signal) {
+            // Decided under the lock that wake() takes: a notice that comes while deciding is not lost.
+            if (!completions.isEmpty()) {
+                return;
+            }
+            long now = clock.getAsLong();
+            long until = now + POLL_MILLIS;
+            if (!stopping) {
+                until = Math.min(until, nextPollMillis);
+                for (Lane lane : lanes) {
+                    if (!lane.busy && lane.hasWork()) {
+                        until = Math.min(until, Math.max(lane.dueMillis, pausedUntilMillis));
+                    }
+                }
+                if (knownLast > fetched && bufferedBytes < MAX_BUFFERED_BYTES && bufferedRows < MAX_BUFFERED_ROWS) {
+                    return;
+                }
+            } else if (busyLanes == 0) {
+                return;
+            }
+            if (!pendingLog.isEmpty() || position != writtenPosition) {
+                until = Math.min(until, lastFlushMillis + LOG_FLUSH_MILLIS);
+            }
+            long wait = until - now;
+            if (wait > 0) {
+                signal.wait(wait);
+            }
+        }
+    }
+
+    private void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+    }
+
+    private void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // broken already
+            }
+            connection = null;
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package io.sluice.sink.webhook.outbox;
+
+import java.util.List;
+
+/**
+ * A change as the outbox keeps it, written once for every subscription.
+ *
+ * @param deliveryId the {@code webhook-id} its deliveries carry
+ * @param relation   the source table, {@code schema.table}
+ * @param operation  {@code insert}, {@code update}, {@code delete}, {@code truncate} or {@code read} (a snapshot row)
+ * @param keyHash    a hash of the table and the row's key: deliveries of one key keep their order
+ * @param changed    the columns an update changed; null when the event cannot tell (no full before image)
+ * @param lsn        the commit LSN of its transaction; 0 for snapshot rows
+ * @param commitMillis when its transaction committed (snapshot rows: when the snapshot was taken)
+ * @param body       the change as JSON ({@link ChangePayload})
+ */
+public record OutboxEntry(String deliveryId, String relation, String operation, int keyHash, List<String> changed, long lsn,
+                          long commitMillis, byte[] body) {
+}

@@ -1,0 +1,260 @@
+package io.sluice.sink.webhook.outbox;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
+
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.retry.RetryPolicy;
+import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.core.routing.SinkEvent;
+import io.sluice.sink.core.routing.SinkWriter;
+import io.sluice.sink.webhook.state.OutboxTable;
+import io.sluice.sink.webhook.state.StateDatabase;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The webhook sink's writer: each change goes once into the outbox, in batches bounded in bytes
+ * (sized by the batch tuner): a change is written at once when no batch is being written, else
+ * it joins the next batch, which goes when the one before commits, when full, or after a short delay. Batches commit one after
+ * another on a thread of their own, each marking in the ledger what was taken when it was handed
+ * over, so the source is confirmed past a change only once the outbox holds it. Deliveries are
+ * the delivery loops' business, not the writer's: a receiver that is down holds nothing here.
+ */
+public final class OutboxWriter implements SinkWriter, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(OutboxWriter.class);
+
+    /** A batch handed to the appending thread, with what the ledger had taken when it was handed over. */
+    private record Handed(List<OutboxEntry> entries, long bytes, long plannedBytes, Map<TopicPartition, Long> taken, boolean full) {
+    }
+
+    private static final Handed STOP = new Handed(List.of(), 0, 0, Map.of(), false);
+
+    private final StateDatabase state;
+    private final OutboxTable outbox;
+    private final OffsetLedger ledger;
+    private final TunedBatchSize batchSize;
+    private final long maxDelayMillis;
+    private final long retryTimeoutMillis;
+    private final LongConsumer appended;
+    private final BlockingQueue<Handed> handed = new ArrayBlockingQueue<>(2);
+    private final Thread appender;
+    private final AtomicLong inFlight = new AtomicLong();
+    private final AtomicLong written = new AtomicLong();
+    private volatile RuntimeException failure;
+    private Connection connection;
+
+    private List<OutboxEntry> batch = new ArrayList<>();
+    private long batchBytes;
+    private long batchStartedMillis;
+
+    /**
+     * @param appended told the number of the last outbox row after each commit (wakes this task's delivery loops)
+     */
+    public OutboxWriter(StateDatabase state, OffsetLedger ledger, TunedBatchSize batchSize, long maxDelayMillis, long retryTimeoutMillis,
+                        LongConsumer appended) {
+        this.state = state;
+        this.outbox = new OutboxTable(state);
+        this.ledger = ledger;
+        this.batchSize = batchSize;
+        this.maxDelayMillis = maxDelayMillis;
+        this.retryTimeoutMillis = retryTimeoutMillis;
+        this.appended = appended;
+        this.appender = new Thread(this::appendLoop, "sluice-webhook-outbox");
+        appender.setDaemon(true);
+        appender.start();
+    }
+
+    @Override
+    public void write(SinkEvent event) throws InterruptedException {
+        rethrow();
+        OutboxEntry entry = ChangePayload.of(event);
+        if (entry == null) {
+            return;
+        }
+        if (batch.isEmpty()) {
+            batchStartedMillis = System.currentTimeMillis();
+        }
+        batch.add(entry);
+        batchBytes += entry.body().length + entry.deliveryId().length() + entry.relation().length() + 48;
+        if (batchBytes >= batchSize.bytes()) {
+            hand(true);
+        } else if (inFlight.get() == 0) {
+            // Nothing is being written: this change goes at once, and the next ones gather while it commits. A change
+            // waits for no timer and no next record, and under load batches grow by themselves.
+            hand(false);
+        }
+    }
+
+    @Override
+    public void applySchemaEvent(SinkEvent event) {
+        // Subscribers get row changes; schema events only keep the order of what is around them.
+    }
+
+    @Override
+    public void afterPut(SinkTaskContext context) {
+        rethrow();
+        if (!batch.isEmpty()) {
+            long waited = System.currentTimeMillis() - batchStartedMillis;
+            if (waited >= maxDelayMillis || inFlight.get() == 0) {
+                handSoon();
+            } else if (context != null) {
+                context.timeout(maxDelayMillis - waited);
+            }
+        }
+    }
+
+    @Override
+    public void durableNow() {
+        rethrow();
+        if (!batch.isEmpty() && System.currentTimeMillis() - batchStartedMillis >= maxDelayMillis) {
+            handSoon();
+        }
+        if (batch.isEmpty() && inFlight.get() == 0) {
+            ledger.allTakenDurable(); // nothing waits to be appended: what was taken had no row (tombstones) or is appended
+        }
+    }
+
+    @Override
+    public void writeAll() throws InterruptedException {
+        if (!batch.isEmpty()) {
+            hand(false);
+        }
+        synchronized (inFlight) {
+            while (inFlight.get() > 0 && failure == null) {
+                inFlight.wait(100);
+            }
+        }
+        rethrow();
+    }
+
+    /** Hands the batch over when the appending thread can take it without waiting; else it grows until the next call. */
+    private void handSoon() {
+        if (handed.remainingCapacity() > 0) {
+            try {
+                hand(false);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ConnectException("Interrupted while writing the webhook outbox", e);
+            }
+        }
+    }
+
+    private void hand(boolean full) throws InterruptedException {
+        Handed h = new Handed(batch, batchBytes, batchSize.bytes(), ledger.takenSoFar(), full);
+        batch = new ArrayList<>();
+        batchBytes = 0;
+        inFlight.incrementAndGet();
+        handed.put(h);
+    }
+
+    private void appendLoop() {
+        try {
+            while (true) {
+                Handed h = handed.take();
+                if (h == STOP) {
+                    return;
+                }
+                try {
+                    long started = System.nanoTime();
+                    long last = append(h.entries());
+                    batchSize.record(h.plannedBytes(), h.bytes(), System.nanoTime() - started,
+                            h.full() ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT);
+                    written.addAndGet(h.entries().size());
+                    ledger.markDurable(h.taken());
+                    appended.accept(last);
+                } catch (RuntimeException e) {
+                    failure = e;
+                    LOG.error("Cannot write the webhook outbox: {}", e.getMessage());
+                }
+                synchronized (inFlight) {
+                    inFlight.decrementAndGet();
+                    inFlight.notifyAll();
+                }
+                if (failure != null) {
+                    return;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private long append(List<OutboxEntry> entries) throws InterruptedException {
+        return RetryPolicy.reconnecting(retryTimeoutMillis).run(() -> {
+            if (connection == null) {
+                connection = state.open("outbox");
+            }
+            return outbox.append(connection, entries);
+        }, new RetryPolicy.Failures() {
+            @Override
+            public boolean isTransient(Exception e) {
+                closeConnection();
+                return PgConnect.unreachable(e) || e instanceof SQLException sql && sql.getSQLState() != null
+                        && (sql.getSQLState().startsWith("08") || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01")
+                        || sql.getSQLState().equals("57P01"));
+            }
+
+            @Override
+            public void retrying(Exception e, long pauseMillis) {
+                LOG.warn("Cannot write the webhook outbox in {} for now ({}); trying again in {} ms", state.endpoint().display(),
+                        e.getMessage(), pauseMillis);
+            }
+
+            @Override
+            public RuntimeException giveUp(Exception e, boolean timedOut) {
+                return new ConnectException("Cannot write the webhook outbox (schema " + state.schema() + " of "
+                        + state.endpoint().display() + "): " + e.getMessage() + (timedOut ? " (tried for " + retryTimeoutMillis + " ms)" : "")
+                        + ". Nothing is lost: the source is not confirmed past these changes, and they come again when the task restarts",
+                        e);
+            }
+        });
+    }
+
+    private void closeConnection() {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // broken already
+            }
+            connection = null;
+        }
+    }
+
+    private void rethrow() {
+        RuntimeException f = failure;
+        if (f != null) {
+            throw f;
+        }
+    }
+
+    /** Changes appended to the outbox so far. */
+    public long written() {
+        return written.get();
+    }
+
+    @Override
+    public void close() {
+        handed.clear();
+        handed.offer(STOP);
+        try {
+            appender.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        closeConnection();
+    }
+}

@@ -1,0 +1,131 @@
+package io.sluice.sink.webhook.state;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+
+import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.webhook.outbox.OutboxEntry;
+
+/**
+ * Appends changes to the outbox. Each append is one transaction that takes the outbox's lock
+ * before it numbers its rows, so rows are numbered in the order their transactions commit: a
+ * subscription that has read up to a number has seen every row below it, whichever task wrote
+ * it. The commit wakes the delivery loops ({@code NOTIFY}).
+ */
+public final class OutboxTable {
+
+    private final StateDatabase state;
+    private final String insert;
+    private final String reserve;
+    private final String lock;
+    private final String notify;
+
+    public OutboxTable(StateDatabase state) {
+        this.state = state;
+        this.insert = "INSERT INTO " + state.table("webhook_outbox")
+                + " (seq, delivery_id, relation, operation, key_hash, changed, lsn, commit_time, body) "
+                + "SELECT ?::bigint + n - 1, d, r, o, k, c::jsonb, l, to_timestamp(m / 1000.0), b "
+                + "FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::text[]) "
+                + "WITH ORDINALITY AS x(d, r, o, k, c, l, m, b, n)";
+        String sequence = Identifiers.literal(state.table("webhook_outbox_seq"));
+        // The numbers of a whole append at once: the first is returned, the sequence left at the last.
+        this.reserve = "SELECT setval(" + sequence + ", nextval(" + sequence + ") + ? - 1) - ? + 1";
+        this.lock = "SELECT pg_advisory_xact_lock(hashtext(" + Identifiers.literal(lockName(state)) + "))";
+        this.notify = "SELECT pg_notify(" + Identifiers.literal(channel(state)) + ", ?)";
+    }
+
+    /** The channel each append notifies when it commits. */
+    public static String channel(StateDatabase state) {
+        return "sluice_webhook_outbox_" + Integer.toHexString(state.schema().hashCode());
+    }
+
+    private static String lockName(StateDatabase state) {
+        return "sluice.webhook.outbox:" + state.schema();
+    }
+
+    /**
+     * Appends the entries in their order, in one transaction on the connection (left in
+     * autocommit mode after).
+     *
+     * @return the number of the last row appended
+     */
+    public long append(Connection c, List<OutboxEntry> entries) throws SQLException {
+        int n = entries.size();
+        String[] ids = new String[n];
+        String[] relations = new String[n];
+        String[] operations = new String[n];
+        Integer[] keyHashes = new Integer[n];
+        String[] changed = new String[n];
+        Long[] lsns = new Long[n];
+        Long[] commits = new Long[n];
+        String[] bodies = new String[n];
+        for (int i = 0; i < n; i++) {
+            OutboxEntry e = entries.get(i);
+            ids[i] = e.deliveryId();
+            relations[i] = e.relation();
+            operations[i] = e.operation();
+            keyHashes[i] = e.keyHash();
+            changed[i] = e.changed() == null ? null : jsonArray(e.changed());
+            lsns[i] = e.lsn();
+            commits[i] = e.commitMillis();
+            bodies[i] = new String(e.body(), StandardCharsets.UTF_8);
+        }
+        return Transactions.run(c, () -> {
+            try (PreparedStatement st = c.prepareStatement(lock)) {
+                st.execute();
+            }
+            long first;
+            try (PreparedStatement st = c.prepareStatement(reserve)) {
+                st.setLong(1, n);
+                st.setLong(2, n);
+                try (ResultSet rs = st.executeQuery()) {
+                    rs.next();
+                    first = rs.getLong(1);
+                }
+            }
+            try (PreparedStatement st = c.prepareStatement(insert)) {
+                st.setLong(1, first);
+                st.setArray(2, c.createArrayOf("text", ids));
+                st.setArray(3, c.createArrayOf("text", relations));
+                st.setArray(4, c.createArrayOf("text", operations));
+                st.setArray(5, c.createArrayOf("int4", keyHashes));
+                st.setArray(6, c.createArrayOf("text", changed));
+                st.setArray(7, c.createArrayOf("int8", lsns));
+                st.setArray(8, c.createArrayOf("int8", commits));
+                st.setArray(9, c.createArrayOf("text", bodies));
+                st.executeUpdate();
+            }
+            long last = first + n - 1;
+            try (PreparedStatement st = c.prepareStatement(notify)) {
+                st.setString(1, Long.toString(last));
+                st.execute();
+            }
+            return last;
+        });
+    }
+
+    private static String jsonArray(List<String> names) {
+        StringBuilder s = new StringBuilder("[");
+        for (String name : names) {
+            if (s.length() > 1) {
+                s.append(',');
+            }
+            s.append('"');
+            for (char ch : name.toCharArray()) {
+                if (ch == '"' || ch == '\\') {
+                    s.append('\\').append(ch);
+                } else if (ch < 0x20) {
+                    s.append(String.format("\\u%04x", (int) ch));
+                } else {
+                    s.append(ch);
+                }
+            }
+            s.append('"');
+        }
+        return s.append(']').toString();
+    }
+}
