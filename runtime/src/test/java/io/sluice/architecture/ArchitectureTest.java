@@ -31,7 +31,8 @@ class ArchitectureTest {
 
     /** The modules (by root package) whose packages may form no cycle: every module with main code. */
     private static final List<String> MODULES = List.of("io.sluice.schemas", "io.sluice.connector.postgres", "io.sluice.transforms",
-            "io.sluice.sink.core", "io.sluice.sink.postgres", "io.sluice.sink.opensearch", "io.sluice.runtime", "io.sluice.testing");
+            "io.sluice.sink.core", "io.sluice.sink.postgres", "io.sluice.sink.opensearch", "io.sluice.sink.webhook", "io.sluice.runtime",
+            "io.sluice.testing");
 
     static LayeredArchitecture layering() {
         return layeredArchitecture().consideringOnlyDependenciesInLayers()
@@ -41,6 +42,7 @@ class ArchitectureTest {
                 .layer("SinkCore").definedBy("io.sluice.sink.core..")
                 .layer("PostgresSink").definedBy("io.sluice.sink.postgres..")
                 .layer("OpenSearchSink").definedBy("io.sluice.sink.opensearch..")
+                .layer("WebhookSink").definedBy("io.sluice.sink.webhook..")
                 .layer("Runtime").definedBy("io.sluice.runtime..")
                 .layer("TestSupport").definedBy("io.sluice.testing..")
                 .whereLayer("Runtime").mayNotBeAccessedByAnyLayer()
@@ -49,7 +51,8 @@ class ArchitectureTest {
                 .whereLayer("Transforms").mayOnlyBeAccessedByLayers("Runtime")
                 .whereLayer("PostgresSink").mayOnlyBeAccessedByLayers("Runtime")
                 .whereLayer("OpenSearchSink").mayOnlyBeAccessedByLayers("Runtime")
-                .whereLayer("SinkCore").mayOnlyBeAccessedByLayers("PostgresSink", "OpenSearchSink", "Runtime");
+                .whereLayer("WebhookSink").mayOnlyBeAccessedByLayers("Runtime")
+                .whereLayer("SinkCore").mayOnlyBeAccessedByLayers("PostgresSink", "OpenSearchSink", "WebhookSink", "Runtime");
     }
 
     @Test

@@ -20,7 +20,8 @@ public final class PipelineOptions {
     String source;
 
     @Option(names = "--target", paramLabel = "URL", description = "The target: a database, postgres://user:password@host:5432/database, "
-            + "or an OpenSearch cluster (docs/opensearch.md), https://user:password@host:9200")
+            + "an OpenSearch cluster (docs/opensearch.md), https://user:password@host:9200, or webhook: subscribers named with "
+            + "--set target.subscriptions=... (docs/webhooks.md)")
     String target;
 
     @Option(names = "--config", paramLabel = "FILE",

@@ -70,6 +70,7 @@ public final class SluiceCommand implements Callable<Integer> {
                 .addSubcommand(new InitCommand(streams))
                 .addSubcommand(new StatusCommand(streams))
                 .addSubcommand(new TeardownCommand(streams))
+                .addSubcommand("webhooks", WebhooksCommand.commandLine(streams))
                 .addSubcommand(new VersionCommand(streams))
                 .addSubcommand(new CommandLine.HelpCommand())
                 .addSubcommand(new AutoComplete.GenerateCompletion());

@@ -69,6 +69,33 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
         return map;
     }
 
+    /**
+     * When the webhook sink's state database is the source database, its tables (the outbox, the
+     * delivery log) are left out of the source's tables: else every delivery would be a change to
+     * deliver, without end.
+     */
+    private static void excludeStateTables(Map<String, String> src, Map<String, String> tgt) {
+        String stateUrl = tgt.get("state.url");
+        PgEndpoint state = PgEndpoint.parse(stateUrl.startsWith("jdbc:") ? stateUrl.substring(5) : stateUrl);
+        boolean sameDatabase = state.database().equals(src.get("database.dbname")) && state.port() == Integer.parseInt(
+                src.getOrDefault("database.port", "5432")) && state.host().equalsIgnoreCase(src.getOrDefault("database.hostname", ""));
+        if (sameDatabase) {
+            String pattern = tgt.getOrDefault("state.schema", "sluice") + ".*";
+            String excluded = src.getOrDefault("table.exclude.list", "");
+            src.put("table.exclude.list", excluded.isBlank() ? pattern : excluded + "," + pattern);
+        }
+    }
+
+    /** The source's connection keys as a URL, for a state database that is the source's. */
+    private static String sourceUrl(Map<String, String> src) {
+        java.util.function.Function<String, String> enc = v -> java.net.URLEncoder.encode(v == null ? "" : v,
+                java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+        String host = src.getOrDefault("database.hostname", "localhost");
+        return "postgres://" + enc.apply(src.get("database.user")) + ":" + enc.apply(src.get("database.password")) + "@"
+                + (host.contains(":") ? "[" + host + "]" : host) + ":" + src.getOrDefault("database.port", "5432") + "/"
+                + enc.apply(src.get("database.dbname")) + "?sslmode=" + src.getOrDefault("database.sslmode", "prefer");
+    }
+
     /** The pipeline's target, as the command drives it. */
     public Target sink() {
         return Target.of(targetKind, target);
@@ -118,6 +145,14 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
         Map<String, String> tgt = new LinkedHashMap<>(target);
         tgt.remove(TargetKind.TYPE);
         String targetUrl = tgt.remove("url");
+        if (kind == TargetKind.WEBHOOK) {
+            // The outbox, subscriptions and delivery log go to the source database unless another is named.
+            tgt.putIfAbsent("state.url", url != null ? url : sourceUrl(src));
+            tgt.putIfAbsent("name", pipelineName);
+            excludeStateTables(src, tgt);
+            Path offsetsFile = offsets != null ? offsets : Path.of(".sluice", pipelineName + ".offsets");
+            return new PipelineSpec(pipelineName, src, tgt, Map.copyOf(transforms), offsetsFile, kind);
+        }
         if (targetUrl != null) {
             tgt.putIfAbsent("connection.url", targetUrl);
         }

@@ -23,7 +23,7 @@ import io.sluice.sink.postgres.PostgresSinkConnector;
 import io.sluice.sink.postgres.PostgresSinkTask;
 import io.sluice.sink.postgres.apply.SequenceAdvance;
 import io.sluice.sink.postgres.state.AppliedPositions;
-import io.sluice.sink.postgres.state.DeadLetterTable;
+import io.sluice.sink.core.pgstate.DeadLetterTable;
 import io.sluice.sink.postgres.state.SnapshotRecords;
 import io.sluice.sink.postgres.state.TargetState;
 import org.apache.kafka.connect.sink.SinkTaskContext;

@@ -9,7 +9,7 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
  * The sink end of a pipeline as the {@code sluice} command drives it: one per kind of target
- * (PostgreSQL, OpenSearch). The sink task does the writing, as on a Connect cluster; this says
+ * (PostgreSQL, OpenSearch, webhooks). The sink task does the writing, as on a Connect cluster; this says
  * what the command needs around it: what the target records of the pipeline, where dead letters
  * go, what status shows and what teardown forgets.
  */
@@ -17,7 +17,11 @@ public interface Target {
 
     /** The target for a pipeline's target keys. */
     static Target of(TargetKind kind, Map<String, String> keys) {
-        return kind == TargetKind.OPENSEARCH ? new OpenSearchTarget(keys) : new PostgresTarget(keys);
+        return switch (kind) {
+            case OPENSEARCH -> new OpenSearchTarget(keys);
+            case WEBHOOK -> new WebhookTarget(keys);
+            case POSTGRES -> new PostgresTarget(keys);
+        };
     }
 
     /** The target's address without secrets, for messages. */

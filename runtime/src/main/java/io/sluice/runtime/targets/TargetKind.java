@@ -6,7 +6,9 @@ import java.util.Map;
 /** Which sink a pipeline writes to: said by {@code type:} under {@code target:}, or read from the URL's scheme. */
 public enum TargetKind {
     POSTGRES,
-    OPENSEARCH;
+    OPENSEARCH,
+    /** Webhook subscribers, with an outbox in a state database ({@code state.url}, by default the source database). */
+    WEBHOOK;
 
     /** The key under {@code target:} that names the kind. */
     public static final String TYPE = "type";
@@ -23,8 +25,9 @@ public enum TargetKind {
             return switch (type.trim().toLowerCase(Locale.ROOT)) {
                 case "postgres", "postgresql" -> POSTGRES;
                 case "opensearch" -> OPENSEARCH;
-                default -> throw new IllegalArgumentException("target type '" + type + "' is not one Sluice writes to; give type: postgres "
-                        + "or type: opensearch");
+                case "webhook", "webhooks" -> WEBHOOK;
+                default -> throw new IllegalArgumentException("target type '" + type + "' is not one Sluice writes to; give type: postgres, "
+                        + "type: opensearch or type: webhook");
             };
         }
         String url = target.getOrDefault("url", target.get("connection.url"));
@@ -32,18 +35,25 @@ public enum TargetKind {
             return POSTGRES; // the PostgreSQL sink's own keys (connection.url is its too) say the rest
         }
         String lower = url.trim().toLowerCase(Locale.ROOT);
+        if (lower.equals("webhook") || lower.equals("webhooks")) {
+            return WEBHOOK;
+        }
         if (lower.startsWith("http://") || lower.startsWith("https://")) {
             return OPENSEARCH;
         }
         if (lower.startsWith("postgres://") || lower.startsWith("postgresql://") || lower.startsWith("jdbc:postgresql:")) {
             return POSTGRES;
         }
-        throw new IllegalArgumentException("The target URL must be postgres://user:password@host:5432/database (PostgreSQL) or "
-                + "https://user:password@host:9200 (OpenSearch)");
+        throw new IllegalArgumentException("The target URL must be postgres://user:password@host:5432/database (PostgreSQL), "
+                + "https://user:password@host:9200 (OpenSearch), or webhook (webhook subscribers, docs/webhooks.md)");
     }
 
     /** How the target's URL looks, for messages. */
     public String urlExample() {
-        return this == POSTGRES ? "postgres://user:password@host:port/database" : "https://user:password@host:9200";
+        return switch (this) {
+            case POSTGRES -> "postgres://user:password@host:port/database";
+            case OPENSEARCH -> "https://user:password@host:9200";
+            case WEBHOOK -> "webhook";
+        };
     }
 }

@@ -51,8 +51,12 @@ class CommandLineDocTest {
 
                 """);
         section(doc, "sluice", cli);
-        for (String name : new String[] {"run", "snapshot", "init", "status", "teardown"}) {
+        for (String name : new String[] {"run", "snapshot", "init", "status", "teardown", "webhooks"}) {
             section(doc, "sluice " + name, cli.getSubcommands().get(name));
+        }
+        CommandLine webhooks = cli.getSubcommands().get("webhooks");
+        for (String name : new String[] {"create", "update", "replay", "deliveries"}) {
+            section(doc, "sluice webhooks " + name, webhooks.getSubcommands().get(name));
         }
         return doc.toString();
     }

@@ -45,11 +45,14 @@ class ConfigurationDocTest {
                 .append("The same keys configure a connector on a Kafka Connect cluster and a `sluice` pipeline: in `pipeline.yaml` they go\n")
                 .append("under `source:` and `target:` (where `url: postgres://user:password@host:port/database` fills in the connection\n")
                 .append("keys), and on the command line `--set source.KEY=VALUE` / `--set target.KEY=VALUE`. The target's kind follows from\n")
-                .append("its URL (`postgres://…` PostgreSQL, `http(s)://…` OpenSearch) or from `type: postgres|opensearch` under `target:`.\n\n");
+                .append("its URL (`postgres://…` PostgreSQL, `http(s)://…` OpenSearch, `webhook` webhook subscribers) or from\n")
+                .append("`type: postgres|opensearch|webhook` under `target:`.\n\n");
         section(s, "PostgreSQL source (`io.sluice.connector.postgres.PostgresSourceConnector`)", PostgresSourceConfig.CONFIG_DEF);
         section(s, "PostgreSQL sink (`io.sluice.sink.postgres.PostgresSinkConnector`)", PostgresSinkConfig.CONFIG_DEF);
         s.append("How the OpenSearch sink maps, orders and rebuilds: [opensearch.md](opensearch.md).\n\n");
         section(s, "OpenSearch sink (`io.sluice.sink.opensearch.OpenSearchSinkConnector`)", OpenSearchSinkConfig.CONFIG_DEF);
+        s.append("How the webhook sink delivers, and each subscription's options (`subscription.<name>.<option>`): [webhooks.md](webhooks.md).\n\n");
+        section(s, "Webhook sink (`io.sluice.sink.webhook.WebhookSinkConnector`)", io.sluice.sink.webhook.WebhookSinkConfig.CONFIG_DEF);
         s.append("The `sluice` command reads one more key under `target:` itself, as a Kafka Connect worker reads it on a cluster (where\n")
                 .append("`errors.deadletterqueue.topic.name` names the dead-letter topic).\n\n");
         section(s, "The `sluice` command's target keys", io.sluice.runtime.pipeline.EmbeddedSinkContext.CONFIG_DEF);

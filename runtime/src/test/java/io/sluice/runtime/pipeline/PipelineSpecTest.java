@@ -77,6 +77,23 @@ class PipelineSpecTest {
     }
 
     @Test
+    void aWebhookTargetKeepsItsStateInTheSourceDatabaseAndLeavesThoseTablesOut() {
+        PipelineSpec spec = PipelineSpec.of(null, Map.of("url", "postgres://app:pw@db:5433/shop", "table.exclude.list", "public.audit"),
+                Map.of("url", "webhook", "subscriptions", "a"), Map.of(), null);
+        assertThat(spec.targetKind()).isEqualTo(TargetKind.WEBHOOK);
+        assertThat(spec.target()).containsEntry("state.url", "postgres://app:pw@db:5433/shop").containsEntry("name", "shop")
+                .doesNotContainKey("connection.url");
+        assertThat(spec.source()).containsEntry("table.exclude.list", "public.audit,sluice.*");
+
+        PipelineSpec elsewhere = PipelineSpec.of(null, Map.of("url", "postgres://app@db/shop"),
+                Map.of("type", "webhook", "state.url", "postgres://hooks@state-db/hooks", "state.schema", "outbox"), Map.of(), null);
+        assertThat(elsewhere.source()).doesNotContainKey("table.exclude.list");
+        PipelineSpec sameByKeys = PipelineSpec.of(null, Map.of("url", "postgres://app@db/shop"),
+                Map.of("type", "webhook", "state.url", "postgres://other@db:5432/shop", "state.schema", "outbox"), Map.of(), null);
+        assertThat(sameByKeys.source()).containsEntry("table.exclude.list", "outbox.*");
+    }
+
+    @Test
     void tablesNoAnonymizeRuleChangesStillTravelAsRawTuples() {
         Map<String, String> transforms = Map.of("transforms", "anon",
                 "transforms.anon.type", "io.sluice.transforms.anonymize.Anonymize",

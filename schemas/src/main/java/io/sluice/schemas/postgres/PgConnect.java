@@ -20,6 +20,17 @@ public final class PgConnect {
     private PgConnect() {
     }
 
+    /** Closes a connection that is being dropped (broken, or no longer needed); null is fine, and a failure says nothing new. */
+    public static void closeQuietly(Connection connection) {
+        if (connection != null) {
+            try {
+                connection.close();
+            } catch (SQLException ignored) {
+                // it is being dropped either way
+            }
+        }
+    }
+
     /** A normal connection in autocommit mode with {@link SessionSettings} applied. */
     public static Connection open(PgEndpoint endpoint, String applicationName) {
         Properties props = properties(endpoint, applicationName);

@@ -3,6 +3,7 @@ package io.sluice.sink.webhook;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,9 +24,11 @@ import io.sluice.sink.webhook.delivery.Deliveries;
 import io.sluice.sink.webhook.delivery.SubscriptionQueue;
 import io.sluice.sink.webhook.http.WebhookClient;
 import io.sluice.sink.webhook.outbox.OutboxWriter;
+import io.sluice.sink.webhook.state.PositionTable;
 import io.sluice.sink.webhook.state.StateDatabase;
 import io.sluice.sink.webhook.state.SubscriptionTable;
 import io.sluice.sink.webhook.subscription.SubscriptionSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +48,7 @@ public class WebhookSinkTask extends RoutedSinkTask {
     private WebhookClient client;
     private Deliveries deliveries;
     private WebhookApi api;
+    private PositionTable positions;
     private OutboxWriter writer;
     private TunedBatchSize batchSize;
 
@@ -73,17 +77,43 @@ public class WebhookSinkTask extends RoutedSinkTask {
         client = new WebhookClient(config.guard(), config.maxConnections(), config.connectTimeoutMillis());
         deliveries = new Deliveries(state, client, config.retention(), clock);
         deliveries.start();
-        writer = new OutboxWriter(state, ledger, batchSize, config.outboxDelayMillis(), config.stateRetryTimeoutMillis(),
-                deliveries::appended);
         String connector = props.getOrDefault("name", "sluice");
         BarrierGate gate = new BarrierGate(new PostgresBarrierStore(state.endpoint(), new BarrierTables(state.schema(), connector), null),
                 Subscription.of(props));
+        positions = new PositionTable(state, connector);
+        resumePositions(null);
+        writer = new OutboxWriter(state, ledger, skips, positions, gate, batchSize, config.outboxDelayMillis(), config.stateRetryTimeoutMillis(),
+                deliveries::appended);
         route(writer, gate, new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.MismatchAction.FAIL, e -> false,
                 System::currentTimeMillis), "writing the webhook outbox");
         batchSize.register(metrics.plugin(), "outbox");
         startApi(config);
         LOG.info("Webhook sink writing its outbox to schema {} of {}; {} subscription(s) declared in the configuration", state.schema(),
                 state.endpoint().display(), declared.size());
+    }
+
+    /**
+     * Loads the newest positions the outbox holds, of the given partitions (null: all of the
+     * connector's), so that changes a restarted source sends again are not written twice.
+     */
+    private void resumePositions(Collection<TopicPartition> partitions) {
+        try (Connection c = state.open("positions")) {
+            positions.read(c).forEach((partition, position) -> {
+                if (partitions == null || partitions.contains(partition)) {
+                    skips.resume(partition, null, null, position);
+                }
+            });
+        } catch (SQLException e) {
+            throw PgConnect.explain(e, state.endpoint());
+        }
+    }
+
+    /** Partitions given to this task: another task may have written their changes since this one last had them. */
+    @Override
+    protected void opened(Collection<TopicPartition> partitions) {
+        if (!partitions.isEmpty()) {
+            resumePositions(partitions);
+        }
     }
 
     /** Serves the subscription API when asked to; a port another task of this worker holds is left to it. */

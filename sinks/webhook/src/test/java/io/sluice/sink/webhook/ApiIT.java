@@ -13,8 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.sluice.sink.webhook.TestReceiver.Received;
-import io.sluice.sink.webhook.TestReceiver.Reply;
+import io.sluice.testing.webhook.TestReceiver;
+import io.sluice.testing.webhook.TestReceiver.Received;
+import io.sluice.testing.webhook.TestReceiver.Reply;
 import io.sluice.sink.webhook.signing.SigningSecret;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabases;

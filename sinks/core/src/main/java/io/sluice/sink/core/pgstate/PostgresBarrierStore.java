@@ -86,14 +86,8 @@ public final class PostgresBarrierStore implements BarrierStore {
 
     @Override
     public void reset() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // it is being dropped
-            }
-            connection = null;
-        }
+        PgConnect.closeQuietly(connection);
+        connection = null;
     }
 
     @Override

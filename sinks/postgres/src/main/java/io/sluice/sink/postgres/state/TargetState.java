@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.pgstate.BarrierTables;
+import io.sluice.sink.core.pgstate.DeadLetterTable;
 
 /**
  * Sluice's own tables on the target, all in the schema of the position table: the applied

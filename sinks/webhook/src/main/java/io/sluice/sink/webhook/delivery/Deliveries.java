@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
+import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.webhook.http.WebhookClient;
 import io.sluice.sink.webhook.state.OutboxRetention;
@@ -256,14 +257,8 @@ public final class Deliveries implements AutoCloseable {
     }
 
     private void closeClaims() {
-        if (claims != null) {
-            try {
-                claims.close();
-            } catch (SQLException ignored) {
-                // broken already
-            }
-            claims = null;
-        }
+        PgConnect.closeQuietly(claims);
+        claims = null;
     }
 
     @Override

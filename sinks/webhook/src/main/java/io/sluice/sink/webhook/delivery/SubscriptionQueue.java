@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
+import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.sink.webhook.http.WebhookClient;
 import io.sluice.sink.webhook.payload.RequestBody;
@@ -444,13 +445,7 @@ public final class SubscriptionQueue implements Runnable {
     }
 
     private void closeConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // broken already
-            }
-            connection = null;
-        }
+        PgConnect.closeQuietly(connection);
+        connection = null;
     }
 }

@@ -21,6 +21,7 @@ import io.sluice.schemas.json.RowJson;
 import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.webhook.delivery.DeliveryIds;
+import io.sluice.sink.webhook.state.OutboxEntry;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
@@ -142,7 +143,7 @@ public final class ChangePayload {
         hash.update(relation.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         hash.update(0);
         hash.update(keyJson);
-        return new OutboxEntry(deliveryId, relation, operation, (int) hash.getValue(), changed, position == null ? 0 : position.commitLsn(),
+        return new OutboxEntry(deliveryId, event.sourceName(), relation, operation, (int) hash.getValue(), changed, position == null ? 0 : position.commitLsn(),
                 commitMillis, body);
     }
 

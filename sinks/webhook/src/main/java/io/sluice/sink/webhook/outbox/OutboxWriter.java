@@ -12,12 +12,18 @@ import java.util.function.LongConsumer;
 
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.retry.RetryPolicy;
+import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.core.position.ReplaySkips;
+import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.core.routing.SinkWriter;
 import io.sluice.sink.webhook.state.OutboxTable;
+import io.sluice.sink.webhook.state.PositionTable;
+import io.sluice.sink.webhook.state.SnapshotTable;
 import io.sluice.sink.webhook.state.StateDatabase;
+import io.sluice.sink.webhook.state.OutboxEntry;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkTaskContext;
@@ -37,13 +43,18 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OutboxWriter.class);
 
     /** A batch handed to the appending thread, with what the ledger had taken when it was handed over. */
-    private record Handed(List<OutboxEntry> entries, long bytes, long plannedBytes, Map<TopicPartition, Long> taken, boolean full) {
+    private record Handed(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> positions, long bytes, long plannedBytes,
+                          Map<TopicPartition, Long> taken, boolean full) {
     }
 
-    private static final Handed STOP = new Handed(List.of(), 0, 0, Map.of(), false);
+    private static final Handed STOP = new Handed(List.of(), Map.of(), 0, 0, Map.of(), false);
 
     private final StateDatabase state;
     private final OutboxTable outbox;
+    private final SnapshotTable snapshots;
+    private final BarrierGate gate;
+    private final ReplaySkips skips;
+    private final PositionTable positions;
     private final OffsetLedger ledger;
     private final TunedBatchSize batchSize;
     private final long maxDelayMillis;
@@ -54,18 +65,26 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     private final AtomicLong inFlight = new AtomicLong();
     private final AtomicLong written = new AtomicLong();
     private volatile RuntimeException failure;
+    private boolean warnedOwnTables;
     private Connection connection;
 
     private List<OutboxEntry> batch = new ArrayList<>();
+    private Map<TopicPartition, SourcePosition> batchPositions = new java.util.HashMap<>();
     private long batchBytes;
     private long batchStartedMillis;
 
     /**
+     * @param skips    the changes the outbox has already (their positions are loaded from the state database)
+     * @param positions where the newest position of each partition is written with the changes
      * @param appended told the number of the last outbox row after each commit (wakes this task's delivery loops)
      */
-    public OutboxWriter(StateDatabase state, OffsetLedger ledger, TunedBatchSize batchSize, long maxDelayMillis, long retryTimeoutMillis,
-                        LongConsumer appended) {
+    public OutboxWriter(StateDatabase state, OffsetLedger ledger, ReplaySkips skips, PositionTable positions, BarrierGate gate,
+                        TunedBatchSize batchSize, long maxDelayMillis, long retryTimeoutMillis, LongConsumer appended) {
         this.state = state;
+        this.skips = skips;
+        this.positions = positions;
+        this.gate = gate;
+        this.snapshots = new SnapshotTable(state);
         this.outbox = new OutboxTable(state);
         this.ledger = ledger;
         this.batchSize = batchSize;
@@ -80,9 +99,26 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     @Override
     public void write(SinkEvent event) throws InterruptedException {
         rethrow();
+        if (event.source() != null && state.schema().equals(event.source().getString("schema"))) {
+            if (!warnedOwnTables) {
+                warnedOwnTables = true;
+                LOG.warn("Changes of the webhook sink's own tables ({}.*) reach it: the state database is the source, and its "
+                        + "tables are not left out of the source's tables. They are not delivered (each delivery would make more); "
+                        + "add {}.* to the source's table.exclude.list", state.schema(), state.schema());
+            }
+            return;
+        }
+        SourcePosition position = event.kind() == SinkEvent.Kind.CHANGE ? event.position() : null;
+        if (skips.replayed(event.partition(), position)) {
+            return; // sent again by a source that restarted: the outbox has it
+        }
         OutboxEntry entry = ChangePayload.of(event);
+        skips.took(event.partition(), position);
         if (entry == null) {
             return;
+        }
+        if (position != null) {
+            batchPositions.merge(event.partition(), position, (a, b) -> a.compareTo(b) >= 0 ? a : b);
         }
         if (batch.isEmpty()) {
             batchStartedMillis = System.currentTimeMillis();
@@ -98,9 +134,30 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         }
     }
 
+    /**
+     * Subscribers get row changes, not schema events; but a snapshot's first and last events are
+     * recorded (once everything before them is in the outbox), so the {@code sluice} command knows
+     * where a pipeline is, and a barrier's event releases its barrier.
+     */
     @Override
-    public void applySchemaEvent(SinkEvent event) {
-        // Subscribers get row changes; schema events only keep the order of what is around them.
+    public void applySchemaEvent(SinkEvent event) throws InterruptedException {
+        String marker = event.snapshotMarker();
+        if ("first".equals(marker) || "last".equals(marker)) {
+            writeAll();
+            try (Connection c = state.open("snapshot records")) {
+                if (marker.equals("first")) {
+                    snapshots.started(c, event.sourceName(), event.source().getString("db"));
+                } else {
+                    snapshots.finished(c, event.sourceName());
+                }
+            } catch (SQLException e) {
+                throw new ConnectException("Cannot record the snapshot of " + event.sourceName() + " in the state database "
+                        + state.endpoint().display() + ": " + e.getMessage(), e);
+            }
+        }
+        if (event.barrier() != null) {
+            gate.release(event.barrier().id());
+        }
     }
 
     @Override
@@ -153,8 +210,9 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     }
 
     private void hand(boolean full) throws InterruptedException {
-        Handed h = new Handed(batch, batchBytes, batchSize.bytes(), ledger.takenSoFar(), full);
+        Handed h = new Handed(batch, batchPositions, batchBytes, batchSize.bytes(), ledger.takenSoFar(), full);
         batch = new ArrayList<>();
+        batchPositions = new java.util.HashMap<>();
         batchBytes = 0;
         inFlight.incrementAndGet();
         handed.put(h);
@@ -169,7 +227,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
                 }
                 try {
                     long started = System.nanoTime();
-                    long last = append(h.entries());
+                    long last = append(h.entries(), h.positions());
                     batchSize.record(h.plannedBytes(), h.bytes(), System.nanoTime() - started,
                             h.full() ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT);
                     written.addAndGet(h.entries().size());
@@ -192,12 +250,12 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         }
     }
 
-    private long append(List<OutboxEntry> entries) throws InterruptedException {
+    private long append(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> newest) throws InterruptedException {
         return RetryPolicy.reconnecting(retryTimeoutMillis).run(() -> {
             if (connection == null) {
                 connection = state.open("outbox");
             }
-            return outbox.append(connection, entries);
+            return outbox.append(connection, entries, positions, newest);
         }, new RetryPolicy.Failures() {
             @Override
             public boolean isTransient(Exception e) {
@@ -224,14 +282,8 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     }
 
     private void closeConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // broken already
-            }
-            connection = null;
-        }
+        PgConnect.closeQuietly(connection);
+        connection = null;
     }
 
     private void rethrow() {

@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.util.List;
 
 import io.sluice.schemas.naming.Identifiers;
-import io.sluice.sink.webhook.outbox.OutboxEntry;
 
 /**
  * Appends changes to the outbox. Each append is one transaction that takes the outbox's lock
@@ -19,6 +18,7 @@ import io.sluice.sink.webhook.outbox.OutboxEntry;
 public final class OutboxTable {
 
     private final StateDatabase state;
+    private final SnapshotTable snapshots;
     private final String insert;
     private final String reserve;
     private final String lock;
@@ -26,11 +26,12 @@ public final class OutboxTable {
 
     public OutboxTable(StateDatabase state) {
         this.state = state;
+        this.snapshots = new SnapshotTable(state);
         this.insert = "INSERT INTO " + state.table("webhook_outbox")
-                + " (seq, delivery_id, relation, operation, key_hash, changed, lsn, commit_time, body) "
-                + "SELECT ?::bigint + n - 1, d, r, o, k, c::jsonb, l, to_timestamp(m / 1000.0), b "
-                + "FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::text[]) "
-                + "WITH ORDINALITY AS x(d, r, o, k, c, l, m, b, n)";
+                + " (seq, delivery_id, source, relation, operation, key_hash, changed, lsn, commit_time, body) "
+                + "SELECT ?::bigint + n - 1, d, s, r, o, k, c::jsonb, l, to_timestamp(m / 1000.0), b "
+                + "FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::text[]) "
+                + "WITH ORDINALITY AS x(d, s, r, o, k, c, l, m, b, n)";
         String sequence = Identifiers.literal(state.table("webhook_outbox_seq"));
         // The numbers of a whole append at once: the first is returned, the sequence left at the last.
         this.reserve = "SELECT setval(" + sequence + ", nextval(" + sequence + ") + ? - 1) - ? + 1";
@@ -49,13 +50,16 @@ public final class OutboxTable {
 
     /**
      * Appends the entries in their order, in one transaction on the connection (left in
-     * autocommit mode after).
+     * autocommit mode after), with the newest source position of each partition among them.
      *
      * @return the number of the last row appended
      */
-    public long append(Connection c, List<OutboxEntry> entries) throws SQLException {
+    public long append(Connection c, List<OutboxEntry> entries, PositionTable positions,
+                       java.util.Map<org.apache.kafka.common.TopicPartition, io.sluice.sink.core.position.SourcePosition> newest)
+            throws SQLException {
         int n = entries.size();
         String[] ids = new String[n];
+        String[] sources = new String[n];
         String[] relations = new String[n];
         String[] operations = new String[n];
         Integer[] keyHashes = new Integer[n];
@@ -66,6 +70,7 @@ public final class OutboxTable {
         for (int i = 0; i < n; i++) {
             OutboxEntry e = entries.get(i);
             ids[i] = e.deliveryId();
+            sources[i] = e.source();
             relations[i] = e.relation();
             operations[i] = e.operation();
             keyHashes[i] = e.keyHash();
@@ -73,6 +78,12 @@ public final class OutboxTable {
             lsns[i] = e.lsn();
             commits[i] = e.commitMillis();
             bodies[i] = new String(e.body(), StandardCharsets.UTF_8);
+        }
+        java.util.Set<String> streamedSources = new java.util.TreeSet<>();
+        for (OutboxEntry e : entries) {
+            if (e.lsn() != 0) {
+                streamedSources.add(e.source());
+            }
         }
         return Transactions.run(c, () -> {
             try (PreparedStatement st = c.prepareStatement(lock)) {
@@ -90,14 +101,19 @@ public final class OutboxTable {
             try (PreparedStatement st = c.prepareStatement(insert)) {
                 st.setLong(1, first);
                 st.setArray(2, c.createArrayOf("text", ids));
-                st.setArray(3, c.createArrayOf("text", relations));
-                st.setArray(4, c.createArrayOf("text", operations));
-                st.setArray(5, c.createArrayOf("int4", keyHashes));
-                st.setArray(6, c.createArrayOf("text", changed));
-                st.setArray(7, c.createArrayOf("int8", lsns));
-                st.setArray(8, c.createArrayOf("int8", commits));
-                st.setArray(9, c.createArrayOf("text", bodies));
+                st.setArray(3, c.createArrayOf("text", sources));
+                st.setArray(4, c.createArrayOf("text", relations));
+                st.setArray(5, c.createArrayOf("text", operations));
+                st.setArray(6, c.createArrayOf("int4", keyHashes));
+                st.setArray(7, c.createArrayOf("text", changed));
+                st.setArray(8, c.createArrayOf("int8", lsns));
+                st.setArray(9, c.createArrayOf("int8", commits));
+                st.setArray(10, c.createArrayOf("text", bodies));
                 st.executeUpdate();
+            }
+            positions.advance(c, newest);
+            for (String streamedSource : streamedSources) {
+                snapshots.streamed(c, streamedSource);
             }
             long last = first + n - 1;
             try (PreparedStatement st = c.prepareStatement(notify)) {

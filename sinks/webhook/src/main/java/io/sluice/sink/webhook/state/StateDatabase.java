@@ -52,7 +52,7 @@ public final class StateDatabase {
             st.execute("CREATE SCHEMA IF NOT EXISTS " + s);
             st.execute("CREATE SEQUENCE IF NOT EXISTS " + table("webhook_outbox_seq"));
             st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_outbox") + " ("
-                    + "seq bigint PRIMARY KEY, delivery_id text NOT NULL, relation text NOT NULL, operation text NOT NULL, "
+                    + "seq bigint PRIMARY KEY, delivery_id text NOT NULL, source text NOT NULL, relation text NOT NULL, operation text NOT NULL, "
                     + "key_hash integer NOT NULL, changed jsonb, lsn bigint NOT NULL, commit_time timestamptz NOT NULL, "
                     + "written_at timestamptz NOT NULL DEFAULT now(), body text NOT NULL)");
             st.execute("CREATE INDEX IF NOT EXISTS webhook_outbox_written_at ON " + table("webhook_outbox") + " (written_at)");
@@ -72,6 +72,11 @@ public final class StateDatabase {
             st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_replays") + " ("
                     + "subscription text NOT NULL, seq bigint NOT NULL, requested_at timestamptz NOT NULL DEFAULT now(), "
                     + "PRIMARY KEY (subscription, seq))");
+            st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_snapshots") + " (source text PRIMARY KEY, database text, "
+                    + "started_at timestamptz, finished_at timestamptz, streamed boolean NOT NULL DEFAULT false)");
+            st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_positions") + " (connector text NOT NULL, topic text NOT NULL, "
+                    + "kafka_partition integer NOT NULL, commit_lsn bigint NOT NULL, event bigint NOT NULL, "
+                    + "PRIMARY KEY (connector, topic, kafka_partition))");
             st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_retention") + " (id integer PRIMARY KEY, removed_through bigint NOT NULL)");
             c.commit();
         } catch (SQLException e) {

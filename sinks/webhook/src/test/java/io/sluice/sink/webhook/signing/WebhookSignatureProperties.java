@@ -1,5 +1,7 @@
 package io.sluice.sink.webhook.signing;
 
+import io.sluice.testing.webhook.SpecVerifier;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.sluice.sink.postgres.state;
+package io.sluice.sink.core.pgstate;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -14,8 +14,6 @@ import io.sluice.sink.core.deadletter.DeadLetter;
 import io.sluice.sink.core.deadletter.DeadLetterStore;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
-import io.sluice.sink.core.pgstate.OwnTables;
-import io.sluice.sink.core.pgstate.MissingRelation;
 
 /**
  * The dead-letter store of the {@code sluice} command, which has no Kafka topic for them: a table
@@ -112,14 +110,8 @@ public final class DeadLetterTable implements DeadLetterStore {
     }
 
     private void closeConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException ignored) {
-                // it is being dropped
-            }
-            connection = null;
-        }
+        PgConnect.closeQuietly(connection);
+        connection = null;
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.sluice.sink.webhook.signing;
+package io.sluice.testing.webhook;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -17,7 +17,7 @@ import javax.crypto.spec.SecretKeySpec;
  */
 public final class SpecVerifier {
 
-    static final long TOLERANCE_SECONDS = 5 * 60;
+    public static final long TOLERANCE_SECONDS = 5 * 60;
 
     private SpecVerifier() {
     }

@@ -1,4 +1,4 @@
-package io.sluice.sink.webhook;
+package io.sluice.testing.webhook;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,28 +15,27 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.sluice.sink.webhook.signing.SpecVerifier;
 
 /**
  * A real HTTP receiver on loopback that records every request, checks its signature with the
  * spec's verifier, and answers as its behaviour says (a status, a Retry-After, a delay). It can
  * go down and come back on the same port.
  */
-final class TestReceiver implements AutoCloseable {
+public final class TestReceiver implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** An answer: the status, a Retry-After value (null for none), and how long to wait before answering. */
-    record Reply(int status, String retryAfter, long delayMillis) {
-        static Reply ok() {
+    public record Reply(int status, String retryAfter, long delayMillis) {
+        public static Reply ok() {
             return new Reply(204, null, 0);
         }
     }
 
     /** A request as it came. */
-    record Received(String id, String timestamp, String signature, String contentType, byte[] body, long arrivedMillis, boolean verified,
+    public record Received(String id, String timestamp, String signature, String contentType, byte[] body, long arrivedMillis, boolean verified,
                     int answered, java.util.Map<String, String> ceHeaders) {
-        JsonNode json() {
+        public JsonNode json() {
             try {
                 return JSON.readTree(body);
             } catch (IOException e) {
@@ -53,13 +52,13 @@ final class TestReceiver implements AutoCloseable {
     private HttpServer server;
     private int port;
 
-    TestReceiver(List<String> secrets) throws IOException {
+    public TestReceiver(List<String> secrets) throws IOException {
         this.secrets = secrets;
         start(0);
     }
 
     /** Answers each request (numbered from 1) as the function says. */
-    TestReceiver answering(Function<Integer, Reply> behaviour) {
+    public TestReceiver answering(Function<Integer, Reply> behaviour) {
         this.behaviour = behaviour;
         return this;
     }
@@ -72,16 +71,16 @@ final class TestReceiver implements AutoCloseable {
         port = server.getAddress().getPort();
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + port + "/hooks";
     }
 
     /** Stops listening: connections are refused until {@link #comeBack}. */
-    void goDown() {
+    public void goDown() {
         server.stop(0);
     }
 
-    void comeBack() throws IOException {
+    public void comeBack() throws IOException {
         start(port);
     }
 
@@ -134,14 +133,14 @@ final class TestReceiver implements AutoCloseable {
         exchange.close();
     }
 
-    List<Received> received() {
+    public List<Received> received() {
         synchronized (received) {
             return List.copyOf(received);
         }
     }
 
     /** The requests answered 2xx. */
-    List<Received> accepted() {
+    public List<Received> accepted() {
         return received().stream().filter(r -> r.answered() >= 200 && r.answered() < 300).toList();
     }
 
