@@ -46,6 +46,7 @@ class PluginArchiveIT {
     private static final String SOURCE = "io.sluice.connector.postgres.PostgresSourceConnector";
     private static final String SINK = "io.sluice.sink.postgres.PostgresSinkConnector";
     private static final String OPENSEARCH_SINK = "io.sluice.sink.opensearch.OpenSearchSinkConnector";
+    private static final String WEBHOOK_SINK = "io.sluice.sink.webhook.WebhookSinkConnector";
     private static final String ANONYMIZE = "io.sluice.transforms.anonymize.Anonymize";
     private static final String OPERATION_IS = "io.sluice.transforms.predicate.OperationIs";
     private static final String CONVERTER = "io.sluice.schemas.converter.BinaryConverter";
@@ -91,8 +92,10 @@ class PluginArchiveIT {
         assertThat(manifest.path("title").asText()).isNotBlank();
         assertThat(manifest.path("description").asText()).contains("PostgreSQL");
         assertThat(pluginDir.resolve("doc/README.md")).content().contains(VERSION).doesNotContain("${");
-        assertThat(pluginDir.resolve("doc/configuration.md")).content().contains(SOURCE, SINK, OPENSEARCH_SINK, ANONYMIZE, OPERATION_IS);
+        assertThat(pluginDir.resolve("doc/configuration.md")).content().contains(SOURCE, SINK, OPENSEARCH_SINK, WEBHOOK_SINK, ANONYMIZE,
+                OPERATION_IS);
         assertThat(pluginDir.resolve("doc/opensearch.md")).exists();
+        assertThat(pluginDir.resolve("doc/webhooks.md")).exists();
     }
 
     @Test
@@ -106,6 +109,7 @@ class PluginArchiveIT {
                 .anyMatch(n -> n.startsWith("sluice-sink-postgres-"))
                 .anyMatch(n -> n.startsWith("sluice-sink-opensearch-"))
                 .anyMatch(n -> n.startsWith("opensearch-java-"))
+                .anyMatch(n -> n.startsWith("sluice-sink-webhook-"))
                 .anyMatch(n -> n.startsWith("sluice-transforms-"))
                 .anyMatch(n -> n.startsWith("postgresql-"))
                 .noneMatch(n -> n.startsWith("kafka") || n.startsWith("connect-") || n.startsWith("slf4j") || n.startsWith("logback"));
@@ -130,7 +134,7 @@ class PluginArchiveIT {
             }
         }
         assertThat(services.get("org.apache.kafka.connect.source.SourceConnector")).contains(SOURCE);
-        assertThat(services.get("org.apache.kafka.connect.sink.SinkConnector")).contains(SINK, OPENSEARCH_SINK);
+        assertThat(services.get("org.apache.kafka.connect.sink.SinkConnector")).contains(SINK, OPENSEARCH_SINK, WEBHOOK_SINK);
         assertThat(services.get("org.apache.kafka.connect.transforms.Transformation")).contains(ANONYMIZE);
         assertThat(services.get("org.apache.kafka.connect.transforms.predicates.Predicate")).contains(OPERATION_IS);
         assertThat(services.get("org.apache.kafka.connect.storage.Converter")).contains(CONVERTER);
@@ -143,14 +147,15 @@ class PluginArchiveIT {
         JsonNode plugins = get("connector-plugins?connectorsOnly=false");
         Map<String, JsonNode> byClass = new HashMap<>();
         plugins.forEach(p -> byClass.put(p.path("class").asText(), p));
-        assertThat(byClass).containsKeys(SOURCE, SINK, OPENSEARCH_SINK, ANONYMIZE, OPERATION_IS, CONVERTER);
+        assertThat(byClass).containsKeys(SOURCE, SINK, OPENSEARCH_SINK, WEBHOOK_SINK, ANONYMIZE, OPERATION_IS, CONVERTER);
+        assertThat(byClass.get(WEBHOOK_SINK).path("type").asText()).isEqualTo("sink");
         assertThat(byClass.get(OPENSEARCH_SINK).path("type").asText()).isEqualTo("sink");
         assertThat(byClass.get(SOURCE).path("type").asText()).isEqualTo("source");
         assertThat(byClass.get(SINK).path("type").asText()).isEqualTo("sink");
         assertThat(byClass.get(ANONYMIZE).path("type").asText()).isEqualTo("transformation");
         assertThat(byClass.get(OPERATION_IS).path("type").asText()).isEqualTo("predicate");
         assertThat(byClass.get(CONVERTER).path("type").asText()).isEqualTo("converter");
-        for (String c : List.of(SOURCE, SINK, OPENSEARCH_SINK, ANONYMIZE, OPERATION_IS, CONVERTER)) {
+        for (String c : List.of(SOURCE, SINK, OPENSEARCH_SINK, WEBHOOK_SINK, ANONYMIZE, OPERATION_IS, CONVERTER)) {
             assertThat(byClass.get(c).path("version").asText()).as(c).isEqualTo(VERSION);
         }
     }
@@ -201,6 +206,23 @@ class PluginArchiveIT {
         assertThat(errors).containsKeys("connection.url", "mapping.numeric", "bulk.in.flight", "table.exists");
         assertThat(errors.get("connection.url")).anyMatch(e -> e.contains("https://host:port"));
         assertThat(result.path("error_count").asInt()).isGreaterThanOrEqualTo(4);
+        assertThat(documented(result)).isTrue();
+    }
+
+    @Test
+    void theWebhookSinkConfigurationIsValidatedThroughRestWithEveryErrorAtOnce() throws Exception {
+        Map<String, String> config = config(WEBHOOK_SINK, "bad-hooks",
+                "topics", "shop.public.customers",
+                "state.url", "mysql://db/state",
+                "delivery.allow.networks", "the office",
+                "api.listen", "nowhere",
+                "subscriptions", "a");
+        JsonNode result = validate("WebhookSinkConnector", config);
+        Map<String, List<String>> errors = errors(result);
+        assertThat(errors).containsKeys("state.url", "delivery.allow.networks", "api.listen", "subscriptions");
+        assertThat(errors.get("subscriptions")).anyMatch(e -> e.contains("subscription.a.url is missing"))
+                .anyMatch(e -> e.contains("subscription.a.secrets is missing"));
+        assertThat(result.path("error_count").asInt()).isGreaterThanOrEqualTo(5);
         assertThat(documented(result)).isTrue();
     }
 

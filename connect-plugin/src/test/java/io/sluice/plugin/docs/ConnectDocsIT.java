@@ -24,6 +24,7 @@ import io.sluice.testing.kafka.ConnectCluster;
 import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchNode;
 import io.sluice.testing.postgres.PostgresServer;
+import io.sluice.testing.webhook.TestReceiver;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * a column added on the source arriving with its default, a row written at idle on the target
  * within a second, sequences moved forward, nothing in the dead-letter queue, every task
  * RUNNING; the OpenSearch sink on the same topics indexing every row, the added column
- * included; and the removal section leaving no slot, publication or sink state behind.
+ * included; the webhook sink delivering every order to a receiver that verifies the signatures
+ * with the secret from the page's secrets file; and the removal section leaving no slot,
+ * publication or sink state behind.
  */
 class ConnectDocsIT {
 
@@ -47,6 +50,7 @@ class ConnectDocsIT {
     private static final String DOC_PLUGIN_PATH = "/opt/connect-plugins";
     private static final String DOC_SECRETS = "/etc/kafka-connect/secrets.properties";
     private static final String DOC_SEARCH = "https://search-host:9200";
+    private static final String DOC_HOOKS = "https://hooks.example.com/shop";
 
     @Test
     void theConnectPageWorksWhenFollowedLiterally() throws Exception {
@@ -60,7 +64,10 @@ class ConnectDocsIT {
         Files.writeString(secrets, doc.get("secrets"));
 
         OpenSearchNode node = OpenSearchNode.shared();
-        try (PostgresServer.Launched server = PostgresServer.launch("connect-docs")) {
+        Properties secretValues = new Properties();
+        secretValues.load(new StringReader(doc.get("secrets")));
+        try (PostgresServer.Launched server = PostgresServer.launch("connect-docs");
+             TestReceiver hooks = new TestReceiver(List.of(secretValues.getProperty("hooks.secret")))) {
             Psql psql = new Psql(server);
             shopOwnedByApp(psql);
             psql.run("shop", doc.get("source-user"));
@@ -77,12 +84,13 @@ class ConnectDocsIT {
             workerProps.put("offset.flush.interval.ms", "60000"); // Connect's default, which the test cluster otherwise shortens
 
             try (ConnectCluster connect = ConnectCluster.startExactlyOnce("connect-docs", 1, workerProps)) {
-                Rest rest = new Rest(connect, server, secrets, node);
+                Rest rest = new Rest(connect, server, secrets, node, hooks.url());
                 JsonNode validation = rest.send(doc.get("validate-source")).get(0);
                 assertThat(validation.get("error_count").asInt()).as("validation of the source: %s", validation).isZero();
                 rest.send(doc.get("create-source"));
                 rest.send(doc.get("create-sink"));
                 rest.send(doc.get("create-search-sink"));
+                rest.send(doc.get("create-webhook-sink"));
 
                 awaitSame(psql, "SELECT count(*), sum(amount) FROM orders", Duration.ofSeconds(180), "the snapshot of orders");
                 awaitSame(psql, "SELECT count(*), string_agg(email, ',' ORDER BY id) FROM customers", Duration.ofSeconds(60),
@@ -130,6 +138,14 @@ class ConnectDocsIT {
                         .allSatisfy(t -> assertThat(t.state()).as("search task %d: %s", t.id(), t.trace()).isEqualTo("RUNNING"));
                 assertThat(connect.recordsIn("shop-search-dead-letters")).as("records in the search sink's dead-letter queue").isZero();
 
+                // The webhook sink on the same topics: every order delivered, signed, none dead-lettered.
+                long orders = Long.parseLong(psql.query("shop", "SELECT count(*) FROM orders"));
+                awaitTrue(() -> deliveredOrders(hooks) >= orders, "every order row delivered to the receiver");
+                assertThat(hooks.received()).allMatch(TestReceiver.Received::verified, "signed with the secret from the secrets file");
+                assertThat(connect.embedded().connectorStatus("shop-hooks").tasks()).hasSize(2)
+                        .allSatisfy(t -> assertThat(t.state()).as("hooks task %d: %s", t.id(), t.trace()).isEqualTo("RUNNING"));
+                assertThat(connect.recordsIn("shop-hooks-dead-letters")).as("records in the webhook sink's dead-letter queue").isZero();
+
                 rest.send(doc.get("delete-connectors"));
                 awaitValue(psql, "shop", "SELECT count(*) FROM pg_replication_slots WHERE active", "0", "the slot given up");
                 psql.run("shop", "replicator", "replicator-secret", doc.get("remove-source"));
@@ -143,6 +159,8 @@ class ConnectDocsIT {
                         .as("rows the sink kept of the pipeline").isEqualTo("0");
                 assertThat(IndexDocuments.get(node, "sluice_state", "snapshot:shop")).as("the search sink's snapshot record").isNotNull();
                 rest.sendTo(node, doc.get("remove-search"));
+                psql.run("shop_copy", "loader", "loader-secret", doc.get("remove-hooks"));
+                assertThat(psql.query("shop_copy", "SELECT count(*) FROM pg_namespace WHERE nspname = 'webhooks'")).isEqualTo("0");
                 assertThat(IndexDocuments.get(node, "sluice_state", "snapshot:shop")).as("the search sink's snapshot record").isNull();
             }
         } finally {
@@ -200,7 +218,7 @@ class ConnectDocsIT {
     }
 
     /** The worker's REST API, sent the page's curl commands with the test's addresses. */
-    private record Rest(ConnectCluster connect, PostgresServer server, Path secrets, OpenSearchNode node) {
+    private record Rest(ConnectCluster connect, PostgresServer server, Path secrets, OpenSearchNode node, String hooks) {
 
         List<JsonNode> send(String block) throws Exception {
             List<JsonNode> responses = new ArrayList<>();
@@ -210,7 +228,9 @@ class ConnectDocsIT {
                 String body = curl.body() == null ? null : curl.body()
                         .replace("source-host", server.host()).replace("target-host", server.host())
                         .replace("\"5432\"", "\"" + server.port() + "\"").replace(":5432/", ":" + server.port() + "/")
-                        .replace(DOC_SECRETS, secrets.toString()).replace(DOC_SEARCH, node.httpUrl());
+                        .replace(DOC_SECRETS, secrets.toString()).replace(DOC_SEARCH, node.httpUrl())
+                        // The test's receiver listens on loopback, which the sink refuses unless allowed.
+                        .replace("\"" + DOC_HOOKS + "\"", "\"" + hooks + "\", \"delivery.allow.networks\": \"127.0.0.1/32\"");
                 HttpRequest.Builder request = HttpRequest.newBuilder(uri).header("Content-Type", "application/json");
                 request.method(curl.method(), body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
                 HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
@@ -232,6 +252,27 @@ class ConnectDocsIT {
                 assertThat(response.statusCode()).as("%s %s: %s", curl.method(), uri, response.body()).isBetween(200, 299);
             }
         }
+    }
+
+    /** The distinct orders rows (snapshot rows and inserts) the receiver accepted. */
+    private static long deliveredOrders(TestReceiver hooks) {
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (TestReceiver.Received r : hooks.accepted()) {
+            JsonNode change = r.json();
+            if (change.path("table").asText().equals("orders") && change.path("after").isObject()
+                    && !change.path("operation").asText().equals("update")) {
+                ids.add(change.path("after").path("id").asText());
+            }
+        }
+        return ids.size();
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertThat(condition.getAsBoolean()).as(what).isTrue();
     }
 
     /** Waits until the index holds as many documents as the query counts rows on the source. */

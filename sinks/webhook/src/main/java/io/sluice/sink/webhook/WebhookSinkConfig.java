@@ -101,7 +101,7 @@ public final class WebhookSinkConfig extends AbstractConfig {
             .define(SUBSCRIPTIONS, Type.LIST, "", Importance.HIGH,
                     "Subscriptions declared in this configuration, by name (comma-separated). Each takes its options from "
                             + "subscription.<name>.<option>: url (required), tables, operations, changed.columns, columns, format, "
-                            + "secrets, batch.max.size, timeout.ms, max.in.flight, retry.initial.ms, retry.max.ms, retry.timeout.ms, "
+                            + "secrets, batch.max.size, batch.max.bytes, timeout.ms, max.in.flight, retry.initial.ms, retry.max.ms, retry.timeout.ms, "
                             + "on.failure, disable.after.ms (see docs/webhooks.md). They are made (or updated) in the state database "
                             + "at each start; a declared subscription this list no longer names is deleted. Subscriptions made "
                             + "through the API are kept apart and left alone.", DELIVERY, 4, Width.LONG, "Subscriptions")
@@ -216,7 +216,7 @@ public final class WebhookSinkConfig extends AbstractConfig {
                 }
             }
             SubscriptionSpec spec = SubscriptionSpec.parse(name, option -> props.get(prefix + option), prefix, errors);
-            if (spec != null && spec.secrets().isEmpty()) {
+            if (props.getOrDefault(prefix + "secrets", "").isBlank()) {
                 errors.add(prefix + "secrets is missing: deliveries are signed (Standard Webhooks); give one or more whsec_ "
                         + "secrets, e.g. made with: sluice webhooks secret");
             } else if (spec != null) {

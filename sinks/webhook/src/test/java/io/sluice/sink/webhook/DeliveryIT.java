@@ -157,14 +157,75 @@ class DeliveryIT {
     }
 
     @Test
+    void batchesCarryEveryChangeInOrderPerKey() throws Exception {
+        TestDatabases.withSourceAndTarget(DeliveryIT.class, (source, state) -> {
+            source.execute("CREATE TABLE orders (id int PRIMARY KEY, v int NOT NULL, status text)");
+            String secret = SigningSecret.generate(RANDOM);
+            try (TestReceiver batches = new TestReceiver(List.of(secret)).answering(n -> new Reply(n % 5 == 0 ? 503 : 200, null, 2));
+                 TestReceiver events = new TestReceiver(List.of(secret))) {
+                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "batches,events",
+                        "subscription.batches.url", batches.url(), "subscription.batches.secrets", secret,
+                        "subscription.batches.batch.max.size", "50", "subscription.batches.max.in.flight", "2",
+                        "subscription.batches.retry.initial.ms", "20", "subscription.batches.retry.max.ms", "100",
+                        "subscription.events.url", events.url(), "subscription.events.secrets", secret,
+                        "subscription.events.format", "cloudevents", "subscription.events.batch.max.size", "20");
+                Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+                try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "shop"), sinkProps)) {
+                    pipe.pumpUntil(() -> true, 1000, "start");
+                    Thread.sleep(500);
+                    source.execute("INSERT INTO orders SELECT g, 0, 'new' FROM generate_series(1, 200) g");
+                    for (int i = 0; i < 5; i++) {
+                        source.execute("UPDATE orders SET v = v + 1 WHERE id % " + (i + 2) + " = 0");
+                    }
+                    int expected = 200 + 100 + 66 + 50 + 40 + 33;
+                    pipe.pumpUntil(() -> changes(batches, false).size() >= expected && changes(events, true).size() >= expected, 120_000,
+                            "every change in batches at both receivers");
+                }
+                assertThat(batches.received()).allMatch(Received::verified);
+                assertThat(batches.accepted()).as("requests held several changes").hasSizeLessThan(200 + 100 + 66 + 50 + 40 + 33);
+                assertInOrderPerKey(changes(batches, false));
+                assertThat(events.accepted()).allSatisfy(r -> assertThat(r.contentType()).startsWith("application/cloudevents-batch+json"));
+                assertInOrderPerKey(changes(events, true));
+            }
+        });
+    }
+
+    /** The changes the receiver accepted, unpacked from their batches (from the CloudEvents' data), as requests of their own. */
+    private static List<Received> changes(TestReceiver receiver, boolean cloudEvents) {
+        List<Received> changes = new ArrayList<>();
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        for (Received r : receiver.accepted()) {
+            for (JsonNode item : r.json()) {
+                JsonNode change = cloudEvents ? item.path("data") : item;
+                try {
+                    changes.add(new Received(change.path("id").asText(), r.timestamp(), r.signature(), r.contentType(),
+                            json.writeValueAsBytes(change), r.arrivedMillis(), r.verified(), r.answered(), Map.of()));
+                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        return changes.stream().filter(c -> seen.add(c.id())).toList();
+    }
+
+    @Test
     void a410DisablesTheSubscriptionAndA400FailsOneDeliveryForGood() throws Exception {
         TestDatabases.withSourceAndTarget(DeliveryIT.class, (source, state) -> {
             source.execute("CREATE TABLE t (id int PRIMARY KEY, v text)");
             String secret = SigningSecret.generate(RANDOM);
             try (TestReceiver gone = new TestReceiver(List.of(secret)).answering(n -> new Reply(n < 3 ? 204 : 410, null, 0));
                  TestReceiver picky = new TestReceiver(List.of(secret)).answering(n -> new Reply(n == 2 ? 400 : 204, null, 0));
-                 TestReceiver inside = new TestReceiver(List.of(secret))) {
-                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "gone,picky",
+                 TestReceiver inside = new TestReceiver(List.of(secret));
+                 TestReceiver down = new TestReceiver(List.of(secret));
+                 TestReceiver careful = new TestReceiver(List.of(secret)).answering(n -> new Reply(n == 1 ? 400 : 204, null, 0))) {
+                down.goDown();
+                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "gone,picky,down,careful",
+                        "subscription.down.url", down.url(), "subscription.down.secrets", secret,
+                        "subscription.down.retry.initial.ms", "50", "subscription.down.retry.max.ms", "200",
+                        "subscription.down.disable.after.ms", "1500",
+                        "subscription.careful.url", careful.url(), "subscription.careful.secrets", secret,
+                        "subscription.careful.on.failure", "pause", "subscription.careful.max.in.flight", "1",
                         "subscription.gone.url", gone.url(), "subscription.gone.secrets", secret,
                         "subscription.gone.max.in.flight", "1",
                         "subscription.picky.url", picky.url(), "subscription.picky.secrets", secret,
@@ -185,6 +246,15 @@ class DeliveryIT {
                     assertThat(picky.received()).hasSize(5);
                     awaitValue(state, "SELECT count(*)::text FROM sluice.webhook_failed WHERE subscription = 'picky' AND status = 400", "1");
                     assertThat(state.queryText("SELECT status FROM sluice.webhook_subscriptions WHERE name = 'picky'")).isEqualTo("active");
+                    // Failing without one success for disable.after.ms: disabled, with why.
+                    awaitValue(state, "SELECT status FROM sluice.webhook_subscriptions WHERE name = 'down'", "disabled");
+                    assertThat(state.queryText("SELECT status_reason FROM sluice.webhook_subscriptions WHERE name = 'down'"))
+                            .contains("failed since");
+                    // on.failure=pause: the first delivery failed for good, and nothing after it went.
+                    awaitValue(state, "SELECT status FROM sluice.webhook_subscriptions WHERE name = 'careful'", "paused");
+                    assertThat(careful.received()).hasSize(1);
+                    assertThat(state.queryText("SELECT status_reason FROM sluice.webhook_subscriptions WHERE name = 'careful'"))
+                            .contains("400");
                 }
                 // Without an allow-list, loopback is refused, on the address the name resolves to when connecting.
                 Map<String, String> guarded = SourceToWebhooks.sinkProps(state, "subscriptions", "inside",

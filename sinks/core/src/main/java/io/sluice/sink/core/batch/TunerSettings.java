@@ -31,6 +31,11 @@ public record TunerSettings(long minBytes, long maxBytes, long defaultBytes, int
         }
     }
 
+    /** A search between two sizes with the tuner's usual sampling, starting at {@code defaultBytes}: for sinks that size batches of their own kind. */
+    public static TunerSettings between(long minBytes, long maxBytes, long defaultBytes) {
+        return new TunerSettings(minBytes, maxBytes, defaultBytes, BatchTuningConfig.candidates(minBytes, maxBytes), 3, 0.15, 12, 0.3, 5);
+    }
+
     /** The size of candidate {@code i} of {@link #candidates}, from min (0) to max (candidates - 1). */
     long size(int i) {
         if (i == candidates - 1) {

@@ -16,6 +16,9 @@ final class Lane {
     /** The rows of the request being sent or waiting to be tried again; null when none. */
     List<OutboxRow> sending;
     int attempts;
+    /** The body bytes of the rows being sent, and the batch size they were taken towards. */
+    long sendingBytes;
+    long plannedBytes;
     long firstAttemptMillis;
     long dueMillis;
     boolean busy;
@@ -24,16 +27,26 @@ final class Lane {
         return sending != null || !queue.isEmpty();
     }
 
-    /** Takes the next request's rows from the queue: up to {@code max}, one when the first is a replay. */
-    List<OutboxRow> next(int max) {
+    /**
+     * Takes the next request's rows from the queue: those waiting now, up to {@code max} rows
+     * and about {@code maxBytes} (never waiting for more: a batch adds no latency); one when the
+     * first is a replay.
+     */
+    List<OutboxRow> next(int max, long maxBytes) {
         if (sending == null) {
             java.util.ArrayList<OutboxRow> rows = new java.util.ArrayList<>(Math.min(max, queue.size()));
-            rows.add(queue.poll());
+            OutboxRow first = queue.poll();
+            rows.add(first);
+            long bytes = first.body().length();
             // Replays go alone: they come from the past, and a batch of them with new changes would mix two orders.
-            while (rows.size() < max && !queue.isEmpty() && !rows.get(0).replay() && !queue.peek().replay()) {
-                rows.add(queue.poll());
+            while (rows.size() < max && bytes < maxBytes && !queue.isEmpty() && !first.replay() && !queue.peek().replay()) {
+                OutboxRow next = queue.poll();
+                rows.add(next);
+                bytes += next.body().length();
             }
             sending = rows;
+            sendingBytes = bytes;
+            plannedBytes = maxBytes;
             attempts = 0;
             dueMillis = 0;
         }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
@@ -14,6 +15,8 @@ import java.util.function.LongSupplier;
 
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.retry.RetryPolicy;
+import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.webhook.http.WebhookClient;
 import io.sluice.sink.webhook.payload.RequestBody;
 import io.sluice.sink.webhook.signing.WebhookSignature;
@@ -50,6 +53,8 @@ public final class SubscriptionQueue implements Runnable {
     static final int READ_LIMIT = 1_000;
     static final long POLL_MILLIS = 1_000;
     static final long LOG_FLUSH_MILLIS = 100;
+    static final long BATCH_MIN_BYTES = 4L << 10;
+    static final long BATCH_START_BYTES = 64L << 10;
 
     private record Done(Lane lane, WebhookClient.Answer answer, Throwable failure, long latencyMillis, Instant at) {
     }
@@ -63,6 +68,8 @@ public final class SubscriptionQueue implements Runnable {
     private final LongSupplier clock;
     private final RetryPolicy backoff;
     private final Lane[] lanes;
+    /** The size of batched requests, tuned on the receiver's throughput; null when the subscription sends one change per request. */
+    private final TunedBatchSize batchSize;
     private final ConcurrentLinkedQueue<Done> completions = new ConcurrentLinkedQueue<>();
     private final Object signal = new Object();
     private final TreeSet<Long> unsettled = new TreeSet<>();
@@ -96,6 +103,9 @@ public final class SubscriptionQueue implements Runnable {
         this.subscriptions = new SubscriptionTable(state);
         this.clock = clock;
         this.backoff = new RetryPolicy(spec.retryInitialMillis(), spec.retryMaxMillis(), spec.retryTimeoutMillis());
+        this.batchSize = spec.batchMaxSize() > 1 ? new TunedBatchSize("webhook batches of " + spec.name(),
+                Optional.of(TunerSettings.between(BATCH_MIN_BYTES, spec.batchMaxBytes(), Math.min(BATCH_START_BYTES, spec.batchMaxBytes()))),
+                Math.min(BATCH_START_BYTES, spec.batchMaxBytes())) : null;
         this.lanes = new Lane[spec.maxInFlight()];
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = new Lane();
@@ -136,6 +146,11 @@ public final class SubscriptionQueue implements Runnable {
 
     public long failed() {
         return failed.get();
+    }
+
+    /** The batch size in use and how its tuning goes; null without batches. */
+    public String batchStatus() {
+        return batchSize == null ? null : batchSize.status();
     }
 
     /** The place before which every change is settled. */
@@ -256,7 +271,7 @@ public final class SubscriptionQueue implements Runnable {
             if (lane.busy || !lane.hasWork() || now < lane.dueMillis) {
                 continue;
             }
-            List<OutboxRow> rows = lane.next(spec.batchMaxSize());
+            List<OutboxRow> rows = lane.next(spec.batchMaxSize(), batchSize == null ? Long.MAX_VALUE : batchSize.bytes());
             if (lane.attempts == 0) {
                 lane.firstAttemptMillis = now;
             }
@@ -305,6 +320,11 @@ public final class SubscriptionQueue implements Runnable {
             switch (outcome) {
                 case DELIVERED -> {
                     delivered.addAndGet(lane.sending.size());
+                    if (batchSize != null && lane.attempts == 1) {
+                        // A batch that reached its size measures the receiver's throughput; one the queue ran short of does not.
+                        batchSize.record(lane.plannedBytes, lane.sendingBytes, done.latencyMillis() * 1_000_000L,
+                                lane.sendingBytes >= lane.plannedBytes ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT);
+                    }
                     failingSince = null;
                     settle(lane);
                 }

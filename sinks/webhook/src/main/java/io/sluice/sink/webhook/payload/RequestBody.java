@@ -31,13 +31,18 @@ public record RequestBody(String webhookId, byte[] body, String contentType, Map
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The request for one change, or a batch of them (more than one). */
+    /**
+     * The request for one change, or for a batch of them when the subscription asks for batches
+     * ({@code batch.max.size} above 1: then always an array, of one change too, so a receiver
+     * reads one shape).
+     */
     public static RequestBody of(SubscriptionSpec spec, List<OutboxRow> rows) {
-        if (rows.size() == 1 && spec.format() == PayloadFormat.JSON && spec.columns().isEmpty()) {
+        boolean batched = spec.batchMaxSize() > 1 || rows.size() > 1;
+        if (!batched && spec.format() == PayloadFormat.JSON && spec.columns().isEmpty()) {
             OutboxRow row = rows.get(0);
             return new RequestBody(row.deliveryId(), row.body().getBytes(StandardCharsets.UTF_8), "application/json", Map.of());
         }
-        if (rows.size() == 1 && spec.format() == PayloadFormat.CLOUDEVENTS_BINARY) {
+        if (!batched && spec.format() == PayloadFormat.CLOUDEVENTS_BINARY) {
             OutboxRow row = rows.get(0);
             ObjectNode change = change(spec, row);
             Map<String, String> headers = new LinkedHashMap<>();
@@ -49,7 +54,7 @@ public record RequestBody(String webhookId, byte[] body, String contentType, Map
             headers.put("ce-subject", subject(change));
             return new RequestBody(row.deliveryId(), bytes(change), "application/json", headers);
         }
-        if (rows.size() == 1) {
+        if (!batched) {
             OutboxRow row = rows.get(0);
             ObjectNode change = change(spec, row);
             return spec.format() == PayloadFormat.JSON

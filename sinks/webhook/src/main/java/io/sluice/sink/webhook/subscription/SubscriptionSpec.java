@@ -23,12 +23,13 @@ import io.sluice.sink.webhook.signing.SigningSecret;
  * @param changedColumns when not empty, updates only when one of these columns changed (or the change cannot tell)
  * @param columns        when not empty, the only columns its rows carry (key columns stay)
  * @param batchMaxSize   changes per request at most; 1 sends one change per request
+ * @param batchMaxBytes  the largest batch the tuner tries, in bytes of changes
  * @param onFailure      what a delivery that failed for good does to the subscription
  * @param disableAfterMillis how long a subscription may fail without one success before it is disabled
  */
 public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set<String> operations, List<String> changedColumns,
                                List<String> columns, PayloadFormat format, List<SigningSecret> secrets, int batchMaxSize,
-                               long timeoutMillis, int maxInFlight, long retryInitialMillis, long retryMaxMillis, long retryTimeoutMillis,
+                               long batchMaxBytes, long timeoutMillis, int maxInFlight, long retryInitialMillis, long retryMaxMillis, long retryTimeoutMillis,
                                OnFailure onFailure, long disableAfterMillis) {
 
     /** What becomes of the subscription when one of its deliveries fails for good. */
@@ -55,6 +56,7 @@ public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set
         d.put("format", PayloadFormat.JSON.key());
         d.put("secrets", "");
         d.put("batch.max.size", "1");
+        d.put("batch.max.bytes", "1048576");
         d.put("timeout.ms", "10000");
         d.put("max.in.flight", "8");
         d.put("retry.initial.ms", "5000");
@@ -115,6 +117,7 @@ public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set
             }
         }
         int batch = (int) number(get, "batch.max.size", where, 1, 10_000, errors);
+        long batchBytes = number(get, "batch.max.bytes", where, 4096, 64L << 20, errors);
         long timeout = number(get, "timeout.ms", where, 100, 300_000, errors);
         int inFlight = (int) number(get, "max.in.flight", where, 1, 256, errors);
         long initial = number(get, "retry.initial.ms", where, 1, 86_400_000L, errors);
@@ -138,7 +141,7 @@ public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set
             return null;
         }
         return new SubscriptionSpec(name, url, tables, operations, list(get.apply("changed.columns")), list(get.apply("columns")), format,
-                secrets, batch, timeout, inFlight, initial, max, retryTimeout, onFailure, disableAfter);
+                secrets, batch, batchBytes, timeout, inFlight, initial, max, retryTimeout, onFailure, disableAfter);
     }
 
     private static URI url(String text, String key, List<String> errors) {
@@ -199,6 +202,7 @@ public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set
         o.put("format", format.key());
         o.put("secrets", String.join(",", secrets.stream().map(SigningSecret::text).toList()));
         o.put("batch.max.size", Integer.toString(batchMaxSize));
+        o.put("batch.max.bytes", Long.toString(batchMaxBytes));
         o.put("timeout.ms", Long.toString(timeoutMillis));
         o.put("max.in.flight", Integer.toString(maxInFlight));
         o.put("retry.initial.ms", Long.toString(retryInitialMillis));
