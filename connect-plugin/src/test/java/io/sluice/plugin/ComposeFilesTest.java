@@ -62,10 +62,10 @@ class ComposeFilesTest {
     private static final Pattern COPY = Pattern.compile("(?m)^COPY\\s+(?!--from)(.+)$");
 
     @Test
-    void thereAreTheThreePipelines() throws IOException {
+    void thereAreTheFourPipelines() throws IOException {
         assertThat(composeFiles()).extracting(p -> DOCKER.relativize(p).toString())
                 .contains("compose/postgres-to-postgres/compose.yaml", "compose/kafka-connect/compose.yaml",
-                        "compose/postgres-to-opensearch/compose.yaml");
+                        "compose/postgres-to-opensearch/compose.yaml", "compose/postgres-to-webhook/compose.yaml");
         for (Path compose : composeFiles()) {
             assertThat(compose.resolveSibling("README.md")).as("README beside " + compose).isRegularFile();
         }

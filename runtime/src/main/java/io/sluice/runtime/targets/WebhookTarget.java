@@ -84,7 +84,7 @@ final class WebhookTarget implements Target {
         WebhookSinkTask task = new WebhookSinkTask();
         task.initialize(context);
         task.start(keys);
-        return new RunningSink(task, () -> 0L, () -> task.changesWritten() + " changes in the outbox" + deliveryLine(task));
+        return new RunningSink(task, task::bytesWritten, () -> task.changesWritten() + " changes in the outbox" + deliveryLine(task));
     }
 
     private static String deliveryLine(WebhookSinkTask task) {

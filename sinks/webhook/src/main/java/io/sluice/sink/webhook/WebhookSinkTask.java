@@ -155,6 +155,11 @@ public class WebhookSinkTask extends RoutedSinkTask {
         }
     }
 
+    /** Bytes of changes written to the outbox so far. */
+    public long bytesWritten() {
+        return writer == null ? 0 : writer.bytesWritten();
+    }
+
     /** Changes written to the outbox so far. */
     public long changesWritten() {
         return writer == null ? 0 : writer.written();

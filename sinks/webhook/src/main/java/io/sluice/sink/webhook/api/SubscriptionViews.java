@@ -28,7 +28,8 @@ final class SubscriptionViews {
         node.put("status_reason", s.statusReason());
         node.put("declared", s.declared());
         node.put("position", s.position());
-        node.put("pending", Math.max(0, outboxLast - s.position()));
+        // Rows of every table past its place: those its filters pass over go by without a request.
+        node.put("outbox_rows_past_position", Math.max(0, outboxLast - s.position()));
         node.put("failing_since", s.failingSince() == null ? null : s.failingSince().toString());
         ObjectNode options = node.putObject("options");
         spec.options().forEach((k, v) -> {

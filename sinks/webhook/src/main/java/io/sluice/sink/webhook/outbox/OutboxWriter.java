@@ -64,6 +64,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     private final Thread appender;
     private final AtomicLong inFlight = new AtomicLong();
     private final AtomicLong written = new AtomicLong();
+    private final AtomicLong bytesWritten = new AtomicLong();
     private volatile RuntimeException failure;
     private boolean warnedOwnTables;
     private Connection connection;
@@ -231,6 +232,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
                     batchSize.record(h.plannedBytes(), h.bytes(), System.nanoTime() - started,
                             h.full() ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT);
                     written.addAndGet(h.entries().size());
+                    bytesWritten.addAndGet(h.bytes());
                     ledger.markDurable(h.taken());
                     appended.accept(last);
                 } catch (RuntimeException e) {
@@ -291,6 +293,11 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         if (f != null) {
             throw f;
         }
+    }
+
+    /** Bytes of changes appended to the outbox so far. */
+    public long bytesWritten() {
+        return bytesWritten.get();
     }
 
     /** Changes appended to the outbox so far. */
