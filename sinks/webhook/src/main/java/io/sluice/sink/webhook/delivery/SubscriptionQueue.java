@@ -4,11 +4,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -18,8 +15,7 @@ import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.webhook.http.WebhookClient;
-import io.sluice.sink.webhook.payload.RequestBody;
-import io.sluice.sink.webhook.signing.WebhookSignature;
+import io.sluice.sink.webhook.payload.SignedRequest;
 import io.sluice.sink.webhook.state.DeliveryLog;
 import io.sluice.sink.webhook.state.DeliveryLog.Attempt;
 import io.sluice.sink.webhook.state.DeliveryLog.Outcome;
@@ -43,6 +39,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Memory stays bounded: no more than {@link #MAX_BUFFERED_BYTES} of changes are read ahead,
  * however many wait in the outbox.
+ *
+ * <p>Longer than most classes here: it is one loop (read, send, settle, wait) over state only its
+ * thread touches; what it writes and where it stands is {@link Settlement}'s, what it sends
+ * {@code payload.SignedRequest}'s, and what an answer means {@link Verdict}'s.
  */
 public final class SubscriptionQueue implements Runnable {
 
@@ -52,7 +52,6 @@ public final class SubscriptionQueue implements Runnable {
     static final int MAX_BUFFERED_ROWS = 10_000;
     static final int READ_LIMIT = 1_000;
     static final long POLL_MILLIS = 1_000;
-    static final long LOG_FLUSH_MILLIS = 100;
     static final long BATCH_MIN_BYTES = 4L << 10;
     static final long BATCH_START_BYTES = 64L << 10;
 
@@ -72,26 +71,19 @@ public final class SubscriptionQueue implements Runnable {
     private final TunedBatchSize batchSize;
     private final ConcurrentLinkedQueue<Done> completions = new ConcurrentLinkedQueue<>();
     private final Object signal = new Object();
-    private final TreeSet<Long> unsettled = new TreeSet<>();
-    private final List<Attempt> pendingLog = new ArrayList<>();
+    private final Settlement settlement;
     private final AtomicLong delivered = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
 
     private volatile boolean stopping;
     private volatile long knownLast;
-    private volatile long position;
     private volatile String stoppedBecause;
     private Connection connection;
-    private long fetched;
     private long bufferedBytes;
     private int bufferedRows;
     private int replaysBuffered;
     private long nextPollMillis;
     private long pausedUntilMillis;
-    private long lastFlushMillis;
-    private long writtenPosition;
-    private Instant failingSince;
-    private Instant writtenFailingSince;
     private int busyLanes;
 
     public SubscriptionQueue(Subscription subscription, StateDatabase state, WebhookClient client, LongSupplier clock) {
@@ -110,11 +102,7 @@ public final class SubscriptionQueue implements Runnable {
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = new Lane();
         }
-        this.position = subscription.position();
-        this.fetched = subscription.position();
-        this.writtenPosition = subscription.position();
-        this.failingSince = subscription.failingSince();
-        this.writtenFailingSince = failingSince;
+        this.settlement = new Settlement(spec.name(), log, subscription.position(), subscription.failingSince());
     }
 
     public SubscriptionSpec spec() {
@@ -155,7 +143,7 @@ public final class SubscriptionQueue implements Runnable {
 
     /** The place before which every change is settled. */
     public long position() {
-        return position;
+        return settlement.position();
     }
 
     private void wake() {
@@ -166,14 +154,13 @@ public final class SubscriptionQueue implements Runnable {
 
     @Override
     public void run() {
-        LOG.info("Delivering {} from outbox row {}", spec, position);
+        LOG.info("Delivering {} from outbox row {}", spec, settlement.position());
         try {
             long removed = new io.sluice.sink.webhook.state.OutboxRetention(state).removedThrough(connection());
-            if (removed > position) {
+            if (removed > settlement.position()) {
                 LOG.warn("Subscription {} starts at outbox row {}, but retention removed the rows up to {}: the changes among them it "
-                        + "had not got are lost to it (outbox.max.age.ms)", spec.name(), position, removed);
-                fetched = removed;
-                updatePosition();
+                        + "had not got are lost to it (outbox.max.age.ms)", spec.name(), settlement.position(), removed);
+                settlement.skipTo(removed);
             }
         } catch (SQLException e) {
             closeConnection(); // read again at the next start; the loop below reconnects
@@ -186,7 +173,7 @@ public final class SubscriptionQueue implements Runnable {
                     read();
                     send();
                 }
-                flushLog(false);
+                settlement.flush(connection(), clock.getAsLong(), false);
                 pauseAfterError = 100;
                 waitForWork();
             } catch (SQLException e) {
@@ -205,13 +192,13 @@ public final class SubscriptionQueue implements Runnable {
             }
         }
         try {
-            flushLog(true);
-        } catch (SQLException e) {
+            settlement.flush(connection(), clock.getAsLong(), true);
+        } catch (SQLException | RuntimeException e) {
             LOG.warn("Deliveries of {}: the last attempts could not be logged ({}); those changes are sent again at the next start",
                     spec, e.getMessage());
         }
         closeConnection();
-        LOG.info("Stopped delivering {} at outbox row {}", spec, position);
+        LOG.info("Stopped delivering {} at outbox row {}", spec, settlement.position());
     }
 
     private Connection connection() {
@@ -228,7 +215,7 @@ public final class SubscriptionQueue implements Runnable {
             return;
         }
         boolean poll = now >= nextPollMillis;
-        if (!poll && knownLast <= fetched) {
+        if (!poll && knownLast <= settlement.readUpTo()) {
             return;
         }
         Connection c = connection();
@@ -243,16 +230,16 @@ public final class SubscriptionQueue implements Runnable {
             }
         }
         long upTo = knownLast;
-        if (upTo <= fetched) {
+        if (upTo <= settlement.readUpTo()) {
             return;
         }
-        List<OutboxRow> rows = reader.read(c, spec, fetched, upTo, READ_LIMIT);
+        List<OutboxRow> rows = reader.read(c, spec, settlement.readUpTo(), upTo, READ_LIMIT);
+        List<Long> seqs = new ArrayList<>(rows.size());
         for (OutboxRow row : rows) {
-            unsettled.add(row.seq());
+            seqs.add(row.seq());
             enqueue(row);
         }
-        fetched = rows.size() == READ_LIMIT ? rows.get(rows.size() - 1).seq() : upTo;
-        updatePosition();
+        settlement.read(seqs, rows.size() == READ_LIMIT ? rows.get(rows.size() - 1).seq() : upTo);
     }
 
     private void enqueue(OutboxRow row) {
@@ -278,17 +265,9 @@ public final class SubscriptionQueue implements Runnable {
             lane.attempts++;
             lane.busy = true;
             busyLanes++;
-            RequestBody request = RequestBody.of(spec, rows);
-            long timestamp = now / 1000;
-            Map<String, String> headers = new LinkedHashMap<>();
-            headers.put("webhook-id", request.webhookId());
-            headers.put("webhook-timestamp", Long.toString(timestamp));
-            if (!spec.secrets().isEmpty()) {
-                headers.put("webhook-signature", WebhookSignature.header(request.webhookId(), timestamp, request.body(), spec.secrets()));
-            }
-            headers.putAll(request.headers());
+            SignedRequest request = SignedRequest.of(spec, rows, now / 1000);
             long started = System.nanoTime();
-            client.post(spec.url(), headers, request.body(), request.contentType(), spec.timeoutMillis()).whenComplete((answer, failure) -> {
+            client.post(spec.url(), request.headers(), request.body(), request.contentType(), spec.timeoutMillis()).whenComplete((answer, failure) -> {
                 completions.add(new Done(lane, answer, failure, (System.nanoTime() - started) / 1_000_000L, Instant.ofEpochMilli(clock.getAsLong())));
                 wake();
             });
@@ -314,7 +293,7 @@ public final class SubscriptionQueue implements Runnable {
             }
             String excerpt = done.answer() == null ? null : done.answer().excerpt();
             for (OutboxRow row : lane.sending) {
-                pendingLog.add(new Attempt(row.seq(), row.deliveryId(), lane.attempts, done.at(), verdict.status(), (int) done.latencyMillis(),
+                settlement.attempted(new Attempt(row.seq(), row.deliveryId(), lane.attempts, done.at(), verdict.status(), (int) done.latencyMillis(),
                         outcome, excerpt, verdict.error(), row.replay()));
             }
             switch (outcome) {
@@ -325,7 +304,7 @@ public final class SubscriptionQueue implements Runnable {
                         batchSize.record(lane.plannedBytes, lane.sendingBytes, done.latencyMillis() * 1_000_000L,
                                 lane.sendingBytes >= lane.plannedBytes ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT);
                     }
-                    failingSince = null;
+                    settlement.succeeded();
                     settle(lane);
                 }
                 case RETRYING, THROTTLED -> {
@@ -362,7 +341,6 @@ public final class SubscriptionQueue implements Runnable {
                 default -> throw new IllegalStateException("unexpected outcome " + outcome);
             }
         }
-        updatePosition();
     }
 
     private void settle(Lane lane) {
@@ -370,7 +348,7 @@ public final class SubscriptionQueue implements Runnable {
             if (row.replay()) {
                 replaysBuffered--;
             } else {
-                unsettled.remove(row.seq());
+                settlement.settled(row.seq());
             }
             bufferedBytes -= row.size();
             bufferedRows--;
@@ -379,9 +357,8 @@ public final class SubscriptionQueue implements Runnable {
     }
 
     private void failing(Instant at) throws SQLException {
-        if (failingSince == null) {
-            failingSince = at;
-        } else if (spec.disableAfterMillis() > 0 && at.toEpochMilli() - failingSince.toEpochMilli() >= spec.disableAfterMillis()
+        Instant failingSince = settlement.failed(at);
+        if (spec.disableAfterMillis() > 0 && at.toEpochMilli() - failingSince.toEpochMilli() >= spec.disableAfterMillis()
                 && stoppedBecause == null) {
             changeStatus(Subscription.Status.DISABLED, "its deliveries have failed since " + failingSince + " without one success");
         }
@@ -391,8 +368,7 @@ public final class SubscriptionQueue implements Runnable {
     private void changeStatus(Subscription.Status status, String reason) throws SQLException {
         stoppedBecause = reason;
         stopping = true;
-        updatePosition();
-        flushLog(true);
+        settlement.flush(connection(), clock.getAsLong(), true);
         subscriptions.setStatus(connection(), spec.name(), status, reason);
         if (status == Subscription.Status.DISABLED) {
             LOG.error("Webhook subscription {} ({}) is DISABLED: {}. Nothing more is sent to it; its changes stay in the outbox. "
@@ -402,26 +378,6 @@ public final class SubscriptionQueue implements Runnable {
             LOG.warn("Webhook subscription {} ({}) is PAUSED: {}. Resume it with sluice webhooks resume {}, or POST "
                     + "/subscriptions/{}/resume", spec.name(), spec.displayUrl(), reason, spec.name(), spec.name());
         }
-    }
-
-    private void updatePosition() {
-        position = unsettled.isEmpty() ? fetched : unsettled.first() - 1;
-    }
-
-    private void flushLog(boolean now) throws SQLException {
-        long t = clock.getAsLong();
-        boolean changed = position != writtenPosition || !java.util.Objects.equals(failingSince, writtenFailingSince);
-        if (pendingLog.isEmpty() && !changed) {
-            return;
-        }
-        if (!now && pendingLog.size() < 500 && t - lastFlushMillis < LOG_FLUSH_MILLIS) {
-            return;
-        }
-        log.write(connection(), spec.name(), pendingLog, position, failingSince);
-        pendingLog.clear();
-        writtenPosition = position;
-        writtenFailingSince = failingSince;
-        lastFlushMillis = t;
     }
 
     private void waitForWork() throws InterruptedException {
@@ -439,14 +395,14 @@ public final class SubscriptionQueue implements Runnable {
                         until = Math.min(until, Math.max(lane.dueMillis, pausedUntilMillis));
                     }
                 }
-                if (knownLast > fetched && bufferedBytes < MAX_BUFFERED_BYTES && bufferedRows < MAX_BUFFERED_ROWS) {
+                if (knownLast > settlement.readUpTo() && bufferedBytes < MAX_BUFFERED_BYTES && bufferedRows < MAX_BUFFERED_ROWS) {
                     return;
                 }
             } else if (busyLanes == 0) {
                 return;
             }
-            if (!pendingLog.isEmpty() || position != writtenPosition) {
-                until = Math.min(until, lastFlushMillis + LOG_FLUSH_MILLIS);
+            if (settlement.dirty()) {
+                until = Math.min(until, settlement.flushDueMillis());
             }
             long wait = until - now;
             if (wait > 0) {

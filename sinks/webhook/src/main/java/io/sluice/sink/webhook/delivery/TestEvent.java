@@ -2,16 +2,13 @@ package io.sluice.sink.webhook.delivery;
 
 import java.time.Instant;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.sluice.sink.webhook.http.WebhookClient;
-import io.sluice.sink.webhook.payload.RequestBody;
-import io.sluice.sink.webhook.signing.WebhookSignature;
+import io.sluice.sink.webhook.payload.SignedRequest;
 import io.sluice.sink.webhook.state.OutboxRow;
 import io.sluice.sink.webhook.subscription.SubscriptionSpec;
 
@@ -36,18 +33,11 @@ public final class TestEvent {
         Instant now = Instant.now();
         String body = "{\"id\":\"" + id + "\",\"operation\":\"test\",\"schema\":null,\"table\":null,\"key\":null,\"before\":null,"
                 + "\"after\":null,\"changed_columns\":null,\"source\":{\"name\":\"sluice\",\"commit_time\":\"" + now + "\",\"snapshot\":false}}";
-        RequestBody request = RequestBody.of(spec, List.of(new OutboxRow(0, id, "", "test", 0, 0, now.toEpochMilli(), body, false)));
-        long timestamp = now.getEpochSecond();
-        Map<String, String> headers = new LinkedHashMap<>();
-        headers.put("webhook-id", request.webhookId());
-        headers.put("webhook-timestamp", Long.toString(timestamp));
-        if (!spec.secrets().isEmpty()) {
-            headers.put("webhook-signature", WebhookSignature.header(request.webhookId(), timestamp, request.body(), spec.secrets()));
-        }
-        headers.putAll(request.headers());
+        SignedRequest request = SignedRequest.of(spec, List.of(new OutboxRow(0, id, "", "test", 0, 0, now.toEpochMilli(), body, false)),
+                now.getEpochSecond());
         long started = System.nanoTime();
         try {
-            WebhookClient.Answer answer = client.post(spec.url(), headers, request.body(), request.contentType(), spec.timeoutMillis())
+            WebhookClient.Answer answer = client.post(spec.url(), request.headers(), request.body(), request.contentType(), spec.timeoutMillis())
                     .get(spec.timeoutMillis() + 2_000, TimeUnit.MILLISECONDS);
             Verdict verdict = Verdict.ofStatus(answer.status(), answer.retryAfter(), Instant.now());
             return new Result(id, answer.status(), (System.nanoTime() - started) / 1_000_000L, answer.excerpt(), verdict.outcome().key(),

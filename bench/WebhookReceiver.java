@@ -1,0 +1,106 @@
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * The benchmark's receiver (bench/webhooks.sh): answers 204 at once, counts the change events it
+ * got (a Sluice batch holds several; a Sluice or pgstream request otherwise one), and notes when
+ * each row of table probe first arrived (microseconds since the epoch), for the latency. It
+ * does not verify signatures: it measures the senders, not itself.
+ *
+ * Each sender posts to a path of its own (/sluice, /pgstream, ...), counted apart:
+ * java bench/WebhookReceiver.java PORT        then GET /count/NAME ("events requests"), GET /probes/NAME (id micros
+ *                                             lines), POST /reset/NAME
+ */
+public final class WebhookReceiver {
+
+    private static final Pattern EVENT = Pattern.compile("\"operation\":\"|\"Data\":");
+    private static final Pattern SLUICE_PROBE = Pattern.compile("\"table\":\"probe\",\"key\":\\{\"id\":(\\d+)\\}");
+    private static final Pattern PGSTREAM_PROBE = Pattern.compile("\"table\":\"probe\",\"columns\":\\[\\{\"id\":\"[^\"]*\",\"name\":\"id\",\"type\":\"[^\"]*\",\"value\":(\\d+)");
+    /** Per sender (the path's first segment): events, requests, and each probe row's first arrival. */
+    private record Sender(AtomicLong events, AtomicLong requests, Map<Long, Long> probes) {
+    }
+
+    private static final Map<String, Sender> SENDERS = new ConcurrentHashMap<>();
+
+    private static Sender sender(String name) {
+        return SENDERS.computeIfAbsent(name, n -> new Sender(new AtomicLong(), new AtomicLong(), new ConcurrentHashMap<>()));
+    }
+
+    public static void main(String[] args) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", Integer.parseInt(args[0])), 2048);
+        server.createContext("/", WebhookReceiver::handle);
+        server.setExecutor(Executors.newFixedThreadPool(Integer.parseInt(System.getProperty("threads", "32"))));
+        server.start();
+        System.out.println("receiving on " + args[0]);
+    }
+
+    private static void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String[] path = exchange.getRequestURI().getPath().replaceAll("^/+", "").split("/");
+            if (path.length == 2 && path[0].equals("count")) {
+                Sender s = sender(path[1]);
+                answer(exchange, s.events().get() + " " + s.requests().get() + "\n");
+                return;
+            }
+            if (path.length == 2 && path[0].equals("probes")) {
+                StringBuilder text = new StringBuilder();
+                sender(path[1]).probes().forEach((id, micros) -> text.append(id).append('\t').append(micros).append('\n'));
+                answer(exchange, text.toString());
+                return;
+            }
+            if (path.length == 2 && path[0].equals("reset")) {
+                Sender s = sender(path[1]);
+                s.events().set(0);
+                s.requests().set(0);
+                s.probes().clear();
+                answer(exchange, "ok\n");
+                return;
+            }
+            Sender from = sender(path[0]);
+            byte[] body;
+            try (InputStream in = exchange.getRequestBody()) {
+                body = in.readAllBytes();
+            }
+            Instant now = Instant.now();
+            long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+            String text = new String(body, StandardCharsets.UTF_8);
+            long events = 0;
+            Matcher m = EVENT.matcher(text);
+            while (m.find()) {
+                events++;
+            }
+            from.events().addAndGet(Math.max(1, events));
+            from.requests().incrementAndGet();
+            if (text.contains("\"table\":\"probe\"")) {
+                for (Pattern p : new Pattern[] {SLUICE_PROBE, PGSTREAM_PROBE}) {
+                    Matcher probe = p.matcher(text);
+                    while (probe.find()) {
+                        from.probes().putIfAbsent(Long.parseLong(probe.group(1)), micros);
+                    }
+                }
+            }
+            exchange.sendResponseHeaders(204, -1);
+        }
+    }
+
+    private static void answer(HttpExchange exchange, String text) throws IOException {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(200, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+}
