@@ -157,8 +157,10 @@ alive() {
 now() { date +%s.%N; }
 events() { curl -sf "$receiver/count/$1" | cut -d' ' -f1; }
 requests() { curl -sf "$receiver/count/$1" | cut -d' ' -f2; }
-probes_at() { curl -sf "$receiver/probes/$1" | wc -l; }
-probes() { "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM probe.probe"; }
+# The newest probe row the tool delivered, and the newest on the source. (pgstream drops rows written before its
+# subscription cache saw the subscription, so the newest row counts, not how many.)
+probes_at() { curl -sf "$receiver/probes/$1" | awk 'BEGIN {m = 0} $1 > m {m = $1} END {print m}'; }
+probes() { "$tp_bin/psql" -X -At "$src" -c "SELECT coalesce(max(id), 0) FROM probe.probe"; }
 # Waits until the receiver counted want events from the tool; prints the seconds since $since, or
 # "stalled N" when the count stayed at N for STALL_SECONDS.
 stall_seconds="${STALL_SECONDS:-60}"
@@ -189,8 +191,14 @@ for tool in "${tools[@]}"; do
   echo "Starting $tool..."
   tool_start "$tool"
 done
-# Each is streaming before anything is timed: a first probe row, waited for.
-"${psql[@]}" "$src" -c "INSERT INTO probe.probe DEFAULT VALUES"
+# Each is streaming before anything is timed: probe rows until every one delivered one.
+for attempt in $(seq 1 60); do
+  "${psql[@]}" "$src" -c "INSERT INTO probe.probe DEFAULT VALUES"
+  sleep 1
+  ready=1
+  for tool in "${tools[@]}"; do [ "$(probes_at "$tool")" -gt 0 ] || ready=0; done
+  [ "$ready" = 1 ] && break
+done
 for tool in "${tools[@]}"; do await_probes "$tool"; done
 
 # (a) Throughput.

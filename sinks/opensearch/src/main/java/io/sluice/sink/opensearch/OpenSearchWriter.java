@@ -92,7 +92,8 @@ final class OpenSearchWriter implements SinkWriter {
         }
         String index = indexes.writeIndex(alias, rowSchema, table);
         SourcePosition position = event.kind() == SinkEvent.Kind.SNAPSHOT_ROW ? null : event.position();
-        ExternalVersion version = position == null ? ExternalVersion.SNAPSHOT : ExternalVersion.of(position);
+        ExternalVersion version = position != null ? ExternalVersion.of(position)
+                : COPY.equals(event.snapshotMarker()) ? ExternalVersion.COPY : ExternalVersion.SNAPSHOT;
         SinkRecord record = event.record();
         Struct after = value.getStruct(Envelope.AFTER);
         Struct before = value.getStruct(Envelope.BEFORE);

@@ -26,8 +26,17 @@ public record ExternalVersion(long value, boolean gte) {
     /** The first commit LSN that does not fit. */
     static final long LSN_LIMIT = 1L << (63 - EVENT_BITS);
 
-    /** The version of snapshot rows (and of rows copied into an empty index): below every streamed change. */
+    /** The version of snapshot rows: below every streamed change. */
     public static final ExternalVersion SNAPSHOT = new ExternalVersion(1, false);
+
+    /**
+     * The version of rows of a table's copy into the stream (they carry no position): above the
+     * initial snapshot's rows, below every streamed change. A task that takes over a partition
+     * while the copy is written replays from Connect's committed offset, which may lie before the
+     * snapshot's end; a replayed snapshot row written into the copy's new index version must not
+     * keep that version's copied row (which holds the columns the table has now) out.
+     */
+    public static final ExternalVersion COPY = new ExternalVersion(2, false);
 
     /** The version of a streamed change at this position. */
     public static ExternalVersion of(SourcePosition position) {

@@ -44,7 +44,8 @@ class ExternalVersionProperties {
         }
         ExternalVersion va = ExternalVersion.of(a);
         ExternalVersion vb = ExternalVersion.of(b);
-        assertThat(va.value()).isGreaterThan(ExternalVersion.SNAPSHOT.value());
+        assertThat(va.value()).isGreaterThan(ExternalVersion.COPY.value());
+        assertThat(ExternalVersion.COPY.value()).as("a copied row wins over a replayed snapshot row").isGreaterThan(ExternalVersion.SNAPSHOT.value());
         assertThat(vb.value()).isGreaterThanOrEqualTo(va.value());
         if (vb.value() == va.value() && !a.equals(b)) {
             assertThat(vb.gte()).as("two positions sharing a version: %s and %s", a, b).isTrue();
