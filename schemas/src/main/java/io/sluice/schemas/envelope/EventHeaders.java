@@ -1,5 +1,13 @@
 package io.sluice.schemas.envelope;
 
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.header.Headers;
+
 /** Record headers Sluice's sources set and its sinks read. */
 public final class EventHeaders {
 
@@ -45,5 +53,20 @@ public final class EventHeaders {
     public static final String VALUE_NOTES = "sluice.value.notes";
 
     private EventHeaders() {
+    }
+
+    /** The columns the {@link #UNCHANGED_TOAST} header names, in its order; empty when there is none. */
+    public static Set<String> unchangedToast(Headers headers) {
+        Header header = headers.lastWithName(UNCHANGED_TOAST);
+        if (header == null || header.value() == null || header.value().toString().isEmpty()) {
+            return Set.of();
+        }
+        return Collections.unmodifiableSet(new LinkedHashSet<>(Arrays.asList(header.value().toString().split(","))));
+    }
+
+    /** Whether a flag header ({@link #KEY_ONLY_BEFORE}, {@link #KEY_MOVED_AWAY}, …) is there and true. */
+    public static boolean isSet(Headers headers, String name) {
+        Header header = headers.lastWithName(name);
+        return header != null && header.value() != null && Boolean.parseBoolean(header.value().toString());
     }
 }

@@ -24,7 +24,6 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
-import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
@@ -102,7 +101,7 @@ final class OpenSearchWriter implements SinkWriter {
             batch().delete(record, table, index, id, position, version);
         } else {
             String oldId = op.equals("u") && before != null ? DocumentIds.of(keyOf(before, record, table)) : id;
-            Set<String> unchanged = unchangedToast(record);
+            Set<String> unchanged = EventHeaders.unchangedToast(record.headers());
             if (unchanged.isEmpty()) {
                 batch().index(record, table, index, id, position, version, out -> values.write(after, Set.of(), out));
             } else {
@@ -161,14 +160,6 @@ final class OpenSearchWriter implements SinkWriter {
         long before = queue.olderThanStored();
         queue.sendAndSettle(probe);
         return queue.olderThanStored() > before;
-    }
-
-    private static Set<String> unchangedToast(SinkRecord record) {
-        Header header = record.headers().lastWithName(EventHeaders.UNCHANGED_TOAST);
-        if (header == null || header.value() == null || header.value().toString().isEmpty()) {
-            return Set.of();
-        }
-        return Set.of(header.value().toString().split(","));
     }
 
     /** The row's key: the record's key struct, as the source sends it (the primary key or replica identity). */

@@ -1,7 +1,6 @@
 package io.sluice.sink.postgres.apply;
 
 import java.util.Map;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 import io.sluice.schemas.envelope.Envelope;
@@ -101,7 +100,7 @@ public final class StreamedChanges {
         switch (op) {
             case "t" -> changes.truncate(name, target);
             case "c", "r" -> table(target, name, after.schema()).insert(after);
-            case "u" -> table(target, name, after.schema()).update(before, after, unchangedColumns(record));
+            case "u" -> table(target, name, after.schema()).update(before, after, EventHeaders.unchangedToast(record.headers()));
             case "d" -> {
                 if (before == null) {
                     throw new DataException("A delete on " + record.topic() + " carries no old row, so the row cannot be found on "
@@ -139,14 +138,6 @@ public final class StreamedChanges {
                 tables.keyColumns(target[0], target[1]));
         changes.open(table);
         return table;
-    }
-
-    private static Set<String> unchangedColumns(SinkRecord record) {
-        org.apache.kafka.connect.header.Header header = record.headers().lastWithName(EventHeaders.UNCHANGED_TOAST);
-        if (header == null || header.value() == null || header.value().toString().isEmpty()) {
-            return Set.of();
-        }
-        return Set.of(header.value().toString().split(","));
     }
 
     /**

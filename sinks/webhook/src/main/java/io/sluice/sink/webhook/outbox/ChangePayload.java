@@ -25,7 +25,6 @@ import io.sluice.sink.webhook.state.OutboxEntry;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
-import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
@@ -69,7 +68,7 @@ public final class ChangePayload {
             }
         }
         SinkRecord record = event.record();
-        if (flag(record, EventHeaders.KEY_MOVED_AWAY)) {
+        if (EventHeaders.isSet(record.headers(), EventHeaders.KEY_MOVED_AWAY)) {
             return null;
         }
         if (event.op().equals("t") && "incremental".equals(event.snapshotMarker())) {
@@ -81,8 +80,8 @@ public final class ChangePayload {
         Struct key = record.key() instanceof Struct k && !k.schema().fields().isEmpty() ? k : null;
         Struct before = value.getStruct(Envelope.BEFORE);
         Struct after = value.getStruct(Envelope.AFTER);
-        Set<String> unchanged = names(record, EventHeaders.UNCHANGED_TOAST);
-        boolean keyOnlyBefore = flag(record, EventHeaders.KEY_ONLY_BEFORE);
+        Set<String> unchanged = EventHeaders.unchangedToast(record.headers());
+        boolean keyOnlyBefore = EventHeaders.isSet(record.headers(), EventHeaders.KEY_ONLY_BEFORE);
         List<String> changed = operation.equals("update") && before != null && !keyOnlyBefore && after != null
                 ? changedColumns(before, after, unchanged) : null;
         SourcePosition position = event.kind() == SinkEvent.Kind.SNAPSHOT_ROW ? null : event.position();
@@ -214,19 +213,6 @@ public final class ChangePayload {
             }
         }
         return others;
-    }
-
-    private static boolean flag(SinkRecord record, String name) {
-        Header header = record.headers().lastWithName(name);
-        return header != null && header.value() != null && Boolean.parseBoolean(header.value().toString());
-    }
-
-    private static Set<String> names(SinkRecord record, String name) {
-        Header header = record.headers().lastWithName(name);
-        if (header == null || header.value() == null || header.value().toString().isEmpty()) {
-            return Set.of();
-        }
-        return new java.util.LinkedHashSet<>(List.of(header.value().toString().split(",")));
     }
 
     private static void strings(List<String> values, JsonGenerator out) throws IOException {
