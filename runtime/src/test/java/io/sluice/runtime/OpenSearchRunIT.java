@@ -118,7 +118,7 @@ class OpenSearchRunIT {
 
             Result teardown = SluiceRuns.start(new CompletableFuture<>(), concat("teardown", command)).get(60, TimeUnit.SECONDS);
             assertThat(teardown.exit()).as(teardown.err()).isZero();
-            assertThat(teardown.out()).contains("Forgot the snapshot record of pipeline " + name);
+            assertThat(teardown.out()).contains("Forgot the snapshot record of " + name);
             assertThat(snapshotFinished(node, name)).isFalse();
 
             // An override the existing index cannot take is said before anything runs.

@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code sluice status}; then a run in a JVM of its own killed with SIGKILL while deliveries are
  * in flight, and started again. Every change arrives at least once, in order per key (each
  * update adds one to a counter, so a gap or a step back shows), and a change sent again has
- * the id and body it had the first time.
+ * the id and body it had the first time. The source is named apart from the pipeline
+ * ({@code topic.prefix}): status shows, and teardown forgets, the snapshot recorded under it.
  */
 @ExtendWith(PostgresExtension.class)
 class WebhookRunIT {
@@ -66,7 +67,9 @@ class WebhookRunIT {
                     "--offsets", work.resolve("hooks.offsets").toString(), "--set", "source.status.update.interval.ms=200",
                     "--set", "target.delivery.allow.networks=127.0.0.1/32", "--set", "target.subscriptions=counters",
                     "--set", "target.subscription.counters.url=" + receiver.url(), "--set", "target.subscription.counters.secrets=" + secret,
-                    "--set", "target.subscription.counters.max.in.flight=4"};
+                    "--set", "target.subscription.counters.max.in.flight=4",
+                    // A source name apart from the pipeline's: the snapshot is recorded, shown and forgotten under it.
+                    "--set", "source.topic.prefix=hook_feed"};
 
             CompletableFuture<Void> stop = new CompletableFuture<>();
             CompletableFuture<Result> first = SluiceRuns.start(stop, command);
@@ -156,6 +159,10 @@ class WebhookRunIT {
                     assertThat(body).as("sent again with the same id and body").isEqualTo(earlier);
                 }
             }
+            Result teardown = SluiceRuns.start(new CompletableFuture<>(), concat("teardown", command)).get(60, TimeUnit.SECONDS);
+            assertThat(teardown.exit()).as(teardown.out() + teardown.err()).isZero();
+            assertThat(teardown.out()).contains("Forgot the snapshot record of hook_feed in sluice.webhook_snapshots");
+            assertThat(source.queryText("SELECT count(*)::text FROM sluice.webhook_snapshots")).isEqualTo("0");
             System.out.printf("webhook run: %d changes delivered, %d requests sent again after kills%n", bodies.size(), duplicates);
         } finally {
             writing.set(false);

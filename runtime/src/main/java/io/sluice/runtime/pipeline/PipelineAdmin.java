@@ -135,7 +135,7 @@ public final class PipelineAdmin {
             out.println("  slot " + s.name() + ": " + (s.active() ? "streaming (process " + s.activePid() + ")" : "idle")
                     + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + ByteCounts.format(current - s.confirmedFlush()));
         }
-        spec.sink().printStatus(spec.name(), current, out);
+        spec.sink().printStatus(spec.name(), spec.sourceName(), current, out);
         return 0;
     }
 
@@ -158,7 +158,7 @@ public final class PipelineAdmin {
             }
             throw e;
         }
-        spec.sink().forget(spec.name(), out);
+        spec.sink().forget(spec.sourceName(), out);
         for (Path file : List.of(spec.offsets(), Path.of(spec.offsets() + ".done"))) {
             if (Files.deleteIfExists(file)) {
                 out.println("Deleted " + file);

@@ -97,6 +97,11 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
     }
 
     /** The pipeline's target, as the command drives it. */
+    /** The source's name, its topic prefix: sinks record its snapshot and positions under it (the pipeline's name unless set apart). */
+    public String sourceName() {
+        return source.get("topic.prefix");
+    }
+
     public Target sink() {
         return Target.of(targetKind, target);
     }

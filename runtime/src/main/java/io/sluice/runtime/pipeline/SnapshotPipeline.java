@@ -56,7 +56,7 @@ public final class SnapshotPipeline {
             Files.deleteIfExists(done);
         } else {
             // The target says whether the copy is there; the local files only remember what it said.
-            StartingPoint.Decision decision = StartingPoint.forSnapshot(spec.name(), target.display(), target.read(spec.name(), true, spec.source()),
+            StartingPoint.Decision decision = StartingPoint.forSnapshot(spec.name(), target.display(), target.read(spec.sourceName(), true, spec.source()),
                     new StartingPoint.Local(Files.exists(spec.offsets()), Files.exists(done), spec.offsets().toString()));
             if (decision.message() != null) {
                 out.println(decision.message());

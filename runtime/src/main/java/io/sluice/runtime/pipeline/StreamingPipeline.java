@@ -163,7 +163,7 @@ public final class StreamingPipeline {
         try (Connection c = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice state")) {
             slotExists = ReplicationSlot.find(c, config.slotName()).isPresent();
         }
-        StartingPoint.Decision decision = StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(spec.name(), false, spec.source()),
+        StartingPoint.Decision decision = StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(spec.sourceName(), false, spec.source()),
                 new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString()), copies(config, overrides), slotExists);
         if (decision.action() == StartingPoint.Action.REFUSE) {
             throw new CannotStart(decision.message());

@@ -132,9 +132,9 @@ final class OpenSearchTarget implements Target {
     }
 
     @Override
-    public Recorded read(String pipeline, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception {
+    public Recorded read(String source, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception {
         try (ClusterClient client = client()) {
-            Optional<SnapshotDocuments.Snapshot> snapshot = new SnapshotDocuments(client, config().stateIndex()).read(pipeline);
+            Optional<SnapshotDocuments.Snapshot> snapshot = new SnapshotDocuments(client, config().stateIndex()).read(source);
             if (snapshot.isEmpty()) {
                 return Recorded.nothing();
             }
@@ -173,9 +173,9 @@ final class OpenSearchTarget implements Target {
     }
 
     @Override
-    public void printStatus(String pipeline, long sourceLsn, PrintStream out) {
+    public void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) {
         try (ClusterClient client = client()) {
-            Optional<SnapshotDocuments.Snapshot> snapshot = new SnapshotDocuments(client, config().stateIndex()).read(pipeline);
+            Optional<SnapshotDocuments.Snapshot> snapshot = new SnapshotDocuments(client, config().stateIndex()).read(source);
             snapshot.ifPresentOrElse(
                     s -> out.println("  snapshot of " + s.database() + " taken " + s.takenAt() + ": " + (s.finished() ? "finished "
                             + s.finishedAt() : "indexing since " + s.startedAt()) + ", " + s.aliases().size() + " indexes (recorded in "
@@ -196,10 +196,10 @@ final class OpenSearchTarget implements Target {
     }
 
     @Override
-    public void forget(String pipeline, PrintStream out) {
+    public void forget(String source, PrintStream out) {
         try (ClusterClient client = client()) {
-            if (new SnapshotDocuments(client, config().stateIndex()).forget(pipeline)) {
-                out.println("Forgot the snapshot record of pipeline " + pipeline + " in index " + config().stateIndex());
+            if (new SnapshotDocuments(client, config().stateIndex()).forget(source)) {
+                out.println("Forgot the snapshot record of " + source + " in index " + config().stateIndex());
             }
         }
     }

@@ -70,9 +70,9 @@ final class PostgresTarget implements Target {
     }
 
     @Override
-    public Recorded read(String pipeline, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception {
+    public Recorded read(String source, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception {
         try (Connection c = PgConnect.open(config().endpoint(), "sluice state")) {
-            TargetState.Status status = state().status(c, pipeline);
+            TargetState.Status status = state().status(c, source);
             Optional<SnapshotRecords.Snapshot> snapshot = status.snapshot();
             boolean position = status.applied().isPresent();
             if (snapshot.isEmpty()) {
@@ -123,9 +123,9 @@ final class PostgresTarget implements Target {
     }
 
     @Override
-    public void printStatus(String pipeline, long sourceLsn, PrintStream out) throws Exception {
+    public void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) throws Exception {
         try (Connection c = PgConnect.open(config().endpoint(), "sluice status")) {
-            TargetState.Status first = state().status(c, pipeline);
+            TargetState.Status first = state().status(c, source);
             first.snapshot().ifPresentOrElse(
                     s -> out.println("  snapshot of " + s.database() + " taken " + s.takenAt() + ": " + (s.finished() ? "finished "
                             + s.finishedAt() : "loading since " + s.startedAt()) + ", " + s.targetTables().size() + " tables (recorded on the target)"),
@@ -142,7 +142,7 @@ final class PostgresTarget implements Target {
             }
             Thread.sleep(2000);
             AppliedPositions.Applied before = first.applied().get();
-            AppliedPositions.Applied now = state().status(c, pipeline).applied().orElse(before);
+            AppliedPositions.Applied now = state().status(c, source).applied().orElse(before);
             long behind = Math.max(0, sourceLsn - now.position().commitLsn());
             Duration since = Duration.between(now.appliedAt(), OffsetDateTime.now());
             out.println("  target " + display() + ": applied up to " + now.position().lsnText() + ", "
@@ -154,9 +154,9 @@ final class PostgresTarget implements Target {
     }
 
     @Override
-    public void forget(String pipeline, PrintStream out) throws SQLException {
+    public void forget(String source, PrintStream out) throws SQLException {
         try (Connection c = PgConnect.open(config().endpoint(), "sluice teardown")) {
-            state().forget(c, pipeline).forEach(out::println);
+            state().forget(c, source).forEach(out::println);
         }
     }
 }

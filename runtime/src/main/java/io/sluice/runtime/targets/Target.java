@@ -33,9 +33,10 @@ public interface Target {
     /**
      * What the target holds of the pipeline.
      *
+     * @param source       the source's name (its topic prefix), under which sinks record snapshots and positions
      * @param checkEmptied also ask whether tables the snapshot filled are empty while the source's are not
      */
-    Recorded read(String pipeline, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception;
+    Recorded read(String source, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception;
 
     /** Creates, initializes and starts the sink task. */
     RunningSink start(SinkTaskContext context);
@@ -52,9 +53,14 @@ public interface Target {
     default void afterCleanStop(Map<String, String> sourceKeys, PrintStream out) {
     }
 
-    /** Prints what the target records of the pipeline, for {@code sluice status}. */
-    void printStatus(String pipeline, long sourceLsn, PrintStream out) throws Exception;
+    /**
+     * Prints what the target records of the pipeline, for {@code sluice status}.
+     *
+     * @param pipeline the pipeline's name, which its dead letters are kept under
+     * @param source   the source's name (its topic prefix), which its snapshot and positions are recorded under
+     */
+    void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) throws Exception;
 
-    /** Forgets what the target records of the pipeline (its data stays), saying what on {@code out}. */
-    void forget(String pipeline, PrintStream out) throws Exception;
+    /** Forgets what the target records of the source (its snapshot and positions; its data stays), saying what on {@code out}. */
+    void forget(String source, PrintStream out) throws Exception;
 }

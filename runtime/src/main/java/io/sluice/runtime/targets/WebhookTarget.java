@@ -61,10 +61,10 @@ final class WebhookTarget implements Target {
     }
 
     @Override
-    public Recorded read(String pipeline, boolean checkEmptied, Map<String, String> sourceKeys) throws SQLException {
+    public Recorded read(String source, boolean checkEmptied, Map<String, String> sourceKeys) throws SQLException {
         state().create();
         try (Connection c = state().open("state")) {
-            Optional<SnapshotTable.Snapshot> snapshot = new SnapshotTable(state()).read(c, sourceName(sourceKeys, pipeline));
+            Optional<SnapshotTable.Snapshot> snapshot = new SnapshotTable(state()).read(c, source);
             if (snapshot.isEmpty()) {
                 return Recorded.nothing();
             }
@@ -73,10 +73,6 @@ final class WebhookTarget implements Target {
             return new Recorded(s.finished(), started && !s.finished(), s.finished() ? WHEN.format(s.finishedAt()) : null, s.streamed(),
                     List.of(), List.of());
         }
-    }
-
-    private static String sourceName(Map<String, String> sourceKeys, String pipeline) {
-        return sourceKeys.getOrDefault("topic.prefix", pipeline);
     }
 
     @Override
@@ -100,9 +96,8 @@ final class WebhookTarget implements Target {
     }
 
     @Override
-    public void printStatus(String pipeline, long sourceLsn, PrintStream out) throws Exception {
+    public void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) throws Exception {
         try (Connection c = state().open("status")) {
-            String source = pipeline;
             new SnapshotTable(state()).read(c, source).ifPresentOrElse(
                     s -> out.println("  snapshot of " + s.database() + ": " + (s.finished() ? "finished " + WHEN.format(s.finishedAt())
                             : "writing since " + WHEN.format(s.startedAt())) + (s.streamed() ? "; streamed changes in the outbox" : "")),
@@ -125,10 +120,10 @@ final class WebhookTarget implements Target {
     }
 
     @Override
-    public void forget(String pipeline, PrintStream out) throws SQLException {
+    public void forget(String source, PrintStream out) throws SQLException {
         try (Connection c = state().open("teardown")) {
-            if (new SnapshotTable(state()).forget(c, pipeline)) {
-                out.println("Forgot the snapshot record of pipeline " + pipeline + " in " + state().schema() + ".webhook_snapshots");
+            if (new SnapshotTable(state()).forget(c, source)) {
+                out.println("Forgot the snapshot record of " + source + " in " + state().schema() + ".webhook_snapshots");
             }
         }
     }
