@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.schemas.postgres.Lsn;
 import io.sluice.testing.webhook.TestReceiver;
 import io.sluice.testing.webhook.TestReceiver.Received;
 import io.sluice.testing.webhook.TestReceiver.Reply;
@@ -109,6 +110,38 @@ class ApiIT {
                         assertThat(replay.path("replayed").asInt()).isEqualTo(1);
                         await(() -> audit.accepted().stream().anyMatch(r -> r.id().equals(failedId)), "the replayed delivery");
                         await(() -> failedCount(api, "audit") == 0, "the replayed delivery out of the failed list");
+
+                        // Two more fail for good; a replay by position range takes the one inside it, one by time the other.
+                        audit.answering(n -> new Reply(400, null, 0));
+                        source.execute("INSERT INTO t VALUES (4, 'four', 's4')");
+                        await(() -> failedCount(api, "audit") == 1, "the first 400 in the delivery log");
+                        source.execute("INSERT INTO t VALUES (5, 'five', 's5')");
+                        await(() -> failedCount(api, "audit") == 2, "the second 400 in the delivery log");
+                        JsonNode failedTwo = JSON.readTree(call("GET", api + "/subscriptions/audit/deliveries", TOKEN, null).body()).path("failed");
+                        String fourId = failedTwo.get(0).path("deliveryId").asText();
+                        String fiveId = failedTwo.get(1).path("deliveryId").asText();
+                        String fiveLsn = Lsn.format(Long.parseLong(state.queryText("SELECT lsn::text FROM sluice.webhook_outbox WHERE seq = "
+                                + failedTwo.get(1).path("seq").asLong())));
+                        audit.answering(n -> new Reply(204, null, 0));
+                        HttpResponse<String> badLsn = call("POST", api + "/subscriptions/audit/replay", TOKEN,
+                                "{\"failed\": true, \"from_lsn\": \"nonsense\"}");
+                        assertThat(badLsn.statusCode()).isEqualTo(400);
+                        assertThat(badLsn.body()).contains("from_lsn");
+                        JsonNode byLsn = JSON.readTree(call("POST", api + "/subscriptions/audit/replay", TOKEN,
+                                "{\"failed\": true, \"from_lsn\": \"" + fiveLsn + "\", \"to_lsn\": \"" + fiveLsn + "\"}").body());
+                        assertThat(byLsn.path("replayed").asInt()).as(byLsn.toString()).isEqualTo(1);
+                        await(() -> audit.accepted().stream().anyMatch(r -> r.id().equals(fiveId)), "the delivery replayed by position");
+                        await(() -> failedCount(api, "audit") == 1, "the replayed delivery out of the failed list");
+                        assertThat(audit.accepted()).noneMatch(r -> r.id().equals(fourId));
+                        String hourAgo = java.time.Instant.now().minusSeconds(3600).toString();
+                        JsonNode tooEarly = JSON.readTree(call("POST", api + "/subscriptions/audit/replay", TOKEN,
+                                "{\"failed\": true, \"to\": \"" + hourAgo + "\"}").body());
+                        assertThat(tooEarly.path("replayed").asInt()).isZero();
+                        JsonNode byTime = JSON.readTree(call("POST", api + "/subscriptions/audit/replay", TOKEN,
+                                "{\"failed\": true, \"from\": \"" + hourAgo + "\"}").body());
+                        assertThat(byTime.path("replayed").asInt()).isEqualTo(1);
+                        await(() -> audit.accepted().stream().anyMatch(r -> r.id().equals(fourId)), "the delivery replayed by time");
+                        await(() -> failedCount(api, "audit") == 0, "no failed delivery left");
 
                         assertThat(call("DELETE", api + "/subscriptions/audit", TOKEN, null).statusCode()).isEqualTo(204);
                         assertThat(call("GET", api + "/subscriptions/audit", TOKEN, null).statusCode()).isEqualTo(404);

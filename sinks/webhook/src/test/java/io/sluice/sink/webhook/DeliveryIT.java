@@ -162,14 +162,18 @@ class DeliveryIT {
             source.execute("CREATE TABLE orders (id int PRIMARY KEY, v int NOT NULL, status text)");
             String secret = SigningSecret.generate(RANDOM);
             try (TestReceiver batches = new TestReceiver(List.of(secret)).answering(n -> new Reply(n % 5 == 0 ? 503 : 200, null, 2));
-                 TestReceiver events = new TestReceiver(List.of(secret))) {
-                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "batches,events",
+                 TestReceiver events = new TestReceiver(List.of(secret));
+                 TestReceiver binary = new TestReceiver(List.of(secret))) {
+                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "batches,events,binary",
+                        "subscription.binary.url", binary.url(), "subscription.binary.secrets", secret,
+                        "subscription.binary.format", "cloudevents-binary",
                         "subscription.batches.url", batches.url(), "subscription.batches.secrets", secret,
                         "subscription.batches.batch.max.size", "50", "subscription.batches.max.in.flight", "2",
                         "subscription.batches.retry.initial.ms", "20", "subscription.batches.retry.max.ms", "100",
                         "subscription.events.url", events.url(), "subscription.events.secrets", secret,
                         "subscription.events.format", "cloudevents", "subscription.events.batch.max.size", "20");
                 Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+                int expected = 200 + 100 + 66 + 50 + 40 + 33;
                 try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "shop"), sinkProps)) {
                     pipe.pumpUntil(() -> true, 1000, "start");
                     Thread.sleep(500);
@@ -177,15 +181,25 @@ class DeliveryIT {
                     for (int i = 0; i < 5; i++) {
                         source.execute("UPDATE orders SET v = v + 1 WHERE id % " + (i + 2) + " = 0");
                     }
-                    int expected = 200 + 100 + 66 + 50 + 40 + 33;
-                    pipe.pumpUntil(() -> changes(batches, false).size() >= expected && changes(events, true).size() >= expected, 120_000,
-                            "every change in batches at both receivers");
+                    pipe.pumpUntil(() -> changes(batches, false).size() >= expected && changes(events, true).size() >= expected
+                                    && binary.accepted().size() >= expected, 120_000, "every change at the three receivers");
                 }
                 assertThat(batches.received()).allMatch(Received::verified);
                 assertThat(batches.accepted()).as("requests held several changes").hasSizeLessThan(200 + 100 + 66 + 50 + 40 + 33);
                 assertInOrderPerKey(changes(batches, false));
                 assertThat(events.accepted()).allSatisfy(r -> assertThat(r.contentType()).startsWith("application/cloudevents-batch+json"));
                 assertInOrderPerKey(changes(events, true));
+                // CloudEvents binary mode: one change per request, its attributes in ce- headers, the change itself the body.
+                assertThat(binary.received()).allMatch(Received::verified);
+                assertThat(binary.accepted()).hasSize(expected).allSatisfy(r -> {
+                    assertThat(r.contentType()).startsWith("application/json");
+                    assertThat(r.ceHeaders()).containsEntry("ce-specversion", "1.0").containsEntry("ce-id", r.id())
+                            .containsEntry("ce-type", "io.sluice.change." + r.json().path("operation").asText())
+                            .containsEntry("ce-source", "/sluice/shop/public.orders")
+                            .containsEntry("ce-subject", "{\"id\":" + r.json().path("key").path("id").asInt() + "}")
+                            .containsKey("ce-time");
+                });
+                assertInOrderPerKey(binary.accepted());
             }
         });
     }
