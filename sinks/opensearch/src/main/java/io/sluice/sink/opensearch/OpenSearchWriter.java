@@ -47,6 +47,8 @@ final class OpenSearchWriter implements SinkWriter {
     private final IndexNames names;
     private final DocumentValues values;
     private final BulkQueue queue;
+    /** Rows left out as older than the rebuild of their index (replays). */
+    private long leftOut;
 
     OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, SnapshotMarks snapshots, BarrierGate gate, BulkQueue queue) {
         this.config = config;
@@ -83,16 +85,20 @@ final class OpenSearchWriter implements SinkWriter {
             // to. (Not here: on a cluster this truncate comes again after a task restarts, long after the copy ended.)
             return;
         }
-        if (op.equals("t")) {
-            if (config.truncateAction() == OpenSearchSinkConfig.TruncateAction.DELETE_DOCUMENTS) {
-                truncate(event, alias, indexes.writeIndex(alias, rowSchema, table), table);
-            }
-            return;
-        }
-        String index = indexes.writeIndex(alias, rowSchema, table);
         SourcePosition position = event.kind() == SinkEvent.Kind.SNAPSHOT_ROW ? null : event.position();
         ExternalVersion version = position != null ? ExternalVersion.of(position)
                 : COPY.equals(event.snapshotMarker()) ? ExternalVersion.COPY : ExternalVersion.SNAPSHOT;
+        String index = indexes.writeIndex(alias, rowSchema, table, version.value());
+        if (index == null) {
+            leftOut++; // older than the rebuild of its index, whose copy holds the row as it is now
+            return;
+        }
+        if (op.equals("t")) {
+            if (config.truncateAction() == OpenSearchSinkConfig.TruncateAction.DELETE_DOCUMENTS) {
+                truncate(event, alias, index, table);
+            }
+            return;
+        }
         SinkRecord record = event.record();
         Struct after = value.getStruct(Envelope.AFTER);
         Struct before = value.getStruct(Envelope.BEFORE);
@@ -282,7 +288,7 @@ final class OpenSearchWriter implements SinkWriter {
         if (change.rowsFollow()) {
             // The table's rows follow as a copy: they make a new index version, with the fields the change gave them.
             writeAll();
-            indexes.beginRebuild(alias, table);
+            indexes.beginRebuild(alias, table, event.position() == null ? 0 : ExternalVersion.of(event.position()).value());
         }
     }
 
@@ -350,9 +356,9 @@ final class OpenSearchWriter implements SinkWriter {
         return queue.written();
     }
 
-    /** Writes OpenSearch refused as older than the version it stores (replays). */
+    /** Writes OpenSearch refused as older than the version it stores, and rows older than their index's rebuild (replays). */
     long olderThanStored() {
-        return queue.olderThanStored();
+        return queue.olderThanStored() + leftOut;
     }
 
     long bytesSent() {

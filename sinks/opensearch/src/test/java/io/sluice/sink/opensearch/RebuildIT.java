@@ -58,6 +58,9 @@ class RebuildIT {
                 assertThat(fieldType(node, alias, "qty")).isEqualTo("keyword");
                 assertSame(source, node, alias, "qty");
                 assertThat(IndexDocuments.count(node, alias + "_v1")).as("the old version is dropped").isEqualTo(-1);
+                replayFromInsideTheSnapshot(pipe.delivered(), sinkProps);
+                assertThat(physical(node, alias)).isEqualTo(alias + "_v2");
+                assertSame(source, node, alias, "qty");
 
                 source.execute("ALTER TABLE items RENAME COLUMN name TO title", "UPDATE items SET title = title || '!' WHERE id % 7 = 0",
                         "INSERT INTO items VALUES (-3, 'three', 'after the rename')");
@@ -70,6 +73,100 @@ class RebuildIT {
             }
         } finally {
             TestDatabases.drop(source);
+        }
+    }
+
+    /**
+     * A snapshot row a task that took a partition over sends again reaches the version a column's
+     * addition rebuilds while its copy is written (the replay starts inside the snapshot, the
+     * copy is under way): the copied rows that come after it must still win, or those documents
+     * keep the row without the new column.
+     */
+    @Test
+    void aSnapshotRowReplayedIntoARebuildKeepsNoCopiedRowOut(OpenSearchNode node) throws Exception {
+        TestDatabase source = TestDatabases.create(RebuildIT.class);
+        String alias = source.name().toLowerCase() + "-public.notes";
+        try {
+            source.execute("CREATE TABLE notes (id int PRIMARY KEY, body text)",
+                    "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 2000) g");
+            Map<String, String> sourceProps = SourceToIndex.sourceProps(source, "rs");
+            sourceProps.put("ddl.copy.on", "column_change");
+            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}");
+            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), sourceProps, sinkProps)) {
+                pipe.pumpUntil("notes", -1, () -> source.execute("INSERT INTO notes VALUES (-1, 'snapshot done')"));
+                pipe.commit();
+                List<org.apache.kafka.connect.sink.SinkRecord> snapshotRows = pipe.delivered().stream()
+                        .filter(r -> r.topic().endsWith(".notes") && r.value() instanceof org.apache.kafka.connect.data.Struct v
+                                && v.schema().field("op") != null && "r".equals(v.getString("op"))
+                                && !"incremental".equals(v.getStruct("source").getString("snapshot")))
+                        .toList();
+                assertThat(snapshotRows).hasSize(2000);
+
+                source.execute("ALTER TABLE notes ADD COLUMN tag text NOT NULL DEFAULT 'tagged'", "INSERT INTO notes VALUES (-2, 'after', 'new')");
+                boolean[] replayed = {false};
+                long deadline = System.nanoTime() + 240_000_000_000L;
+                boolean done = false;
+                while (!done && System.nanoTime() < deadline) {
+                    for (SourceRecord r : pipe.pump(batch -> replayed[0] ? batch : withReplay(batch, snapshotRows, replayed))) {
+                        done |= r.topic().endsWith(".notes") && r.value() instanceof org.apache.kafka.connect.data.Struct v
+                                && v.schema().field("after") != null && v.getStruct("after") != null
+                                && Integer.valueOf(-2).equals(v.getStruct("after").get("id"));
+                    }
+                }
+                pipe.commit();
+                assertThat(done).as("row -2 arrived").isTrue();
+                assertThat(replayed[0]).as("the snapshot rows were put among the copy's").isTrue();
+                assertThat(physical(node, alias)).isEqualTo(alias + "_v2");
+                Map<String, String> tags = new HashMap<>();
+                IndexDocuments.all(node, alias).forEach((id, doc) -> tags.put(id, doc.path("tag").asText("(none)")));
+                assertThat(tags).hasSize(2002);
+                assertThat(tags.entrySet()).filteredOn(e -> !e.getKey().equals("-2")).allSatisfy(e ->
+                        assertThat(e.getValue()).as("document " + e.getKey()).isEqualTo("tagged"));
+            }
+        } finally {
+            TestDatabases.drop(source);
+        }
+    }
+
+    /** The batch with the snapshot's rows put before its first copied row of notes; as it is when it has none. */
+    private static List<org.apache.kafka.connect.sink.SinkRecord> withReplay(List<org.apache.kafka.connect.sink.SinkRecord> batch,
+            List<org.apache.kafka.connect.sink.SinkRecord> snapshotRows, boolean[] replayed) {
+        for (int i = 0; i < batch.size(); i++) {
+            org.apache.kafka.connect.sink.SinkRecord r = batch.get(i);
+            if (r.topic().endsWith(".notes") && r.value() instanceof org.apache.kafka.connect.data.Struct v && v.schema().field("op") != null
+                    && "incremental".equals(v.getStruct("source").getString("snapshot"))) {
+                List<org.apache.kafka.connect.sink.SinkRecord> out = new java.util.ArrayList<>(batch.subList(0, i));
+                out.addAll(snapshotRows);
+                out.addAll(batch.subList(i, batch.size()));
+                replayed[0] = true;
+                return out;
+            }
+        }
+        return batch;
+    }
+
+    /**
+     * What a task that takes the partition over does: it replays from Connect's committed offset,
+     * which may lie inside the snapshot, so snapshot rows of the old columns reach the rebuilt
+     * version again, before the copy's rows. The copied rows must win over them (and streamed
+     * changes over both), or the rebuilt version keeps rows of the old types.
+     */
+    private static void replayFromInsideTheSnapshot(List<org.apache.kafka.connect.sink.SinkRecord> delivered, Map<String, String> sinkProps) {
+        int from = 0;
+        while (!(delivered.get(from).topic().endsWith(".items") && delivered.get(from).value() instanceof org.apache.kafka.connect.data.Struct v
+                && v.schema().field("after") != null)) {
+            from++;
+        }
+        OpenSearchSinkTask takeover = new OpenSearchSinkTask();
+        takeover.start(sinkProps);
+        try {
+            List<org.apache.kafka.connect.sink.SinkRecord> replay = delivered.subList(from + 1000, delivered.size());
+            for (int at = 0; at < replay.size(); at += 500) {
+                takeover.put(replay.subList(at, Math.min(replay.size(), at + 500)));
+            }
+            takeover.flush(Map.of());
+        } finally {
+            takeover.stop();
         }
     }
 

@@ -64,6 +64,11 @@ final class SourceToIndex implements AutoCloseable {
 
     /** Moves one poll's records from the source into the sink; returns them. */
     List<SourceRecord> pump() throws InterruptedException {
+        return pump(java.util.function.UnaryOperator.identity());
+    }
+
+    /** As {@link #pump()}, with the records put as {@code edit} makes them (a test puts others among them). */
+    List<SourceRecord> pump(java.util.function.UnaryOperator<List<SinkRecord>> edit) throws InterruptedException {
         List<SourceRecord> batch = source.poll();
         if (batch == null || batch.isEmpty()) {
             sink.put(List.of());
@@ -79,7 +84,7 @@ final class SourceToIndex implements AutoCloseable {
             Map<String, Object> sourceOffset = new HashMap<>((Map<String, Object>) r.sourceOffset());
             putNotStored.put(r.sourcePartition(), sourceOffset);
         }
-        sink.put(records);
+        sink.put(edit.apply(records));
         delivered.addAll(records);
         return batch;
     }

@@ -30,6 +30,8 @@ public final class Indexes {
 
     private static final Logger LOG = LoggerFactory.getLogger(Indexes.class);
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The {@code _meta} key of a rebuilt version's origin. */
+    private static final String ORIGIN = "sluice_rebuilt_for";
 
     /** What is known of one physical index of an alias. */
     private static final class Known {
@@ -38,12 +40,18 @@ public final class Indexes {
         final Map<String, String> fields;
         /** The last row schema seen to be mapped (schemas are shared by records, so identity is the fast check). */
         Schema mapped;
+        /**
+         * The external version of the schema change a rebuilt version was begun for (0 for a first
+         * version): its copy holds every row as it stood after that change.
+         */
+        final long origin;
         /** A newer version being built from a copy of the table, which every write goes to until the alias moves to it; null when none. */
         Known rebuild;
 
-        Known(String physical, Map<String, String> fields) {
+        Known(String physical, Map<String, String> fields, long origin) {
             this.physical = physical;
             this.fields = fields;
+            this.origin = origin;
         }
     }
 
@@ -87,11 +95,15 @@ public final class Indexes {
 
     /**
      * The physical index to write a row of this schema to, behind {@code alias}: created when
-     * missing, with a field for every column.
+     * missing, with a field for every column. Null when the row is of columns the index cannot
+     * take and older than the schema change its version was rebuilt for: a replay (a task that
+     * took a partition over starts from Connect's committed offset) sends it again, and the
+     * version's copy holds the row as it is now, so it is left out.
      *
-     * @param table the source table, for messages
+     * @param version the external version the row is written with
+     * @param table   the source table, for messages
      */
-    public String writeIndex(String alias, Schema row, String table) {
+    public String writeIndex(String alias, Schema row, String table, long version) {
         Known k = known.get(alias);
         if (k == null) {
             k = find(alias);
@@ -104,7 +116,9 @@ public final class Indexes {
         if (target.mapped == row) {
             return target.physical;
         }
-        addMissing(alias, target, row, table);
+        if (!addMissing(alias, target, row, table, version)) {
+            return null;
+        }
         target.mapped = row;
         return target.physical;
     }
@@ -114,26 +128,35 @@ public final class Indexes {
      * (a schema change its fields cannot take): an empty index {@code name_v<n+1>}, not behind the
      * alias, which every write of the table goes to from now on while searches still see the
      * current one. Versions an earlier, unfinished rebuild left are dropped: the copy comes whole
-     * again. Nothing happens for a table that has no index yet (its copy creates it).
+     * again. Nothing happens for a table that has no index yet (its copy creates it), nor for a
+     * change the version behind the alias was rebuilt for already (a replay).
+     *
+     * @param origin the external version of the schema change, kept in the new version's {@code _meta}
      */
-    public void beginRebuild(String alias, String table) {
+    public void beginRebuild(String alias, String table, long origin) {
         Known k = known.containsKey(alias) ? known.get(alias) : find(alias);
         if (k == null) {
             return;
         }
         known.put(alias, k);
+        if (origin > 0 && k.origin >= origin) {
+            // The change comes again (a replay after a task took a partition over); the version behind the alias was rebuilt for it.
+            LOG.info("{} was rebuilt for this schema change of {} already; not again", k.physical, table);
+            return;
+        }
         IndexVersions.Versions versions = IndexVersions.of(client, alias);
         for (int leftover : versions.unaliased()) {
             IndexVersions.drop(client, IndexNames.physical(alias, leftover));
         }
         String physical = IndexNames.physical(alias, versions.highest() + 1);
         ObjectNode body = newIndex(table, JSON.createObjectNode());
+        ((ObjectNode) body.get("mappings")).putObject("_meta").put(ORIGIN, origin);
         ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
         if (!answer.ok()) {
             throw new ConnectException("Cannot create index " + physical + " to rebuild " + alias + " for " + table + ": OpenSearch answered "
                     + answer.status() + " " + answer.brief());
         }
-        k.rebuild = new Known(physical, new HashMap<>());
+        k.rebuild = new Known(physical, new HashMap<>(), origin);
         LOG.info("Rebuilding {} (for a schema change of {}) into {}, from a copy of the table; searches see {} until it is whole",
                 alias, table, physical, k.physical);
     }
@@ -187,7 +210,7 @@ public final class Indexes {
             throw new ConnectException("Alias " + alias + " points at several indexes (" + body.fieldNames().next() + ", …): the sink "
                     + "writes to one; leave one behind the alias");
         }
-        Known k = new Known(physical, fields(physical));
+        Known k = known(physical);
         IndexVersions.Versions versions = IndexVersions.of(client, alias);
         for (int older : versions.unaliased()) {
             if (older < versions.aliased()) {
@@ -197,17 +220,17 @@ public final class Indexes {
         if (!versions.unaliased().isEmpty() && versions.highest() > versions.aliased() && versions.aliased() > 0) {
             // A rebuild another task began (or one under way before a restart, which its copy makes again).
             String building = IndexNames.physical(alias, versions.highest());
-            k.rebuild = new Known(building, fields(building));
+            k.rebuild = known(building);
         }
         return k;
     }
 
-    private Map<String, String> fields(String physical) {
-        JsonNode mapping = read(send("GET", "/" + physical + "/_mapping", null, "read the mapping of " + physical));
-        JsonNode properties = mapping.path(physical).path("mappings").path("properties");
+    /** An existing index's fields and origin, from its mapping. */
+    private Known known(String physical) {
+        JsonNode mapping = read(send("GET", "/" + physical + "/_mapping", null, "read the mapping of " + physical)).path(physical).path("mappings");
         Map<String, String> fields = new HashMap<>();
-        properties.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue().path("type").asText("object")));
-        return fields;
+        mapping.path("properties").fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue().path("type").asText("object")));
+        return new Known(physical, fields, mapping.path("_meta").path(ORIGIN).asLong(0));
     }
 
     private Known create(String alias, Schema row, String table) {
@@ -232,11 +255,12 @@ public final class Indexes {
         LOG.info("Created index {} behind alias {} for {} ({} fields)", physical, alias, table, properties.size());
         Map<String, String> fields = new HashMap<>();
         properties.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue().path("type").asText()));
-        return new Known(physical, fields);
+        return new Known(physical, fields, 0);
     }
 
     /** Adds fields for columns the index lacks; refuses a column whose field has another type. */
-    private void addMissing(String alias, Known k, Schema row, String table) {
+    /** False when the row cannot be taken and is older than the version's origin (see {@link #writeIndex}). */
+    private boolean addMissing(String alias, Known k, Schema row, String table, long version) {
         ObjectNode added = JSON.createObjectNode();
         for (Field field : row.fields()) {
             ObjectNode wanted = wanted(table, field);
@@ -245,6 +269,11 @@ public final class Indexes {
             if (existing == null) {
                 added.set(field.name(), wanted);
             } else if (!existing.equals(type)) {
+                if (version < k.origin) {
+                    LOG.debug("A row of {} older than the rebuild of {} has column {} as {} (the index: {}); left out, the copy holds it",
+                            table, k.physical, field.name(), type, existing);
+                    return false;
+                }
                 throw new DataException("Column " + field.name() + " of " + table + " maps to an OpenSearch " + type + " field, but "
                         + "index " + k.physical + " (alias " + alias + ") has it as " + existing + ". Set ddl.copy.on=column_change on "
                         + "the source (the sluice command does for OpenSearch targets): a column change then copies the table into "
@@ -253,7 +282,7 @@ public final class Indexes {
             }
         }
         if (added.isEmpty()) {
-            return;
+            return true;
         }
         ObjectNode body = JSON.createObjectNode();
         body.set("properties", added);
@@ -264,6 +293,7 @@ public final class Indexes {
         }
         added.fields().forEachRemaining(e -> k.fields.put(e.getKey(), e.getValue().path("type").asText()));
         LOG.info("Added fields {} of {} to index {}", String.join(", ", iterable(added)), table, k.physical);
+        return true;
     }
 
     /**
