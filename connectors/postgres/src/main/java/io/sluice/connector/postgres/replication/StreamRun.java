@@ -33,13 +33,21 @@ import org.slf4j.LoggerFactory;
 public final class StreamRun implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamRun.class);
-    private static final long IDLE_SLEEP_MILLIS = 5;
+    /** How often an idle stream is looked at: the delay before a change that comes is noticed. */
+    private static final long IDLE_SLEEP_MILLIS = 1;
     /**
-     * How long a batch that has records waits for more when the socket is momentarily empty. The
-     * walsender sends a backlog in spurts; returning at every gap would hand out batches of a few
-     * changes, each applied and confirmed on its own. It bounds the latency a batch adds.
+     * How long a batch that has records waits for more when the socket is momentarily empty, at
+     * most. The walsender sends a backlog in spurts; returning at every gap would hand out
+     * batches of a few changes, each applied and confirmed on its own. It bounds the latency a
+     * batch adds.
      */
     private static final long LINGER_MILLIS = 10;
+    /**
+     * A batch goes once the stream has been quiet this long: a spurt of a backlog is followed by
+     * the next within a millisecond or so, while commits a live workload makes visible together
+     * (the WAL writer flushes them every few milliseconds) come as one spurt and then nothing.
+     */
+    private static final long QUIET_NANOS = 2_000_000;
 
     /** What a stream needs from the connector configuration. */
     /** @param copyOnColumnChange whether every column change copies the table into the stream ({@code ddl.copy.on}) */
@@ -218,6 +226,7 @@ public final class StreamRun implements AutoCloseable {
     public List<SourceRecord> poll(int maxRecords, long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         long lingerUntil = 0;
+        long quietSince = 0;
         try {
             synchronized (this) {
                 while (pending.size() < maxRecords) {
@@ -225,8 +234,10 @@ public final class StreamRun implements AutoCloseable {
                     PgOutputMessage message = stream.read();
                     if (message == null) {
                         if (!pending.isEmpty()) {
-                            lingerUntil = lingerUntil != 0 ? lingerUntil : System.nanoTime() + LINGER_MILLIS * 1_000_000L;
-                            if (System.nanoTime() >= lingerUntil) {
+                            long now = System.nanoTime();
+                            lingerUntil = lingerUntil != 0 ? lingerUntil : now + LINGER_MILLIS * 1_000_000L;
+                            quietSince = quietSince != 0 ? quietSince : now;
+                            if (now >= lingerUntil || now - quietSince >= QUIET_NANOS) {
                                 break;
                             }
                             wait(1);
@@ -239,11 +250,19 @@ public final class StreamRun implements AutoCloseable {
                         wait(IDLE_SLEEP_MILLIS);
                         continue;
                     }
+                    quietSince = 0;
                     records.accept(message);
                     pending.addAll(records.drain());
                 }
                 List<SourceRecord> out = pending;
                 pending = new ArrayList<>();
+                if (out.size() >= maxRecords && !readMore()) {
+                    // A full batch tells the runtime that more is coming; when nothing more is ready, the tail waits for the next
+                    // poll, which hands it out short of full: a caught-up batch must say so (the runtime then applies and confirms
+                    // it at once), or changes that end on a full batch would stay unconfirmed for seconds.
+                    pending.addAll(out.subList(maxRecords - 1, out.size()));
+                    out = new ArrayList<>(out.subList(0, maxRecords - 1));
+                }
                 if (!out.isEmpty()) {
                     Map<String, ?> last = out.get(out.size() - 1).sourceOffset();
                     handedOutCommit = ((Number) last.get(ChangeRecords.COMMIT_LSN)).longValue();
@@ -263,6 +282,17 @@ public final class StreamRun implements AutoCloseable {
             }
             throw e instanceof SQLException sql ? failure(sql) : (RuntimeException) e;
         }
+    }
+
+    /** Reads the next message, if one is ready, into the pending records; whether one was. */
+    private boolean readMore() throws SQLException {
+        PgOutputMessage message = stream.read();
+        if (message == null) {
+            return false;
+        }
+        records.accept(message);
+        pending.addAll(records.drain());
+        return true;
     }
 
     /**
