@@ -35,6 +35,10 @@
 # wal_sender_timeout=0. PAUSE=restart stops sluice with SIGTERM and starts it again instead: its
 # time then includes starting a JVM and decoding the backlog from the slot anew.
 #
+# The target's own rate: after each round, the same work done by the target server itself on a
+# copy of its own (tool "target" in the results): the pgbench transactions run there by pgbench
+# (4 clients), and the same UPDATE of every row of big. What a pipeline could at best approach.
+#
 # Latency: each pipeline alone (the others paused, caught up first) while pgbench writes each of
 # RATES rows/s for LATENCY_SECONDS; every transaction also inserts a probe row, and the target's copy of
 # the probe table stamps each row as it is written (a column default). The difference from the
@@ -119,7 +123,7 @@ state="SELECT (SELECT count(*) || ':' || sum(abalance) FROM pgbench_accounts) ||
 # from the moment its slot is made. The target's probe table stamps every row it receives.
 embedded=(sluice)
 [ -n "${SLUICE_BASE:-}" ] && embedded+=(sluice_base)
-for db in "${embedded[@]/%/_copy}" connect_copy dbz_copy; do
+for db in "${embedded[@]/%/_copy}" connect_copy dbz_copy own_copy; do
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "CREATE DATABASE $db"
   "$tp_bin/pg_dump" "$src" | "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" >/dev/null
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" \
@@ -342,6 +346,16 @@ for round in $(seq 1 "$rounds"); do
   echo "Round $round: one UPDATE of $update_rows rows..."
   "${psql[@]}" "$src" -c "UPDATE big SET v = v + 1"
   throughput "$round" update_1m "$update_rows"
+  echo "Round $round: the target itself, the same work on its own copy..."
+  own="postgres://sluice@127.0.0.1:$target_port/own_copy"
+  started="$(now)"
+  "$tp_bin/pgbench" -n -c 4 -j 2 -t "$txns" "$own" >"$tp_work/pgbench-own-$round.out" 2>&1
+  seconds="$(echo "$(now) - $started" | bc)"
+  printf '%s\t%s\t%s\t%s\t%s\t%.0f\n' "$round" pgbench target $(( txns * 4 * 4 )) "$seconds" "$(echo "$(( txns * 4 * 4 )) / $seconds" | bc -l)" | tee -a "$tsv"
+  started="$(now)"
+  "${psql[@]}" "$own" -c "UPDATE big SET v = v + 1"
+  seconds="$(echo "$(now) - $started" | bc)"
+  printf '%s\t%s\t%s\t%s\t%s\t%.0f\n' "$round" update_1m target "$update_rows" "$seconds" "$(echo "$update_rows / $seconds" | bc -l)" | tee -a "$tsv"
 done
 
 # Latency: each pipeline alone under a steady workload; the other catches up afterwards.
@@ -402,12 +416,13 @@ done
   echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
   echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true;"
   echo "Sluice's on Connect as many (and $dbz_partitions sink tasks), $( [ "${CONNECT_CONVERTER:-binary}" = json ] && echo "Kafka's JSON converter with schemas" || echo "Sluice's binary converter");"
-  echo "one standalone worker with the default offset.flush.interval.ms."
+  echo "one standalone worker with the default offset.flush.interval.ms; \"target\": the target server doing the same work itself"
+  echo "(pgbench's transactions with 4 clients, the same UPDATE) on a copy of its own."
   echo
   echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) |"
   echo "|---|---|---|---|---|---|"
   for scenario in pgbench update_1m; do
-    for tool in "${tools[@]}"; do
+    for tool in "${tools[@]}" target; do
       awk -F'\t' -v s="$scenario" -v t="$tool" '$2 == s && $3 == t {print $5 "\t" $6 "\t" $4}' "$tsv" | sort -n >"$tp_work/runs"
       n="$(wc -l <"$tp_work/runs")"
       [ "$n" -gt 0 ] || continue
