@@ -25,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * with explicit mappings from the row schema when first needed, and given a field before the
  * first row that has its column. What is known of each (its physical index, its fields) is kept,
  * so a row whose schema brings nothing new costs no request.
+ *
+ * <p>Past 400 lines: every operation here (create, add fields, rebuild, swap, rename, drop) reads
+ * and updates that one cache of what each alias stands for; the requests themselves are in
+ * {@link IndexVersions} and {@link IndexScroll}.
  */
 public final class Indexes {
 
