@@ -60,9 +60,11 @@ public final class IndexDocuments {
         return json(send(node, "GET", "/" + index + "/_count", null)).path("count").asLong();
     }
 
-    /** Documents matching a query (a JSON {@code query} body) after a refresh. */
+    /** Documents matching a query (a JSON {@code query} body) after a refresh; -1 when the index does not exist (yet). */
     public static long count(OpenSearchNode node, String index, String queryBody) throws IOException, InterruptedException {
-        send(node, "POST", "/" + index + "/_refresh", null);
+        if (send(node, "POST", "/" + index + "/_refresh", null).statusCode() == 404) {
+            return -1;
+        }
         return json(send(node, "POST", "/" + index + "/_count", queryBody)).path("count").asLong();
     }
 
