@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,8 @@ import io.sluice.testing.opensearch.OpenSearchNode;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -95,11 +98,7 @@ class RebuildIT {
             try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), sourceProps, sinkProps)) {
                 pipe.pumpUntil("notes", -1, () -> source.execute("INSERT INTO notes VALUES (-1, 'snapshot done')"));
                 pipe.commit();
-                List<org.apache.kafka.connect.sink.SinkRecord> snapshotRows = pipe.delivered().stream()
-                        .filter(r -> r.topic().endsWith(".notes") && r.value() instanceof org.apache.kafka.connect.data.Struct v
-                                && v.schema().field("op") != null && "r".equals(v.getString("op"))
-                                && !"incremental".equals(v.getStruct("source").getString("snapshot")))
-                        .toList();
+                List<SinkRecord> snapshotRows = pipe.delivered().stream().filter(r -> isRead(r, "notes") && !isCopied(r)).toList();
                 assertThat(snapshotRows).hasSize(2000);
 
                 source.execute("ALTER TABLE notes ADD COLUMN tag text NOT NULL DEFAULT 'tagged'", "INSERT INTO notes VALUES (-2, 'after', 'new')");
@@ -108,7 +107,7 @@ class RebuildIT {
                 boolean done = false;
                 while (!done && System.nanoTime() < deadline) {
                     for (SourceRecord r : pipe.pump(batch -> replayed[0] ? batch : withReplay(batch, snapshotRows, replayed))) {
-                        done |= r.topic().endsWith(".notes") && r.value() instanceof org.apache.kafka.connect.data.Struct v
+                        done |= r.topic().endsWith(".notes") && r.value() instanceof Struct v
                                 && v.schema().field("after") != null && v.getStruct("after") != null
                                 && Integer.valueOf(-2).equals(v.getStruct("after").get("id"));
                     }
@@ -129,13 +128,11 @@ class RebuildIT {
     }
 
     /** The batch with the snapshot's rows put before its first copied row of notes; as it is when it has none. */
-    private static List<org.apache.kafka.connect.sink.SinkRecord> withReplay(List<org.apache.kafka.connect.sink.SinkRecord> batch,
-            List<org.apache.kafka.connect.sink.SinkRecord> snapshotRows, boolean[] replayed) {
+    private static List<SinkRecord> withReplay(List<SinkRecord> batch,
+            List<SinkRecord> snapshotRows, boolean[] replayed) {
         for (int i = 0; i < batch.size(); i++) {
-            org.apache.kafka.connect.sink.SinkRecord r = batch.get(i);
-            if (r.topic().endsWith(".notes") && r.value() instanceof org.apache.kafka.connect.data.Struct v && v.schema().field("op") != null
-                    && "incremental".equals(v.getStruct("source").getString("snapshot"))) {
-                List<org.apache.kafka.connect.sink.SinkRecord> out = new java.util.ArrayList<>(batch.subList(0, i));
+            if (isRead(batch.get(i), "notes") && isCopied(batch.get(i))) {
+                List<SinkRecord> out = new ArrayList<>(batch.subList(0, i));
                 out.addAll(snapshotRows);
                 out.addAll(batch.subList(i, batch.size()));
                 replayed[0] = true;
@@ -145,22 +142,32 @@ class RebuildIT {
         return batch;
     }
 
+    /** Whether the record is a row read from the table (by the snapshot or a copy), not a change. */
+    private static boolean isRead(SinkRecord r, String table) {
+        return r.topic().endsWith("." + table) && r.value() instanceof Struct v && v.schema().field("op") != null
+                && "r".equals(v.getString("op"));
+    }
+
+    /** Whether a row read from a table comes from its copy into the stream, not from the snapshot. */
+    private static boolean isCopied(SinkRecord r) {
+        return "incremental".equals(((Struct) r.value()).getStruct("source").getString("snapshot"));
+    }
+
     /**
      * What a task that takes the partition over does: it replays from Connect's committed offset,
      * which may lie inside the snapshot, so snapshot rows of the old columns reach the rebuilt
-     * version again, before the copy's rows. The copied rows must win over them (and streamed
-     * changes over both), or the rebuilt version keeps rows of the old types.
+     * version again. The version cannot take them and its copy holds them: they must neither stop
+     * the task nor rebuild the index once more.
      */
-    private static void replayFromInsideTheSnapshot(List<org.apache.kafka.connect.sink.SinkRecord> delivered, Map<String, String> sinkProps) {
+    private static void replayFromInsideTheSnapshot(List<SinkRecord> delivered, Map<String, String> sinkProps) {
         int from = 0;
-        while (!(delivered.get(from).topic().endsWith(".items") && delivered.get(from).value() instanceof org.apache.kafka.connect.data.Struct v
-                && v.schema().field("after") != null)) {
+        while (!isRead(delivered.get(from), "items")) {
             from++;
         }
         OpenSearchSinkTask takeover = new OpenSearchSinkTask();
         takeover.start(sinkProps);
         try {
-            List<org.apache.kafka.connect.sink.SinkRecord> replay = delivered.subList(from + 1000, delivered.size());
+            List<SinkRecord> replay = delivered.subList(from + 1000, delivered.size());
             for (int at = 0; at < replay.size(); at += 500) {
                 takeover.put(replay.subList(at, Math.min(replay.size(), at + 500)));
             }
@@ -178,7 +185,7 @@ class RebuildIT {
             assertThat(IndexDocuments.count(node, alias)).as("documents a search finds behind %s while it is rebuilt", alias)
                     .isGreaterThanOrEqualTo(3001);
             for (SourceRecord r : batch) {
-                if (r.topic().endsWith(".items") && r.value() instanceof org.apache.kafka.connect.data.Struct v
+                if (r.topic().endsWith(".items") && r.value() instanceof Struct v
                         && v.schema().field("after") != null && v.getStruct("after") != null && Integer.valueOf(id).equals(v.getStruct("after").get("id"))) {
                     return;
                 }

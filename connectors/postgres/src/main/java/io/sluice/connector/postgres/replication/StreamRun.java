@@ -231,8 +231,7 @@ public final class StreamRun implements AutoCloseable {
             synchronized (this) {
                 while (pending.size() < maxRecords) {
                     copyChunk(maxRecords - pending.size());
-                    PgOutputMessage message = stream.read();
-                    if (message == null) {
+                    if (!readMore()) {
                         if (!pending.isEmpty()) {
                             long now = System.nanoTime();
                             lingerUntil = lingerUntil != 0 ? lingerUntil : now + LINGER_MILLIS * 1_000_000L;
@@ -251,8 +250,6 @@ public final class StreamRun implements AutoCloseable {
                         continue;
                     }
                     quietSince = 0;
-                    records.accept(message);
-                    pending.addAll(records.drain());
                 }
                 List<SourceRecord> out = pending;
                 pending = new ArrayList<>();
