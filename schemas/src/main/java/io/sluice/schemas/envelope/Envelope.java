@@ -37,10 +37,18 @@ public final class Envelope {
      * position orders every change of a stream.
      */
     public static Struct transaction(long txId, long commitLsn, long totalOrder, long dataCollectionOrder) {
-        return new Struct(TRANSACTION_SCHEMA)
-                .put("id", txId + ":" + commitLsn)
-                .put("total_order", totalOrder)
-                .put("data_collection_order", dataCollectionOrder);
+        return transaction(transactionId(txId, commitLsn), totalOrder, dataCollectionOrder);
+    }
+
+    /** The id of a transaction's block, {@code txId:commitLsn}: the same for all its events, so it can be made once. */
+    public static String transactionId(long txId, long commitLsn) {
+        return txId + ":" + commitLsn;
+    }
+
+    /** A transaction block with an id made by {@link #transactionId}. */
+    public static Struct transaction(String id, long totalOrder, long dataCollectionOrder) {
+        // A string and two longs, as the schema has them: nothing to validate (see StructFill).
+        return StructFill.of(TRANSACTION_SCHEMA, new Object[] {id, totalOrder, dataCollectionOrder});
     }
 
     /** The envelope schema for a table whose row schema is {@code valueSchema} (which must be optional). */
@@ -76,13 +84,37 @@ public final class Envelope {
 
     /** An event value with a prepared source block, which many events of one table and transaction can share. */
     public static Struct create(Schema envelope, Operation op, Struct before, Struct after, Struct source, long nowMicros) {
-        return new Struct(envelope)
-                .put(BEFORE, before)
-                .put(AFTER, after)
-                .put(SOURCE, source)
-                .put(OP, op.code())
-                .put(TS_MS, Math.floorDiv(nowMicros, 1000L))
-                .put(TS_US, nowMicros)
-                .put(TS_NS, Math.multiplyExact(nowMicros, 1000L));
+        return create(envelope, op, before, after, source, null, nowMicros);
+    }
+
+    /**
+     * An event value with a prepared source block and a transaction block ({@link #transaction}).
+     * The rows and blocks are not validated again when their structs have the envelope's very
+     * field schemas (they were when they were made); anything else is, as {@code put} would.
+     */
+    public static Struct create(Schema envelope, Operation op, Struct before, Struct after, Struct source, Struct transaction,
+                                long nowMicros) {
+        Object[] values = new Object[envelope.fields().size()];
+        put(envelope, values, BEFORE, before);
+        put(envelope, values, AFTER, after);
+        put(envelope, values, SOURCE, source);
+        put(envelope, values, TRANSACTION, transaction);
+        // A string and longs, as every envelope has them.
+        values[envelope.field(OP).index()] = op.code();
+        values[envelope.field(TS_MS).index()] = Math.floorDiv(nowMicros, 1000L);
+        values[envelope.field(TS_US).index()] = nowMicros;
+        values[envelope.field(TS_NS).index()] = Math.multiplyExact(nowMicros, 1000L);
+        return StructFill.of(envelope, values);
+    }
+
+    /** A struct given for an envelope's field, validated unless it has that field's very schema (see {@link StructFill#checked}). */
+    private static void put(Schema envelope, Object[] values, String name, Struct value) {
+        org.apache.kafka.connect.data.Field field = envelope.field(name);
+        if (value != null && value.schema() != field.schema()) {
+            StructFill.check(field, value);
+        } else if (value == null && !field.schema().isOptional()) {
+            StructFill.check(field, null);
+        }
+        values[field.index()] = value;
     }
 }

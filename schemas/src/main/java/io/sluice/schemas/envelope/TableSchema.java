@@ -23,6 +23,8 @@ public final class TableSchema {
     private final List<String> keyColumns;
     private final Schema valueSchema;
     private final Schema keySchema;
+    /** Per key column, its place among the row's fields. */
+    private final int[] keyFields;
     private final Schema envelopeSchema;
     private final boolean holdsNotedValues;
 
@@ -46,6 +48,7 @@ public final class TableSchema {
             }
             this.keySchema = key.build();
         }
+        this.keyFields = keyColumns.stream().mapToInt(name -> valueSchema.field(name).index()).toArray();
         this.envelopeSchema = Envelope.schema(topic, valueSchema);
         this.holdsNotedValues = ValueNotes.mayHold(valueSchema);
     }
@@ -107,13 +110,7 @@ public final class TableSchema {
         if (values.size() != columns.size()) {
             throw new IllegalArgumentException(schema + "." + table + " has " + columns.size() + " columns, got " + values.size() + " values");
         }
-        Struct row = new Struct(valueSchema);
-        List<org.apache.kafka.connect.data.Field> fields = valueSchema.fields();
-        for (int i = 0; i < values.size(); i++) {
-            // By field, not by name: this runs for every row.
-            row.put(fields.get(i), values.get(i));
-        }
-        return row;
+        return StructFill.checked(valueSchema, values.toArray());
     }
 
     /** The key of a row, or null when the table has no key. */
@@ -121,11 +118,20 @@ public final class TableSchema {
         if (keySchema == null) {
             return null;
         }
-        Struct key = new Struct(keySchema);
-        for (String name : keyColumns) {
-            key.put(name, row.get(name));
+        if (row.schema() != valueSchema) {
+            Struct key = new Struct(keySchema);
+            for (String name : keyColumns) {
+                key.put(name, row.get(name));
+            }
+            return key;
         }
-        return key;
+        // By field, not by name: this runs for every change.
+        List<org.apache.kafka.connect.data.Field> fields = valueSchema.fields();
+        Object[] values = new Object[keyFields.length];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = row.get(fields.get(keyFields[i]));
+        }
+        return StructFill.checked(keySchema, values);
     }
 
     public Struct envelope(Operation op, Struct before, Struct after, SourceInfo source, long nowMicros) {

@@ -25,6 +25,7 @@ import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.StructFill;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.transforms.rules.Rule;
 

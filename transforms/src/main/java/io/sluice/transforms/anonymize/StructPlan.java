@@ -12,6 +12,7 @@ import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 
+import io.sluice.schemas.envelope.StructFill;
 import io.sluice.transforms.rules.Rule;
 import io.sluice.transforms.rules.RuleSet;
 import io.sluice.transforms.transformer.ColumnRewrite;
@@ -176,7 +177,7 @@ final class StructPlan {
             if (r == null || (value == null && !r.rewritesNull()) || (!untouched.isEmpty() && untouched.contains(f.name()))) {
                 out[i] = value;
                 if (!checked) {
-                    ConnectSchema.validateValue(f.name(), f.schema(), value);
+                    StructFill.check(f, value);
                 }
             } else {
                 try {

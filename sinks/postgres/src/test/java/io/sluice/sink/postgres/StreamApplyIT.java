@@ -133,6 +133,49 @@ class StreamApplyIT {
         }
     }
 
+    /**
+     * Updated rows go in by one {@code UPDATE ... FROM} the staged rows, in whatever order the
+     * target's planner meets them. Here it is made to meet them in key order (no nested loop, no
+     * hash join), while the source handed a unique value on from row 3 to row 2 to row 1: in key
+     * order row 1 takes it while row 2 still holds it. The update must then give way to the upsert
+     * in source order, and the rows of a second table updated in the same batch, and a row the
+     * target does not have, must arrive as well.
+     */
+    @Test
+    void aUniqueValueHandedOnBetweenRowsArrivesWhateverOrderTheTargetPlans() throws Exception {
+        TestDatabase source = TestDatabases.create(StreamApplyIT.class);
+        TestDatabase target = TestDatabases.create(StreamApplyIT.class);
+        try {
+            target.execute("ALTER DATABASE " + target.name() + " SET enable_nestloop = off",
+                    "ALTER DATABASE " + target.name() + " SET enable_hashjoin = off");
+            source.execute("CREATE TABLE handles (id int PRIMARY KEY, handle text NOT NULL UNIQUE, n int)",
+                    "INSERT INTO handles SELECT g, 'h' || g, 0 FROM generate_series(1, 100) g",
+                    "CREATE TABLE counts (id int PRIMARY KEY, n int)",
+                    "INSERT INTO counts SELECT g, 0 FROM generate_series(1, 100) g",
+                    "CREATE TABLE log (at int, line text)");
+            Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+            try (InProcessPipe pipe = new InProcessPipe(stored, sourceProps(source, "handles"),
+                    InProcessPipe.sinkProps(target, "apply.max.delay.ms", "600000"))) {
+                source.execute("BEGIN; UPDATE handles SET handle = 'spare' WHERE id = 3; UPDATE handles SET handle = 'h3' WHERE id = 2; "
+                                + "UPDATE handles SET handle = 'h2' WHERE id = 1; UPDATE handles SET n = 1 WHERE id > 50; COMMIT",
+                        "UPDATE counts SET n = n + id",
+                        "DELETE FROM counts WHERE id = 7",
+                        "BEGIN; INSERT INTO counts VALUES (7, 70); UPDATE counts SET n = 71 WHERE id = 7; COMMIT",
+                        "INSERT INTO log VALUES (-1, 'end')");
+                pumpUntilEnd(pipe, "handles");
+                pipe.commit();
+                for (String table : List.of("public.handles", "public.counts", "public.log")) {
+                    assertThat(checksum(target, table)).as(table).isEqualTo(checksum(source, table));
+                }
+                assertThat(rows(target, "SELECT n FROM counts WHERE id = 7")).isEqualTo(71);
+                assertThat(rows(target, "SELECT id FROM handles WHERE handle = 'h3'")).isEqualTo(2);
+            }
+        } finally {
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
     @Test
     void aLiveWorkloadAcrossCrashesEndsEqualAndAppliesNothingTwice() throws Exception {
         TestDatabase source = TestDatabases.create(StreamApplyIT.class);

@@ -123,22 +123,37 @@ public final class PgOutputDecoder {
     private static Tuple tuple(ByteBuffer in) {
         int count = Short.toUnsignedInt(in.getShort());
         byte[] kinds = new byte[count];
-        byte[][] values = new byte[count][];
+        int[] starts = new int[count];
+        int[] lengths = new int[count];
+        // The values stay in the message's array when it has one (a received message does): no copy per column.
+        byte[] data = in.hasArray() ? in.array() : null;
+        java.io.ByteArrayOutputStream copied = data == null ? new java.io.ByteArrayOutputStream() : null;
         for (int i = 0; i < count; i++) {
             byte kind = in.get();
             kinds[i] = kind;
             switch (kind) {
-                case Tuple.NULL, Tuple.UNCHANGED_TOAST -> {
-                }
+                case Tuple.NULL, Tuple.UNCHANGED_TOAST -> lengths[i] = -1;
                 case Tuple.TEXT, Tuple.BINARY -> {
-                    byte[] value = new byte[in.getInt()];
-                    in.get(value);
-                    values[i] = value;
+                    int length = in.getInt();
+                    if (length < 0 || length > in.remaining()) {
+                        throw new IllegalStateException("pgoutput tuple: column " + (i + 1) + " claims " + length + " bytes, "
+                                + in.remaining() + " are left");
+                    }
+                    lengths[i] = length;
+                    if (data != null) {
+                        starts[i] = in.arrayOffset() + in.position();
+                        in.position(in.position() + length);
+                    } else {
+                        starts[i] = copied.size();
+                        byte[] value = new byte[length];
+                        in.get(value);
+                        copied.writeBytes(value);
+                    }
                 }
                 default -> throw new IllegalStateException("pgoutput tuple: unknown column kind '" + (char) kind + "' in column " + (i + 1));
             }
         }
-        return new Tuple(kinds, values);
+        return new Tuple(kinds, data != null ? data : copied.toByteArray(), starts, lengths);
     }
 
     private static void expect(ByteBuffer in, char marker, String message) {

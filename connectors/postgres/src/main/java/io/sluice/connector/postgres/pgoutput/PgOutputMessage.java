@@ -104,14 +104,45 @@ public sealed interface PgOutputMessage {
         public static final byte BINARY = 'b';
 
         private final byte[] kinds;
-        private final byte[][] values;
+        /** The values' bytes, each at its start for its length (-1: none), in an array the tuple may share with its message. */
+        private final byte[] data;
+        private final int[] starts;
+        private final int[] lengths;
 
         public Tuple(byte[] kinds, byte[][] values) {
             if (kinds.length != values.length) {
                 throw new IllegalArgumentException("kinds and values differ in length");
             }
+            int size = 0;
+            for (byte[] v : values) {
+                size += v == null ? 0 : v.length;
+            }
             this.kinds = kinds;
-            this.values = values;
+            this.data = new byte[size];
+            this.starts = new int[kinds.length];
+            this.lengths = new int[kinds.length];
+            int at = 0;
+            for (int i = 0; i < values.length; i++) {
+                starts[i] = at;
+                lengths[i] = values[i] == null ? -1 : values[i].length;
+                if (values[i] != null) {
+                    System.arraycopy(values[i], 0, data, at, values[i].length);
+                    at += values[i].length;
+                }
+            }
+        }
+
+        /**
+         * A tuple whose values stay where they were received: decoding a change copies no value
+         * until it is read, and text is made straight from the message's bytes.
+         *
+         * @param lengths per column, the value's length, or -1 when there is none
+         */
+        Tuple(byte[] kinds, byte[] data, int[] starts, int[] lengths) {
+            this.kinds = kinds;
+            this.data = data;
+            this.starts = starts;
+            this.lengths = lengths;
         }
 
         public int size() {
@@ -124,23 +155,40 @@ public sealed interface PgOutputMessage {
 
         /** The raw bytes of a TEXT or BINARY column; null otherwise. */
         public byte[] bytes(int column) {
-            return values[column];
+            int length = lengths[column];
+            return length < 0 ? null : Arrays.copyOfRange(data, starts[column], starts[column] + length);
         }
 
         /** The text of a TEXT column; null for NULL and unchanged columns. */
         public String text(int column) {
-            byte[] v = values[column];
-            return v == null ? null : new String(v, StandardCharsets.UTF_8);
+            int length = lengths[column];
+            return length < 0 ? null : new String(data, starts[column], length, StandardCharsets.UTF_8);
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Tuple t && Arrays.equals(t.kinds, kinds) && Arrays.deepEquals(t.values, values);
+            if (!(o instanceof Tuple t) || !Arrays.equals(t.kinds, kinds)) {
+                return false;
+            }
+            for (int i = 0; i < kinds.length; i++) {
+                if (t.lengths[i] != lengths[i] || (lengths[i] > 0 && !Arrays.equals(t.data, t.starts[i], t.starts[i] + t.lengths[i], data,
+                        starts[i], starts[i] + lengths[i]))) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         @Override
         public int hashCode() {
-            return Arrays.hashCode(kinds) * 31 + Arrays.deepHashCode(values);
+            int hash = Arrays.hashCode(kinds);
+            for (int i = 0; i < kinds.length; i++) {
+                hash = hash * 31 + lengths[i];
+                for (int b = 0; b < Math.max(0, lengths[i]); b++) {
+                    hash = hash * 31 + data[starts[i] + b];
+                }
+            }
+            return hash;
         }
 
         @Override
@@ -148,8 +196,8 @@ public sealed interface PgOutputMessage {
             StringBuilder s = new StringBuilder("Tuple[");
             for (int i = 0; i < kinds.length; i++) {
                 s.append(i == 0 ? "" : ", ").append((char) kinds[i]);
-                if (values[i] != null) {
-                    s.append(':').append(values[i].length);
+                if (lengths[i] >= 0) {
+                    s.append(':').append(lengths[i]);
                 }
             }
             return s.append(']').toString();

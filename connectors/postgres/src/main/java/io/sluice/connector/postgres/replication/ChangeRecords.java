@@ -84,6 +84,8 @@ public final class ChangeRecords {
 
     private SourceRecord held;
     private Begin transaction;
+    /** The current transaction's block id ({@link Envelope#transactionId}), made once for all its events. */
+    private String transactionId;
     private long event;
     private long lastCompleteEnd;
     private final Map<StreamTable, Struct> sources = new HashMap<>();
@@ -124,6 +126,7 @@ public final class ChangeRecords {
             }
             release();
             transaction = b;
+            transactionId = Envelope.transactionId(Integer.toUnsignedLong(b.xid()), b.finalLsn());
             event = 0;
             sources.clear();
             tableEvents.clear();
@@ -277,7 +280,9 @@ public final class ChangeRecords {
     }
 
     private Map<String, Object> offset() {
-        Map<String, Object> offset = new HashMap<>(baseOffset);
+        // Sized for the four entries added, so it is not grown while they are: this runs for every change.
+        Map<String, Object> offset = new HashMap<>(2 * (baseOffset.size() + 4));
+        offset.putAll(baseOffset);
         offset.put(COMMIT_LSN, transaction.finalLsn());
         offset.put(EVENT, event);
         offset.put(CONFIRM_LSN, capped(lastCompleteEnd));
@@ -358,13 +363,16 @@ public final class ChangeRecords {
             }
         }
         TableSchema schema = table.schema();
-        Struct source = sources.computeIfAbsent(table, t -> new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(),
-                transaction.commitTimestamp() + PG_EPOCH_MICROS, SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()),
-                transaction.finalLsn(), null).toStruct());
-        Struct value = schema.envelope(op, before, after, source, System.currentTimeMillis() * 1000L);
+        Struct source = sources.get(table);
+        if (source == null) { // not computeIfAbsent: its capturing lambda would be made for every change
+            source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(), transaction.commitTimestamp() + PG_EPOCH_MICROS,
+                    SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), null).toStruct();
+            sources.put(table, source);
+        }
         // The sink orders and deduplicates changes by commit position and place in the transaction.
-        value.put(Envelope.TRANSACTION, Envelope.transaction(Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), event,
-                tableEvent));
+        Struct value = Envelope.create(schema.envelopeSchema(), op, before, after, source,
+                Envelope.transaction(transactionId, event, tableEvent),
+                System.currentTimeMillis() * 1000L);
         Struct row = after != null ? after : before;
         Struct key = schema.keySchema() == null || row == null ? null : schema.key(row);
         // A truncate has no key, and then no key schema (see copyRecord).

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Tuple;
+import io.sluice.schemas.envelope.StructFill;
 import io.sluice.schemas.mapping.ColumnMapping;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
@@ -28,8 +29,7 @@ final class RowImages {
             throw new ConnectException("pgoutput sent " + tuple.size() + " columns of " + table.qualifiedName() + ", whose Relation message has "
                     + columns.size());
         }
-        Struct row = new Struct(table.schema().valueSchema());
-        var fields = table.schema().valueSchema().fields();
+        Object[] values = new Object[columns.size()];
         for (int i = 0; i < columns.size(); i++) {
             ColumnMapping column = columns.get(i);
             Object value;
@@ -45,12 +45,9 @@ final class RowImages {
                 default -> throw new ConnectException("pgoutput sent column " + column.name() + " of " + table.qualifiedName()
                         + " in binary, which Sluice did not ask for");
             }
-            if (value == null && !column.schema().isOptional()) {
-                value = placeholder(column.schema());
-            }
-            row.put(fields.get(i), value);
+            values[i] = value == null && !column.schema().isOptional() ? placeholder(column.schema()) : value;
         }
-        return row;
+        return StructFill.checked(table.schema().valueSchema(), values);
     }
 
     /** Connect's logical types whose values are {@code java.util.Date}s. */
@@ -92,14 +89,13 @@ final class RowImages {
 
     /** A row of a table copy: text values in the Relation's column order. */
     static Struct copied(StreamTable table, String[] values) {
-        var fields = table.schema().valueSchema().fields();
-        Struct row = new Struct(table.schema().valueSchema());
+        Object[] row = new Object[values.length];
         for (int i = 0; i < values.length; i++) {
             ColumnMapping column = table.columns().get(i);
             Object value = values[i] == null ? null : column.fromText(values[i]);
-            row.put(fields.get(i), value == null && !column.schema().isOptional() ? placeholder(column.schema()) : value);
+            row[i] = value == null && !column.schema().isOptional() ? placeholder(column.schema()) : value;
         }
-        return row;
+        return StructFill.checked(table.schema().valueSchema(), row);
     }
 
     /**
