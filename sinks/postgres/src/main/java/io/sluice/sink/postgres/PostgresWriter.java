@@ -7,6 +7,7 @@ import java.util.NavigableMap;
 
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.sink.core.barrier.BarrierGate;
+import io.sluice.sink.core.batch.RememberedSizes;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.core.position.ReplaySkips;
@@ -22,6 +23,7 @@ import io.sluice.sink.postgres.copy.SnapshotLoads;
 import io.sluice.sink.postgres.schema.MissingColumns;
 import io.sluice.sink.postgres.schema.SchemaApplier;
 import io.sluice.sink.postgres.schema.TargetTables;
+import io.sluice.sink.postgres.state.BatchSizes;
 import io.sluice.sink.postgres.state.KafkaOffsets;
 import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import io.sluice.sink.postgres.state.TargetState;
@@ -48,6 +50,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
     private final SchemaApplier schema;
     private final TunedBatchSize copyBatches;
     private final TunedBatchSize applyBatches;
+    private final BatchSizes batchSizes;
     private final ChangeApplier applier;
     private final SnapshotLoads loads;
     private final StreamedChanges changes;
@@ -67,8 +70,11 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
         this.skips = skips;
         boolean byKafkaOffset = offsets != null;
         tables = new TargetTables(config.endpoint(), config.tableNameFormat(), PostgresSinkConfig.TABLE_NAME_FORMAT);
-        copyBatches = new TunedBatchSize("snapshot COPY", config.batchTuning(), config.batchBytes());
-        applyBatches = new TunedBatchSize("stream apply", config.batchTuning(), config.batchBytes());
+        // Where tuning starts: where the last run's ended (read as the sink starts), unless sizes are fixed.
+        batchSizes = config.batchTuning().isPresent() ? state.batchSizes(config.endpoint()) : null;
+        RememberedSizes remembered = batchSizes != null ? batchSizes : RememberedSizes.NONE;
+        copyBatches = new TunedBatchSize("snapshot COPY", config.batchTuning(), config.batchBytes(), remembered, "snapshot-copy");
+        applyBatches = new TunedBatchSize("stream apply", config.batchTuning(), config.batchBytes(), remembered, "stream-apply");
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         CopyLoader loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole(), config.loadBufferBytes(),
                 copyBatches, offsets);
@@ -270,5 +276,8 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
         loads.close();
         schema.close();
         tables.close();
+        if (batchSizes != null) {
+            batchSizes.close();
+        }
     }
 }

@@ -55,7 +55,38 @@ class BatchTuningIT {
             assertThat(last.bytes()).as("a size that lets several COPYs share the 8 MiB buffer").isLessThanOrEqualTo(4 * MIB);
             assertThat(last.meanBytesPerSecond()).as("throughput of the chosen size against the starting size's")
                     .isGreaterThan(path.get(0).meanBytesPerSecond());
+            // The size settled on last is kept on the target, and the sink started again begins its search there.
+            long lastTuned = path.stream().filter(st -> st.state() == BatchSizeTuner.State.TUNED && st.samples() == 0)
+                    .reduce((a, b) -> b).orElseThrow().bytes();
+            assertThat(keptSize(target, "snapshot-copy")).isEqualTo(lastTuned);
+            PostgresSinkTask again = new PostgresSinkTask();
+            again.start(sinkProps);
+            try {
+                assertThat(again.copyBatchSize().bytes()).as("where the next run starts").isEqualTo(lastTuned);
+                assertThat(again.applyBatchSize().bytes()).as("the apply batches were never tuned").isEqualTo(8 * MIB);
+            } finally {
+                again.stop();
+            }
         });
+    }
+
+    /** The size kept for a kind of batches, once it is written (on a thread of the sink's own, soon after the tuner settles). */
+    private static long keptSize(TestDatabase target, String batches) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try (java.sql.Connection c = target.connect(); java.sql.Statement s = c.createStatement();
+                 java.sql.ResultSet rs = s.executeQuery("SELECT bytes FROM sluice.batch_sizes WHERE batches = '" + batches + "'")) {
+                if (rs.next()) {
+                    return rs.getLong(1);
+                }
+            } catch (java.sql.SQLException e) {
+                if (!"42P01".equals(e.getSQLState())) {
+                    throw e;
+                }
+            }
+            assertThat(System.nanoTime()).as("a size kept for " + batches).isLessThan(deadline);
+            Thread.sleep(100);
+        }
     }
 
     @Test

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import io.sluice.sink.core.metrics.ByteCounts;
 import org.apache.kafka.common.MetricName;
@@ -33,7 +34,12 @@ public final class TunedBatchSize {
     }
 
     private final String what;
-    private final TunerSettings settings;
+    /** How to tune, starting where the last run ended once that is known (see {@link #tuner()}); null for a fixed size. */
+    private TunerSettings settings;
+    private final RememberedSizes remembered;
+    /** The batches' name where sizes are remembered ({@code snapshot-copy}). */
+    private final String kind;
+    /** Made at the first use, so that reading where the last run ended overlaps the sink's start. */
     private BatchSizeTuner tuner;
     /** Full batches in a row since tuning stopped on batches the source did not fill. */
     private int fullSinceSourceBound;
@@ -52,16 +58,42 @@ public final class TunedBatchSize {
      * @param fixedBytes the size without tuning (the tuner's default)
      */
     public TunedBatchSize(String what, Optional<TunerSettings> settings, long fixedBytes) {
+        this(what, settings, fixedBytes, RememberedSizes.NONE, null);
+    }
+
+    /**
+     * A tuned size that starts where the last run's tuning ended, if {@code remembered} knows, and
+     * keeps each size it tunes to there.
+     *
+     * @param kind the batches' name in {@code remembered} and in metrics ({@code snapshot-copy})
+     */
+    public TunedBatchSize(String what, Optional<TunerSettings> settings, long fixedBytes, RememberedSizes remembered, String kind) {
         this.what = what;
+        this.remembered = remembered;
+        this.kind = kind;
         this.settings = settings.orElse(null);
-        this.tuner = settings.map(BatchSizeTuner::new).orElse(null);
         this.fixedBytes = fixedBytes;
-        this.lastSize = bytes();
+        this.lastSize = -1;
+    }
+
+    /** The tuner, made at the first call: it starts where the last run's tuning ended, when that is remembered. */
+    private BatchSizeTuner tuner() {
+        if (tuner == null && settings != null) {
+            OptionalLong last = kind == null ? OptionalLong.empty() : remembered.read(kind);
+            if (last.isPresent()) {
+                settings = settings.startingAt(last.getAsLong());
+                LOG.info("Batch size tuning ({}): starting at {}, where the last run's tuning ended", what,
+                        ByteCounts.format(settings.defaultBytes()));
+            }
+            tuner = new BatchSizeTuner(settings);
+            lastSize = tuner.batchBytes();
+        }
+        return tuner;
     }
 
     /** The size to fill the next batch to. */
     public synchronized long bytes() {
-        return tuner == null ? fixedBytes : tuner.batchBytes();
+        return settings == null ? fixedBytes : tuner().batchBytes();
     }
 
     /**
@@ -75,9 +107,10 @@ public final class TunedBatchSize {
         if (nanos > 0) {
             lastBytesPerSecond = bytes * 1e9 / nanos;
         }
-        if (tuner == null || closing == Closing.EARLY) {
+        if (settings == null || closing == Closing.EARLY) {
             return;
         }
+        BatchSizeTuner tuner = tuner();
         if (tuner.state() == BatchSizeTuner.State.SOURCE_BOUND && resumed(closing)) {
             return;
         }
@@ -93,7 +126,7 @@ public final class TunedBatchSize {
             warmingUp = false;
             return;
         }
-        tuner.record(bytes, nanos, closing == Closing.TIMEOUT);
+        this.tuner.record(bytes, nanos, closing == Closing.TIMEOUT);
         logSteps();
     }
 
@@ -121,6 +154,9 @@ public final class TunedBatchSize {
         for (; logged < path.size(); logged++) {
             BatchSizeTuner.Step step = path.get(logged);
             LOG.info("Batch size tuning ({}): {}", what, describe(step));
+            if (step.state() == BatchSizeTuner.State.TUNED && step.samples() == 0 && kind != null) {
+                remembered.write(kind, step.bytes(), step.meanBytesPerSecond());
+            }
         }
     }
 
@@ -141,7 +177,7 @@ public final class TunedBatchSize {
 
     /** Tuning state, or "FIXED" without tuning. */
     public synchronized String state() {
-        return tuner == null ? "FIXED" : tuner.state().name();
+        return settings == null ? "FIXED" : tuner().state().name();
     }
 
     /** Throughput of the last batch reported, in bytes per second. */
@@ -151,7 +187,7 @@ public final class TunedBatchSize {
 
     /** The search so far; empty without tuning. */
     public synchronized List<BatchSizeTuner.Step> path() {
-        return tuner == null ? List.of() : tuner.path();
+        return settings == null ? List.of() : tuner().path();
     }
 
     /** A short status for a progress display: "batch 16.0 MB (searching), 38.2 MB/s". */
@@ -177,7 +213,7 @@ public final class TunedBatchSize {
     }
 
     private synchronized int searches() {
-        return tuner == null ? 0 : earlierSearches + tuner.searches();
+        return settings == null ? 0 : earlierSearches + tuner().searches();
     }
 
     private static void add(PluginMetrics metrics, String name, String description, LinkedHashMap<String, String> tags, Gauge<?> gauge) {

@@ -36,6 +36,12 @@ public record TunerSettings(long minBytes, long maxBytes, long defaultBytes, int
         return new TunerSettings(minBytes, maxBytes, defaultBytes, BatchTuningConfig.candidates(minBytes, maxBytes), 3, 0.15, 12, 0.3, 5);
     }
 
+    /** These settings with the search starting at {@code bytes} (within the range) instead of the default. */
+    public TunerSettings startingAt(long bytes) {
+        return new TunerSettings(minBytes, maxBytes, Math.max(minBytes, Math.min(maxBytes, bytes)), candidates, minSamples, maxCov, maxSamples,
+                dropFraction, dropWindow);
+    }
+
     /** The size of candidate {@code i} of {@link #candidates}, from min (0) to max (candidates - 1). */
     long size(int i) {
         if (i == candidates - 1) {

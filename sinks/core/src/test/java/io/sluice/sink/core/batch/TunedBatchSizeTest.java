@@ -3,7 +3,10 @@ package io.sluice.sink.core.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import javax.management.MBeanServer;
@@ -21,6 +24,61 @@ class TunedBatchSizeTest {
     /** A link where each batch costs 100 ms of round trips plus its bytes at 50 MB/s: bigger is better. */
     private static long nanos(long bytes) {
         return 100_000_000L + bytes * 1_000_000_000L / 50_000_000L;
+    }
+
+    /** Sizes kept in memory, as a sink keeps them on its target. */
+    private static final class Kept implements RememberedSizes {
+        final Map<String, Long> sizes = new HashMap<>();
+        int reads;
+
+        @Override
+        public OptionalLong read(String batches) {
+            reads++;
+            Long bytes = sizes.get(batches);
+            return bytes == null ? OptionalLong.empty() : OptionalLong.of(bytes);
+        }
+
+        @Override
+        public void write(String batches, long bytes, double bytesPerSecond) {
+            sizes.put(batches, bytes);
+        }
+    }
+
+    private static void tune(TunedBatchSize size) {
+        for (int i = 0; i < 200 && !size.state().equals("TUNED"); i++) {
+            long bytes = size.bytes();
+            size.record(bytes, bytes, nanos(bytes), Closing.FULL);
+        }
+        assertThat(size.state()).isEqualTo("TUNED");
+    }
+
+    @Test
+    void theNextRunStartsWhereTheLastRunsTuningEndedAndSearchesLess() {
+        Kept kept = new Kept();
+        TunedBatchSize first = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB, kept, "snapshot-copy");
+        assertThat(first.bytes()).isEqualTo(16 * MIB);
+        tune(first);
+        assertThat(kept.sizes).containsEntry("snapshot-copy", 64 * MIB);
+        int firstSteps = first.path().size();
+
+        TunedBatchSize second = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB, kept, "snapshot-copy");
+        assertThat(second.bytes()).as("starts at the size remembered").isEqualTo(64 * MIB);
+        tune(second);
+        assertThat(second.bytes()).isEqualTo(64 * MIB);
+        assertThat(second.path().size()).as("sizes measured").isLessThan(firstSteps);
+        assertThat(new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB, kept, "stream-apply").bytes())
+                .as("another kind of batches starts at the configured size").isEqualTo(16 * MIB);
+    }
+
+    @Test
+    void aRememberedSizeOutsideTheRangeStartsAtItsEdgeAndFixedSizesReadNothing() {
+        Kept kept = new Kept();
+        kept.sizes.put("stream-apply", 1L << 40);
+        assertThat(new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB, kept, "stream-apply").bytes()).isEqualTo(64 * MIB);
+        kept.reads = 0;
+        TunedBatchSize fixed = new TunedBatchSize("test", Optional.empty(), 5 * MIB, kept, "stream-apply");
+        assertThat(fixed.bytes()).isEqualTo(5 * MIB);
+        assertThat(kept.reads).isZero();
     }
 
     @Test

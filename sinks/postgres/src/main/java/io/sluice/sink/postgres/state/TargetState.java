@@ -59,6 +59,11 @@ public final class TargetState {
         return new KafkaOffsets(positions.schema(), connector);
     }
 
+    /** The batch sizes this connector's tuners last settled on, where the next run starts. */
+    public BatchSizes batchSizes(PgEndpoint endpoint) {
+        return new BatchSizes(endpoint, positions.schema(), connector);
+    }
+
     /** The arrivals at and releases of ordering barriers. */
     public BarrierTables barriers() {
         return new BarrierTables(positions.schema(), connector);
