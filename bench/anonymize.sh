@@ -10,6 +10,10 @@
 #
 #   bench/anonymize.sh                 ROWS=1000000 ROUNDS=3
 #   ROWS=100000 ROUNDS=1 bench/anonymize.sh
+#   SLUICE_BASE=/path/to/other/checkout bench/anonymize.sh    also struct_base and anonymized_base: the struct and
+#                                      anonymized variants with another build (e.g. main before a change, built there
+#                                      with ./mvnw package), in the same rotation: is a change faster?
+#   VARIANTS="struct raw" ...          only these variants
 #
 # Every run: sluice snapshot --threads 2, heap 2 GB, serial GC. Results: a TSV of every run and a
 # markdown summary (medians and ratios) in bench/results/.
@@ -89,7 +93,11 @@ run() {
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "DROP DATABASE IF EXISTS copy" -c "CREATE DATABASE copy" -c "CHECKPOINT"
   rm -rf "$tp_work/run" && mkdir -p "$tp_work/run"
   local args=(--source "$src?sslmode=disable" --target "postgres://sluice@127.0.0.1:$target_port/copy?sslmode=disable")
+  local build="$root"
   case "$variant" in
+    *_base) build="$SLUICE_BASE" ;;
+  esac
+  case "${variant%_base}" in
     struct) args+=(--set source.snapshot.raw.tuples=false) ;;
     anonymized) args=(--config "$tp_work/anonymized.yaml") ;;
     raw) ;;
@@ -97,13 +105,13 @@ run() {
   echo "round $round: $variant..." >&2
   local start end
   start="$(date +%s.%N)"
-  (cd "$tp_work/run" && SLUICE_JAVA_OPTS="-Xmx2g -XX:+UseSerialGC" "$root/sluice" snapshot "${args[@]}" --threads 2 --fresh \
+  (cd "$tp_work/run" && SLUICE_JAVA_OPTS="-Xmx2g -XX:+UseSerialGC" "$build/sluice" snapshot "${args[@]}" --threads 2 --fresh \
     --offsets "$tp_work/run/sluice.offsets") >"$tp_work/run/sluice.log" 2>&1 \
     || { echo "sluice failed ($variant):" >&2; tail -20 "$tp_work/run/sluice.log" >&2; exit 1; }
   end="$(date +%s.%N)"
   local copy="postgres://sluice@127.0.0.1:$target_port/copy"
   [ "$("$tp_bin/psql" -X -At "$copy" -c "SELECT count(*) FROM people")" = "$rows" ] || { echo "$variant: row count differs" >&2; exit 1; }
-  if [ "$variant" = anonymized ]; then
+  if [ "${variant%_base}" = anonymized ]; then
     leaked="$("$tp_bin/psql" -X -At "$copy" -c "SELECT count(*) FROM people WHERE email LIKE 'person%' OR first_name LIKE 'First%'
       OR last_name LIKE 'Last%' OR street LIKE '% Long Street' OR city LIKE 'City %' OR iban = 'DE89370400440532013000'
       OR card = '4111 1111 1111 1111'")"
@@ -121,10 +129,15 @@ median() { sort -g | awk '{a[NR] = $1} END {if (NR) print (NR % 2) ? a[(NR + 1) 
 
 run 0 anonymized >/dev/null
 sed -i '/^0\t/d' "$tsv"
-variants=(struct anonymized raw)
+default_variants="struct anonymized raw"
+if [ -n "${SLUICE_BASE:-}" ]; then
+  [ -x "$SLUICE_BASE/sluice" ] || { echo "SLUICE_BASE=$SLUICE_BASE has no sluice command" >&2; exit 1; }
+  default_variants="$default_variants struct_base anonymized_base"
+fi
+read -r -a variants <<<"${VARIANTS:-$default_variants}"
 for round in $(seq "$rounds"); do
-  for i in 0 1 2; do
-    run "$round" "${variants[$(( (i + round) % 3 ))]}"
+  for (( i = 0; i < ${#variants[@]}; i++ )); do
+    run "$round" "${variants[$(( (i + round) % ${#variants[@]} ))]}"
   done
 done
 
@@ -137,10 +150,17 @@ col() { awk -F'\t' -v v="$1" -v c="$2" '$2 == v {print $c}' "$tsv" | median; }
   echo
   echo "| variant | whole run (s) | rows phase (s) | rows/s |"
   echo "|---|---|---|---|"
-  for v in struct anonymized raw; do
+  for v in "${variants[@]}"; do
     echo "| $v | $(col "$v" 3) | $(col "$v" 4) | $(col "$v" 5) |"
   done
   echo
+  for v in struct anonymized; do
+    if [ -n "$(col "${v}_base" 4)" ] && [ -n "$(col "$v" 4)" ]; then
+      printf '%s relative to %s_base: %.2f (rows phase), %.2f (whole run).\n' "$v" "$v" "$(echo "$(col "${v}_base" 4) / $(col "$v" 4)" | bc -l)" \
+        "$(echo "$(col "${v}_base" 3) / $(col "$v" 3)" | bc -l)"
+    fi
+  done
+  [ -n "$(col anonymized 4)" ] && [ -n "$(col struct 4)" ] && [ -n "$(col raw 4)" ] || exit 0
   a="$(col anonymized 4)"; s="$(col struct 4)"; r="$(col raw 4)"
   aw="$(col anonymized 3)"; sw="$(col struct 3)"; rw="$(col raw 3)"
   printf 'Anonymized throughput relative to struct: %.2f (rows phase), %.2f (whole run).\n' "$(echo "$s / $a" | bc -l)" "$(echo "$sw / $aw" | bc -l)"
