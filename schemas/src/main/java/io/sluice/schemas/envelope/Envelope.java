@@ -3,6 +3,7 @@ package io.sluice.schemas.envelope;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.DataException;
 
 /**
  * The value of a row change event, in Debezium's envelope: {@code before}, {@code after},
@@ -107,14 +108,16 @@ public final class Envelope {
         return StructFill.of(envelope, values);
     }
 
-    /** A struct given for an envelope's field, validated unless it has that field's very schema (see {@link StructFill#checked}). */
+    /** A struct given for an envelope's field, validated as {@link StructFill#check} does; none for a field the envelope lacks. */
     private static void put(Schema envelope, Object[] values, String name, Struct value) {
         org.apache.kafka.connect.data.Field field = envelope.field(name);
-        if (value != null && value.schema() != field.schema()) {
-            StructFill.check(field, value);
-        } else if (value == null && !field.schema().isOptional()) {
-            StructFill.check(field, null);
+        if (field == null && value == null) {
+            return;
         }
+        if (field == null) {
+            throw new DataException(name + " is not a field of the envelope " + envelope.name());
+        }
+        StructFill.check(field, value);
         values[field.index()] = value;
     }
 }

@@ -56,21 +56,20 @@ public final class StructFill {
     public static Struct checked(Schema schema, Object[] values) {
         List<Field> fields = schema.fields();
         for (int i = 0; i < values.length; i++) {
-            Field field = fields.get(i);
-            Object value = values[i];
-            if (value instanceof Struct struct && struct.schema() == field.schema()) {
-                continue; // the very schema, so validated when that struct was made
-            }
-            check(field, value);
+            check(fields.get(i), values[i]);
         }
         return of(schema, values);
     }
 
     /**
-     * Validates a value for a field as {@code put} would. Not through the overload that takes the
+     * Validates a value for a field as {@code put} would, except a struct of the field's very
+     * schema, which was validated when it was made. Not through Kafka's overload that takes the
      * field's name: that one builds the message's words for every value it checks, valid or not.
      */
     public static void check(Field field, Object value) {
+        if (value instanceof Struct struct && struct.schema() == field.schema()) {
+            return;
+        }
         try {
             ConnectSchema.validateValue(field.schema(), value);
         } catch (DataException e) {

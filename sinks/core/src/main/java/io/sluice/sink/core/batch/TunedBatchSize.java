@@ -126,7 +126,7 @@ public final class TunedBatchSize {
             warmingUp = false;
             return;
         }
-        this.tuner.record(bytes, nanos, closing == Closing.TIMEOUT);
+        tuner.record(bytes, nanos, closing == Closing.TIMEOUT);
         logSteps();
     }
 

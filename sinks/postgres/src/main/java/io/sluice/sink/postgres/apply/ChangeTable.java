@@ -85,7 +85,7 @@ public final class ChangeTable {
         for (int i = 0; i < encoder.size(); i++) {
             shape.add(encoder.name(i) + " " + encoder.type(i) + (encoder.asText(i) ? " text" : ""));
         }
-        this.writer = new SegmentWriter(target, Identifiers.quote(schema, tableName), encoder, this.keys, keyIndexes,
+        this.writer = new SegmentWriter(target, Identifiers.quote(schema, tableName), encoder, this.keys, keyIndexes, keyColumn,
                 Identifiers.quote("sluice_apply_" + Integer.toHexString((target + "|" + shape + "|" + keys).hashCode())));
     }
 

@@ -46,18 +46,17 @@ final class SegmentWriter {
      * @param target     the table's name for messages
      * @param table      the table, quoted
      * @param keyIndexes per key column, its place among the encoder's columns
+     * @param keyColumn  per column written, whether it is a key column
      * @param stage      the staging table, quoted
      */
-    SegmentWriter(String target, String table, RowEncoder encoder, List<String> keys, int[] keyIndexes, String stage) {
+    SegmentWriter(String target, String table, RowEncoder encoder, List<String> keys, int[] keyIndexes, boolean[] keyColumn,
+                  String stage) {
         this.target = target;
         this.table = table;
         this.encoder = encoder;
         this.keys = keys;
         this.keyIndexes = keyIndexes;
-        this.keyColumn = new boolean[encoder.size()];
-        for (int k : keyIndexes) {
-            keyColumn[k] = true;
-        }
+        this.keyColumn = keyColumn;
         this.stage = stage;
     }
 
