@@ -6,6 +6,10 @@
 #
 #   bench/batch-tuning.sh                          all three conditions, ROUNDS=2
 #   CONDITIONS="200" SIZES="8 32" ROUNDS=1 bench/batch-tuning.sh
+#   ROWS=1050000 CONDITIONS="0 50 200" STARTS="1 128" bench/batch-tuning.sh
+#                                                  a 250 MB table, the tuner started at 1 and at 128 MB
+#
+# STARTS: the batch sizes (MiB, batch.max.bytes) tuned runs start from; "default" is sluice's own.
 #
 # Link: one-way delay ± jitter, a window of WINDOW_KIB bytes in flight per connection and
 # direction (acknowledged one round trip after it was read, as TCP's), a bandwidth cap of MBIT.
@@ -23,6 +27,7 @@ sizes=(${SIZES:-4 8 16 32 64})
 oversized="${OVERSIZED_MIB:-128}"
 window_kib="${WINDOW_KIB:-4096}"
 rounds="${ROUNDS:-2}"
+starts=(${STARTS:-default})
 mbit="${MBIT:-1000}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
@@ -108,7 +113,7 @@ run() {
   local batch
   batch="$(grep -o 'tuned to [0-9.]* MB' "$tp_work/run/.sluice/sluice.log" | tail -1 | sed 's/tuned to //' || true)"
   if [ -z "$batch" ]; then
-    if [ "$name" = auto-tuned ]; then batch="not settled"; else batch="${name#fixed }"; fi
+    if [[ "$name" = auto-tuned* ]]; then batch="not settled"; else batch="${name#fixed }"; fi
   fi
   local log="$tp_work/run/.sluice/sluice.log"
   # The rows' phase: from the first range read to the last row committed (schema statements and the
@@ -129,9 +134,10 @@ median() { sort -g | awk '{a[NR] = $1} END {if (NR) print (NR % 2) ? a[(NR + 1) 
 start_link() {
   case "$1" in
     0) start_proxy 0 0 ;;
+    50) start_proxy 50 5 ;;
     200) start_proxy 200 10 ;;
     500) start_proxy 500 20 ;;
-    *) echo "unknown condition $1 (0, 200 or 500)" >&2; exit 1 ;;
+    *) echo "unknown condition $1 (0, 50, 200 or 500)" >&2; exit 1 ;;
   esac
 }
 
@@ -147,7 +153,9 @@ for round in $(seq "$rounds"); do
   for condition in "${conditions[@]}"; do
     start_link "$condition"
     echo "== round $round: $(cat "$tp_work/proxy.log")"
-    specs=("auto-tuned" "$oversized")
+    specs=()
+    for start in "${starts[@]}"; do specs+=("auto:$start"); done
+    specs+=("$oversized")
     for s in "${sizes[@]}"; do
       [ "$s" = "$oversized" ] && continue
       if [ "$condition" = 500 ] && [ "$s" -lt "${MIN_500_MIB:-8}" ]; then continue; fi
@@ -160,8 +168,10 @@ for round in $(seq "$rounds"); do
       specs=("${reversed[@]}")
     fi
     for spec in "${specs[@]}"; do
-      if [ "$spec" = auto-tuned ]; then
+      if [ "$spec" = auto:default ]; then
         run "$condition" "auto-tuned"
+      elif [[ "$spec" = auto:* ]]; then
+        run "$condition" "auto-tuned from ${spec#auto:} MB" --set "target.batch.max.bytes=$(( ${spec#auto:} << 20 ))"
       elif [ "$spec" = "$oversized" ]; then
         run "$condition" "fixed ${oversized} MB (oversized)" --set target.batch.tuning.enabled=false \
           --set "target.batch.max.bytes=$(( oversized << 20 ))"
@@ -186,18 +196,20 @@ summary="$here/results/batch-tuning-$stamp.md"
     echo
     if [ "$col" = 5 ]; then echo "Whole snapshot, MB/s of table bytes:"; else echo "Rows phase, MB/s of table bytes:"; fi
     echo
-    echo "| one-way delay | auto-tuned (sizes chosen) | oversized ${oversized} MB | oracle: best fixed | auto / oversized | auto / oracle |"
-    echo "|---|---|---|---|---|---|"
+    echo "| one-way delay | tuned run (sizes chosen) | auto | oversized ${oversized} MB | oracle: best fixed | auto / oversized | auto / oracle |"
+    echo "|---|---|---|---|---|---|---|"
     for condition in "${conditions[@]}"; do
-      a="$(awk -F'\t' -v c="$condition" -v k="$col" '$1 == c && $2 == "auto-tuned" {print $k}' "$tsv" | median)"
-      chosen="$(awk -F'\t' -v c="$condition" '$1 == c && $2 == "auto-tuned" {print $3}' "$tsv" | paste -sd, -)"
       over="$(awk -F'\t' -v c="$condition" -v k="$col" '$1 == c && $2 ~ /oversized/ {print $k}' "$tsv" | median)"
       best=0 best_run=""
       while IFS= read -r name; do
         m="$(awk -F'\t' -v c="$condition" -v n="$name" -v k="$col" '$1 == c && $2 == n {print $k}' "$tsv" | median)"
         if [ "$(echo "$m > $best" | bc)" = 1 ]; then best="$m"; best_run="$name"; fi
-      done < <(awk -F'\t' -v c="$condition" '$1 == c && $2 != "auto-tuned" {print $2}' "$tsv" | sort -u)
-      echo "| $condition ms | $a ($chosen) | $over | $best ($best_run) | $(echo "scale=2; $a / $over" | bc)x | $(echo "scale=2; $a / $best" | bc)x |"
+      done < <(awk -F'\t' -v c="$condition" '$1 == c && $2 !~ /^auto-tuned/ {print $2}' "$tsv" | sort -u)
+      while IFS= read -r tuned; do
+        a="$(awk -F'\t' -v c="$condition" -v n="$tuned" -v k="$col" '$1 == c && $2 == n {print $k}' "$tsv" | median)"
+        chosen="$(awk -F'\t' -v c="$condition" -v n="$tuned" '$1 == c && $2 == n {print $3}' "$tsv" | paste -sd, -)"
+        echo "| $condition ms | $tuned ($chosen) | $a | $over | $best ($best_run) | $(echo "scale=2; $a / $over" | bc)x | $(echo "scale=2; $a / $best" | bc)x |"
+      done < <(awk -F'\t' -v c="$condition" '$1 == c && $2 ~ /^auto-tuned/ {print $2}' "$tsv" | sort -u)
     done
   done
   echo

@@ -70,7 +70,8 @@ public final class PostgresSinkConfig extends AbstractConfig {
             .define(LOAD_BUFFER, Type.LONG, 128L << 20, ConfigDef.Range.atLeast(1L << 16), Importance.MEDIUM,
                     "Bytes of batches being sent at once, across all COPY streams; a batch waits while it does not fit (one "
                             + "always goes). With it, the batch size decides how many streams are busy: 32 MB batches keep four "
-                            + "busy, 128 MB ones one. The sink holds about this plus two batches in memory.",
+                            + "busy, 128 MB ones one; so the batch size tuner tries no COPY batch above this divided by "
+                            + "copy.parallelism. The sink holds about this plus two batches in memory.",
                     LOAD, 4, Width.SHORT, "Load buffer")
             .define(REPLICA_ROLE, Type.BOOLEAN, true, Importance.LOW,
                     "Load with session_replication_role = replica, so triggers and foreign-key checks do not fire for "
@@ -161,6 +162,15 @@ public final class PostgresSinkConfig extends AbstractConfig {
     /** How to tune batch sizes, starting from batch.max.bytes; empty when tuning is off. */
     public Optional<TunerSettings> batchTuning() {
         return BatchTuningConfig.settings(this, batchBytes());
+    }
+
+    /**
+     * How to tune snapshot COPY batches: as {@link #batchTuning()}, with no size above the load
+     * buffer's share of one COPY stream. A larger batch leaves streams idle: the buffer holds
+     * fewer batches than there are streams.
+     */
+    public Optional<TunerSettings> copyBatchTuning() {
+        return batchTuning().map(settings -> settings.cappedAt(loadBufferBytes() / copyParallelism()));
     }
 
     public int copyParallelism() {

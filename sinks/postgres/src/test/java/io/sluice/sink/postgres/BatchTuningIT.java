@@ -21,9 +21,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A snapshot through a slow link (the shaped proxy between the sink and the target) tunes its
- * COPY batch size while it loads: it measures the starting size, searches the range, and ends
- * on a size that keeps more than one COPY stream busy within the load buffer, where the
- * starting size kept one; the rows arrive whole. A backlog of streamed changes through the same
+ * COPY batch size while it loads: it climbs from the starting size, searches the range, and
+ * settles; no size it tries is above the load buffer's share of one COPY stream (a larger one
+ * would leave streams idle), whatever the batch size and range asked for; the rows arrive whole. A backlog of streamed changes through the same
  * kind of link tunes the apply batch size the same way, and the target ends equal to the source.
  */
 @ExtendWith(PostgresExtension.class)
@@ -42,7 +42,7 @@ class BatchTuningIT {
             sourceProps.putAll(Map.of("topic.prefix", "tuning", "snapshot.mode", "initial_only", "snapshot.max.threads", "2"));
             Map<String, String> sinkProps = sinkProps(target, link,
                     "batch.max.bytes", Long.toString(8 * MIB), "load.buffer.bytes", Long.toString(8 * MIB), "load.freeze", "false",
-                    "batch.tuning.min.bytes", Long.toString(MIB / 4), "batch.tuning.max.bytes", Long.toString(4 * MIB));
+                    "batch.tuning.min.bytes", Long.toString(MIB / 4), "batch.tuning.max.bytes", Long.toString(8 * MIB));
             List<BatchSizeTuner.Step> path;
             try (InProcessPipe pipe = new InProcessPipe(new HashMap<>(), sourceProps, sinkProps)) {
                 pumpUntil(pipe, r -> Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED)));
@@ -51,10 +51,10 @@ class BatchTuningIT {
                 assertThat(pipe.sink().batchStatus()).contains("snapshot COPY batch");
             }
             assertThat(SnapshotIntoPostgresIT.checksum(target, "public.events")).isEqualTo(SnapshotIntoPostgresIT.checksum(source, "public.events"));
-            BatchSizeTuner.Step last = searchedAndTuned(path, 8 * MIB, MIB / 4, 4 * MIB);
-            assertThat(last.bytes()).as("a size that lets several COPYs share the 8 MiB buffer").isLessThanOrEqualTo(4 * MIB);
-            assertThat(last.meanBytesPerSecond()).as("throughput of the chosen size against the starting size's")
-                    .isGreaterThan(path.get(0).meanBytesPerSecond());
+            // 8 MiB asked for, but the 8 MiB buffer holds four COPY streams' batches of 2 MiB at most.
+            BatchSizeTuner.Step last = searchedAndTuned(path, 2 * MIB, MIB / 4, 2 * MIB);
+            assertThat(last.meanBytesPerSecond()).as("throughput of the chosen size against the starting size's: %s", path)
+                    .isGreaterThanOrEqualTo(startingSizeBefore(path, last));
             // The size settled on last is kept on the target, and the sink started again begins its search there.
             long lastTuned = path.stream().filter(st -> st.state() == BatchSizeTuner.State.TUNED && st.samples() == 0)
                     .reduce((a, b) -> b).orElseThrow().bytes();
@@ -118,8 +118,8 @@ class BatchTuningIT {
             }
             assertThat(SnapshotIntoPostgresIT.checksum(target, "public.events")).isEqualTo(SnapshotIntoPostgresIT.checksum(source, "public.events"));
             BatchSizeTuner.Step last = searchedAndTuned(path, MIB, MIB / 16, 4 * MIB);
-            assertThat(last.meanBytesPerSecond()).as("throughput of the chosen size against the starting size's")
-                    .isGreaterThanOrEqualTo(path.get(0).meanBytesPerSecond());
+            assertThat(last.meanBytesPerSecond()).as("throughput of the chosen size against the starting size's: %s", path)
+                    .isGreaterThanOrEqualTo(startingSizeBefore(path, last));
         });
     }
 
@@ -149,13 +149,13 @@ class BatchTuningIT {
         return props;
     }
 
-    /** The path starts at the starting size, searches only within the range, and settles; returns the last size it settled on. */
+    /** The path climbs from the starting size, searches only within the range, and settles; returns the last size it settled on. */
     private static BatchSizeTuner.Step searchedAndTuned(List<BatchSizeTuner.Step> path, long start, long min, long max) {
         assertThat(path).as("the tuner's path").isNotEmpty();
-        assertThat(path.get(0).state()).isEqualTo(BatchSizeTuner.State.BASELINE);
+        assertThat(path.get(0).state()).isEqualTo(BatchSizeTuner.State.CLIMBING);
         assertThat(path.get(0).bytes()).isEqualTo(start);
         assertThat(path).as("sizes searched stay in the range")
-                .filteredOn(s -> s.state() == BatchSizeTuner.State.SEARCHING)
+                .filteredOn(s -> s.state() == BatchSizeTuner.State.SEARCHING || s.state() == BatchSizeTuner.State.CLIMBING)
                 .isNotEmpty()
                 .allSatisfy(s -> assertThat(s.bytes()).isBetween(min, max));
         // A drop in use may start a new search near the end of the load (on a shared machine it does, now and then), so the
@@ -169,6 +169,24 @@ class BatchTuningIT {
         }
         assertThat(settled).as("tuning settled: %s", path).isNotNull();
         return settled;
+    }
+
+    /**
+     * The starting size's throughput as last measured before {@code settled}: its climb batch, or
+     * its careful measurement when the search took one (the tuner keeps a size only when it beats that).
+     */
+    private static double startingSizeBefore(List<BatchSizeTuner.Step> path, BatchSizeTuner.Step settled) {
+        long start = path.get(0).bytes();
+        double last = 0;
+        for (BatchSizeTuner.Step step : path) {
+            if (step == settled) {
+                break;
+            }
+            if (step.bytes() == start && step.samples() > 0) {
+                last = step.meanBytesPerSecond();
+            }
+        }
+        return last;
     }
 
     private static void pumpUntil(InProcessPipe pipe, Predicate<SourceRecord> end) throws Exception {

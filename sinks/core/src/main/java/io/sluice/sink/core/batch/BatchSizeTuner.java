@@ -1,14 +1,18 @@
 package io.sluice.sink.core.batch;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
- * Finds the batch size with the highest measured throughput (bytes/s) by a directional binary
- * search over {@link TunerSettings#candidates} sizes: it measures a size and its upper
+ * Finds the batch size with the highest measured throughput (bytes/s). A first, coarse
+ * {@link Climb} steps fourfold from the starting size, one batch a size, while each step gains
+ * clearly; a careful directional binary search over {@link TunerSettings#candidates} sizes
+ * then starts where the climb ended: it measures a size and its upper
  * neighbour, keeps the half the better of the two points to, and stops when the range is one
  * size. The first size compared is the candidate nearest the size in use (where the best size
  * usually is not far); the search then gallops the way that comparison points, 1, 2, 4...
@@ -33,7 +37,9 @@ public final class BatchSizeTuner {
 
     /** Where the tuner is. */
     public enum State {
-        /** Measuring the default size, to beat. */
+        /** The coarse first phase: one batch a size, fourfold steps (see {@link Climb}). */
+        CLIMBING,
+        /** Measuring the size in use, to beat: after a drop, or when the search starts at a remembered size. */
         BASELINE,
         /** Searching the range. */
         SEARCHING,
@@ -56,21 +62,19 @@ public final class BatchSizeTuner {
 
     private final TunerSettings settings;
     private final List<Step> path = new ArrayList<>();
-    private final Map<Integer, Measurement> measured = new HashMap<>();
+    private final Map<Integer, SizeMeasurement> measured = new HashMap<>();
     private State state = State.BASELINE;
-    private Measurement current;
+    private SizeMeasurement current;
     private int low;
     private int high;
     /** The size measured first, to beat: the default, or after a drop the size that was in use. */
     private long baselineBytes;
     private double baselineMean;
     /** The starting size's measurement while it may still be taken again; null after. */
-    private Measurement startingMeasurement;
+    private SizeMeasurement startingMeasurement;
     private long chosenBytes;
     private double tunedMean;
-    private final ArrayDeque<Double> recent = new ArrayDeque<>();
-    /** Median throughput of the chosen size over its first batches in use; 0 until measured. */
-    private double inUseMedian;
+    private final DropWatch drops;
     /** The candidate the next comparison starts from, once; -1 for the middle of the range. */
     private int pivot = -1;
     /** Which way the search gallops from the pivot (-1 smaller, +1 larger), 0 once it halves the range. */
@@ -79,17 +83,37 @@ public final class BatchSizeTuner {
     private int stride;
     private double lastBytesPerSecond;
     private int searches;
+    /** Where in {@link #path} the current search began (after a drop, the measurement of the size in use). */
+    private int searchFrom;
+    /** The coarse first phase; null when the tuner starts with a careful measurement of the start. */
+    private Climb climb;
 
+    /** A tuner that climbs from the starting size first. */
     public BatchSizeTuner(TunerSettings settings) {
+        this(settings, true);
+    }
+
+    /**
+     * @param climb whether to step coarsely from the start first; without, the start is measured
+     *              carefully and the search begins there (for a start known to be near the best:
+     *              where the last run's tuning ended)
+     */
+    public BatchSizeTuner(TunerSettings settings, boolean climb) {
         this.settings = settings;
         this.chosenBytes = settings.defaultBytes();
         this.baselineBytes = settings.defaultBytes();
-        this.current = new Measurement(settings.defaultBytes());
+        this.current = new SizeMeasurement(settings.defaultBytes(), settings);
+        this.drops = new DropWatch(settings);
+        if (climb) {
+            this.climb = new Climb(settings);
+            this.state = State.CLIMBING;
+        }
     }
 
     /** The size to fill the next batch to. */
     public long batchBytes() {
         return switch (state) {
+            case CLIMBING -> climb.bytes();
             case BASELINE, SEARCHING -> current.bytes;
             case TUNED -> chosenBytes;
             case UNSTABLE, SOURCE_BOUND -> settings.defaultBytes();
@@ -119,6 +143,10 @@ public final class BatchSizeTuner {
             watch(bytesPerSecond);
             return;
         }
+        if (state == State.CLIMBING) {
+            climbed(bytesPerSecond);
+            return;
+        }
         current.add(bytesPerSecond);
         if (current.done()) {
             measured();
@@ -135,21 +163,47 @@ public final class BatchSizeTuner {
         }
         if (state == State.BASELINE) {
             baselineMean = mean;
-            state = State.SEARCHING;
-            searches++;
-            low = 0;
-            high = settings.candidates() - 1;
-            measured.clear();
-            // The size just measured, when it is one of the candidates, needs no second measurement.
-            int at = settings.nearest(current.bytes);
-            startingMeasurement = null;
-            if (settings.size(at) == current.bytes) {
-                measured.put(at, current);
-                startingMeasurement = current;
-            }
-            pivot = Math.min(at, settings.candidates() - 2);
-            direction = 0;
+            search(settings.nearest(current.bytes), current);
+            return;
         }
+        next();
+    }
+
+    private void climbed(double bytesPerSecond) {
+        long bytes = climb.bytes();
+        boolean over = climb.record(bytesPerSecond);
+        path.add(new Step(State.CLIMBING, bytes, bytesPerSecond, 1, settings.size(0), settings.size(settings.candidates() - 1)));
+        if (!over) {
+            return;
+        }
+        baselineMean = climb.startRate();
+        int best = climb.best();
+        long bestBytes = climb.bestIsStart() ? settings.defaultBytes() : settings.size(best);
+        // The best size's batch counts towards its careful measurement.
+        SizeMeasurement seed = new SizeMeasurement(bestBytes, settings);
+        seed.add(climb.bestRate());
+        climb = null;
+        search(best, seed);
+    }
+
+    /**
+     * Starts the careful search at candidate {@code at}, with {@code first} the measurement so far
+     * of the size there (taken while the load got going, so measured again before it loses);
+     * none when that size is not the candidate's.
+     */
+    private void search(int at, SizeMeasurement first) {
+        state = State.SEARCHING;
+        searches++;
+        low = 0;
+        high = settings.candidates() - 1;
+        measured.clear();
+        startingMeasurement = null;
+        if (settings.size(at) == first.bytes) {
+            measured.put(at, first);
+            startingMeasurement = first;
+        }
+        pivot = Math.min(at, settings.candidates() - 2);
+        direction = 0;
         next();
     }
 
@@ -157,8 +211,8 @@ public final class BatchSizeTuner {
     private void next() {
         while (low < high) {
             int mid = pairStart();
-            Measurement here = measured.get(mid);
-            Measurement above = measured.get(mid + 1);
+            SizeMeasurement here = measured.get(mid);
+            SizeMeasurement above = measured.get(mid + 1);
             if (here == null || !here.done()) {
                 measure(mid);
                 return;
@@ -174,13 +228,13 @@ public final class BatchSizeTuner {
             if (way == MEASURING) {
                 return;
             }
-            Measurement loser = way > 0 ? here : above;
+            SizeMeasurement loser = way > 0 ? here : above;
             if (loser == startingMeasurement) {
                 // The starting size was measured first, as the load or stream got going (caches,
                 // compilation, connections): before it loses to a size measured later, it is
                 // measured again, now.
                 startingMeasurement = null;
-                Measurement again = new Measurement(loser.bytes);
+                SizeMeasurement again = new SizeMeasurement(loser.bytes, settings);
                 measured.put(way > 0 ? mid : mid + 1, again);
                 current = again;
                 return;
@@ -192,7 +246,7 @@ public final class BatchSizeTuner {
             }
             steer(way);
         }
-        Measurement last = measured.get(low);
+        SizeMeasurement last = measured.get(low);
         if (last == null || !last.done()) {
             measure(low);
             return;
@@ -206,8 +260,7 @@ public final class BatchSizeTuner {
             tunedMean = baselineMean;
         }
         state = State.TUNED;
-        recent.clear();
-        inUseMedian = 0;
+        drops.reset();
         path.add(new Step(State.TUNED, chosenBytes, tunedMean, 0, settings.size(low), settings.size(high)));
     }
 
@@ -216,9 +269,9 @@ public final class BatchSizeTuner {
      * are closer than their noise and one of them is now being measured with more batches;
      * {@link #TIE} when they still are after the most batches a size may have.
      */
-    private int compare(Measurement first, Measurement second) {
-        if (!first.clearlyDifferent(second)) {
-            Measurement fewer = first.samples.size() <= second.samples.size() ? first : second;
+    private int compare(SizeMeasurement first, SizeMeasurement second) {
+        if (!first.clearlyDifferent(second, SizeMeasurement.pooledRelativeVariance(measured.values()))) {
+            SizeMeasurement fewer = first.samples.size() <= second.samples.size() ? first : second;
             if (fewer.samples.size() + settings.minSamples() > settings.maxSamples()) {
                 return TIE;
             }
@@ -247,7 +300,7 @@ public final class BatchSizeTuner {
             return byMeans;
         }
         for (int candidate : new int[] {below, beyond}) {
-            Measurement m = measured.get(candidate);
+            SizeMeasurement m = measured.get(candidate);
             if (m == startingMeasurement) {
                 // Measured as the load got going: too slow to judge by; measured again first.
                 startingMeasurement = null;
@@ -294,37 +347,19 @@ public final class BatchSizeTuner {
     }
 
     private void measure(int candidate) {
-        current = measured.computeIfAbsent(candidate, i -> new Measurement(settings.size(i)));
+        current = measured.computeIfAbsent(candidate, i -> new SizeMeasurement(settings.size(i), settings));
     }
 
     private void watch(double bytesPerSecond) {
-        recent.addLast(bytesPerSecond);
-        if (recent.size() > settings.dropWindow()) {
-            recent.removeFirst();
-        }
-        if (recent.size() < settings.dropWindow()) {
-            return;
-        }
-        double median = median(recent);
-        if (inUseMedian == 0) {
-            inUseMedian = median;
-            recent.clear();
-            return;
-        }
-        if (median < (1 - settings.dropFraction()) * inUseMedian) {
+        OptionalDouble fell = drops.fellTo(bytesPerSecond);
+        if (fell.isPresent()) {
             // The link changed: what was best may not be now. Measure the size in use again as the one to beat, then search.
-            path.add(new Step(State.TUNED, chosenBytes, median, recent.size(), settings.size(low), settings.size(high)));
+            path.add(new Step(State.TUNED, chosenBytes, fell.getAsDouble(), settings.dropWindow(), settings.size(low), settings.size(high)));
+            searchFrom = path.size();
             state = State.BASELINE;
             baselineBytes = chosenBytes;
-            current = new Measurement(chosenBytes);
-            recent.clear();
+            current = new SizeMeasurement(chosenBytes, settings);
         }
-    }
-
-    private static double median(ArrayDeque<Double> values) {
-        double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int middle = sorted.length / 2;
-        return sorted.length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
     }
 
     private void stop(State why) {
@@ -347,86 +382,19 @@ public final class BatchSizeTuner {
         return searches;
     }
 
+    /**
+     * The size with the highest throughput measured so far in this search (a climb's single
+     * batch or a careful mean); empty before any. For a load that ends before the search does:
+     * where the next run's careful search starts.
+     */
+    public Optional<Step> bestSoFar() {
+        return path.subList(searchFrom, path.size()).stream()
+                .filter(s -> s.samples() > 0 && (s.state() == State.CLIMBING || s.state() == State.BASELINE || s.state() == State.SEARCHING))
+                .max(Comparator.comparingDouble(Step::meanBytesPerSecond));
+    }
+
     /** Every measurement and decision so far, in order. */
     public List<Step> path() {
         return List.copyOf(path);
-    }
-
-    /** Variance relative to the mean, pooled over the sizes measured in this search. */
-    private double pooledRelativeVariance() {
-        double sum = 0;
-        int freedom = 0;
-        for (Measurement m : measured.values()) {
-            int n = m.samples.size();
-            double mean = m.mean();
-            if (n > 1 && mean > 0) {
-                sum += m.variance() / (mean * mean) * (n - 1);
-                freedom += n - 1;
-            }
-        }
-        return freedom == 0 ? 0 : sum / freedom;
-    }
-
-    /** The batches of one size and the throughput each had. */
-    private final class Measurement {
-        final long bytes;
-        final List<Double> samples = new ArrayList<>();
-        /** Batches it needs before it counts; raised when a comparison needs more. */
-        int wanted = settings.minSamples();
-        /** Whether three batches in a row have agreed at some point. */
-        boolean settled;
-
-        Measurement(long bytes) {
-            this.bytes = bytes;
-        }
-
-        /** Enough batches, ending steady; or, once it has settled, as many as a size may have. */
-        boolean done() {
-            return samples.size() >= wanted && (stable() || settled && samples.size() >= settings.maxSamples());
-        }
-
-        void extend() {
-            wanted = samples.size() + settings.minSamples();
-        }
-
-        /**
-         * Whether the two means differ by more than twice the standard error of their difference,
-         * with the link's noise pooled over every size measured in this search: noise belongs to
-         * the link more than to a size, and three batches alone estimate it badly (three that
-         * happen to agree would make a chance difference look real).
-         */
-        boolean clearlyDifferent(Measurement other) {
-            double noise = pooledRelativeVariance();
-            double error = Math.sqrt(noise * (mean() * mean() / samples.size() + other.mean() * other.mean() / other.samples.size()));
-            return Math.abs(mean() - other.mean()) > 2 * error;
-        }
-
-        double variance() {
-            double mean = mean();
-            return samples.stream().mapToDouble(x -> (x - mean) * (x - mean)).sum() / Math.max(1, samples.size() - 1);
-        }
-
-        void add(double bytesPerSecond) {
-            samples.add(bytesPerSecond);
-            settled |= stable();
-        }
-
-        double mean() {
-            return samples.stream().mapToDouble(Double::doubleValue).average().orElse(0);
-        }
-
-        /** Enough batches, and the last three agree. */
-        boolean stable() {
-            int n = samples.size();
-            if (n < settings.minSamples()) {
-                return false;
-            }
-            double mean = (samples.get(n - 1) + samples.get(n - 2) + samples.get(n - 3)) / 3;
-            double variance = 0;
-            for (int i = n - 3; i < n; i++) {
-                variance += (samples.get(i) - mean) * (samples.get(i) - mean);
-            }
-            return Math.sqrt(variance / 3) / mean <= settings.maxCov();
-        }
     }
 }

@@ -44,9 +44,11 @@ public final class BatchTuningConfig {
     public static ConfigDef define(ConfigDef def, String group, String defaultKey) {
         return def
                 .define(ENABLED, Type.BOOLEAN, true, Importance.MEDIUM,
-                        "Tune the batch size while loading: starting from " + defaultKey + ", measure the throughput (bytes/s "
+                        "Tune the batch size while loading: starting from " + defaultKey + " (brought within " + MIN_BYTES + " .. "
+                                + MAX_BYTES + "), measure the throughput (bytes/s "
                                 + "over all connections) at sizes between " + MIN_BYTES + " and " + MAX_BYTES + " and keep the "
-                                + "fastest, by a binary search on a log scale. Off: every batch is " + defaultKey + ".",
+                                + "fastest: fourfold steps of one batch each while they gain clearly, then a binary search on a log scale around "
+                                + "the best of them. Off: every batch is " + defaultKey + ".",
                         group, 1, Width.SHORT, "Tune batch size")
                 .define(MIN_BYTES, Type.LONG, 1L << 20, Range.atLeast(1L << 16), Importance.LOW,
                         "The smallest batch size the tuner tries.", group, 2, Width.SHORT, "Smallest tuned batch")
@@ -77,8 +79,11 @@ public final class BatchTuningConfig {
         }
         long min = config.getLong(MIN_BYTES);
         long max = config.getLong(MAX_BYTES);
-        return Optional.of(new TunerSettings(min, max, defaultBytes, candidates(min, max), config.getInt(MIN_SAMPLES),
-                config.getDouble(MAX_COV), config.getInt(MAX_SAMPLES), config.getDouble(DROP_FRACTION), config.getInt(DROP_WINDOW)));
+        // A start outside the range would be measured first at a size the tuner may never choose
+        // (128 MB of a 1..32 MB range spent a 250 MB table's first half on one COPY stream).
+        return Optional.of(new TunerSettings(min, max, Math.max(min, Math.min(max, defaultBytes)), candidates(min, max),
+                config.getInt(MIN_SAMPLES), config.getDouble(MAX_COV), config.getInt(MAX_SAMPLES), config.getDouble(DROP_FRACTION),
+                config.getInt(DROP_WINDOW)));
     }
 
     static int candidates(long min, long max) {

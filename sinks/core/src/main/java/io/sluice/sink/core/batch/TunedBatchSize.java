@@ -50,6 +50,10 @@ public final class TunedBatchSize {
     /** Whether the next full batch is the first at a new size; its time overlapped batches of the size before, so it is not counted. */
     private boolean warmingUp = true;
     private int logged;
+    /** Whether {@link #keepBestSoFar} kept a size. */
+    private boolean keptBestSoFar;
+    /** Whether a size tuned to was kept. */
+    private boolean keptTuned;
     private double lastBytesPerSecond;
 
     /**
@@ -85,7 +89,8 @@ public final class TunedBatchSize {
                 LOG.info("Batch size tuning ({}): starting at {}, where the last run's tuning ended", what,
                         ByteCounts.format(settings.defaultBytes()));
             }
-            tuner = new BatchSizeTuner(settings);
+            // A remembered size is near the best already: measured carefully, without the coarse climb's far steps.
+            tuner = new BatchSizeTuner(settings, last.isEmpty());
             lastSize = tuner.batchBytes();
         }
         return tuner;
@@ -123,6 +128,8 @@ public final class TunedBatchSize {
             return; // filled towards a size the tuner has moved on from
         }
         if (closing == Closing.FULL && warmingUp) {
+            // Left out in the climb too: counting it made the climb's steps cheaper, but through a
+            // 200 ms link from 1 MB the load ran 5% slower (bench/results/batch-tuning-20261128-111245).
             warmingUp = false;
             return;
         }
@@ -156,6 +163,7 @@ public final class TunedBatchSize {
             LOG.info("Batch size tuning ({}): {}", what, describe(step));
             if (step.state() == BatchSizeTuner.State.TUNED && step.samples() == 0 && kind != null) {
                 remembered.write(kind, step.bytes(), step.meanBytesPerSecond());
+                keptTuned = true;
             }
         }
     }
@@ -166,6 +174,7 @@ public final class TunedBatchSize {
         String rate = ByteCounts.format((long) step.meanBytesPerSecond()) + "/s";
         String measured = size + " at " + rate + " over " + step.samples() + " batches";
         return switch (step.state()) {
+            case CLIMBING -> "climbing: " + size + " at " + rate + " over 1 batch";
             case BASELINE -> "starting size " + measured;
             case SEARCHING -> measured + "; searching " + ByteCounts.format(step.lowBytes()) + " .. " + ByteCounts.format(step.highBytes());
             case TUNED -> step.samples() == 0 ? "tuned to " + size + " (" + rate + ")"
@@ -190,6 +199,28 @@ public final class TunedBatchSize {
         return settings == null ? List.of() : tuner().path();
     }
 
+    /**
+     * The load ends (a snapshot's last rows are in) while the search still runs: keeps the best
+     * size measured so far, so the next run starts there instead of climbing again. A 250 MB
+     * table through a long link ends before a careful search does. Does nothing once tuned (that
+     * size is kept already), when tuning gave up, or without tuning.
+     */
+    public synchronized void keepBestSoFar() {
+        if (settings == null || tuner == null || kind == null || keptBestSoFar || keptTuned) {
+            return; // after a size tuned to (and kept), a search begun on a drop is no better guess for the next run
+        }
+        BatchSizeTuner.State state = tuner.state();
+        if (state == BatchSizeTuner.State.TUNED || state == BatchSizeTuner.State.UNSTABLE || state == BatchSizeTuner.State.SOURCE_BOUND) {
+            return;
+        }
+        tuner.bestSoFar().ifPresent(best -> {
+            keptBestSoFar = true;
+            LOG.info("Batch size tuning ({}): the load ended before the search; keeping {}, the best measured ({}/s), for the next run",
+                    what, ByteCounts.format(best.bytes()), ByteCounts.format((long) best.meanBytesPerSecond()));
+            remembered.write(kind, best.bytes(), best.meanBytesPerSecond());
+        });
+    }
+
     /** A short status for a progress display: "batch 16.0 MB (searching), 38.2 MB/s". */
     public synchronized String status() {
         return String.format(Locale.ROOT, "%s batch %s (%s), %s/s", what, ByteCounts.format(bytes()), state().toLowerCase(Locale.ROOT).replace('_', ' '),
@@ -206,7 +237,7 @@ public final class TunedBatchSize {
         add(metrics, "batch-size-bytes", "Size batches are filled to now (" + what + ")", tags, (Gauge<Long>) (c, now) -> bytes());
         add(metrics, "batch-throughput-bytes-per-second", "Throughput of the last batch (" + what + ")", tags,
                 (Gauge<Double>) (c, now) -> lastBytesPerSecond());
-        add(metrics, "batch-tuning-state", "BASELINE, SEARCHING, TUNED, UNSTABLE, SOURCE_BOUND or FIXED (" + what + ")", tags,
+        add(metrics, "batch-tuning-state", "CLIMBING, BASELINE, SEARCHING, TUNED, UNSTABLE, SOURCE_BOUND or FIXED (" + what + ")", tags,
                 (Gauge<String>) (c, now) -> state());
         add(metrics, "batch-tuning-searches", "Searches started: the first, and one after each lasting drop (" + what + ")", tags,
                 (Gauge<Integer>) (c, now) -> searches());

@@ -42,6 +42,20 @@ public record TunerSettings(long minBytes, long maxBytes, long defaultBytes, int
                 dropFraction, dropWindow);
     }
 
+    /**
+     * These settings with no size above {@code bytes} (nor below the smallest): fewer candidates
+     * at the same spacing, and the start brought within the range.
+     */
+    public TunerSettings cappedAt(long bytes) {
+        long max = Math.max(minBytes, Math.min(maxBytes, bytes));
+        if (max == maxBytes) {
+            return this;
+        }
+        int fewer = maxBytes == minBytes ? candidates
+                : Math.max(2, (int) Math.round((candidates - 1) * Math.log((double) max / minBytes) / Math.log((double) maxBytes / minBytes)) + 1);
+        return new TunerSettings(minBytes, max, Math.min(defaultBytes, max), fewer, minSamples, maxCov, maxSamples, dropFraction, dropWindow);
+    }
+
     /** The size of candidate {@code i} of {@link #candidates}, from min (0) to max (candidates - 1). */
     long size(int i) {
         if (i == candidates - 1) {

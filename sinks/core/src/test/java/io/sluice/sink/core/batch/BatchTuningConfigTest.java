@@ -27,6 +27,12 @@ class BatchTuningConfigTest {
     }
 
     @Test
+    void aStartOutsideTheRangeStartsAtItsEdge() {
+        assertThat(BatchTuningConfig.settings(new AbstractConfig(DEF, Map.of()), 128L << 20).orElseThrow().defaultBytes()).isEqualTo(32L << 20);
+        assertThat(BatchTuningConfig.settings(new AbstractConfig(DEF, Map.of()), 1024).orElseThrow().defaultBytes()).isEqualTo(1L << 20);
+    }
+
+    @Test
     void contradictingKeysAreReportedTogether() {
         Map<String, String> props = Map.of(BatchTuningConfig.MIN_BYTES, "8388608", BatchTuningConfig.MAX_BYTES, "1048576",
                 BatchTuningConfig.MIN_SAMPLES, "9", BatchTuningConfig.MAX_SAMPLES, "4", BatchTuningConfig.MAX_COV, "2");

@@ -71,6 +71,47 @@ class TunedBatchSizeTest {
     }
 
     @Test
+    void aLoadThatEndsBeforeItsSearchKeepsTheBestSizeMeasuredAndTheNextRunStartsThereWithoutClimbing() {
+        Kept kept = new Kept();
+        TunedBatchSize first = new TunedBatchSize("test", Optional.of(SETTINGS.startingAt(MIB)), MIB, kept, "snapshot-copy");
+        // A short load: the climb from 1 MB and a few batches of the careful search, then the rows end.
+        for (int i = 0; i < 10; i++) {
+            long bytes = first.bytes();
+            first.record(bytes, bytes, nanos(bytes), Closing.FULL);
+        }
+        assertThat(first.state()).isNotEqualTo("TUNED");
+        assertThat(kept.sizes).isEmpty();
+        first.keepBestSoFar();
+        long best = first.path().stream().filter(s -> s.samples() > 0).max(java.util.Comparator.comparingDouble(BatchSizeTuner.Step::meanBytesPerSecond))
+                .orElseThrow().bytes();
+        assertThat(best).as("on this link larger is better: the largest reached").isGreaterThanOrEqualTo(16 * MIB);
+        assertThat(kept.sizes).containsEntry("snapshot-copy", best);
+
+        TunedBatchSize second = new TunedBatchSize("test", Optional.of(SETTINGS.startingAt(MIB)), MIB, kept, "snapshot-copy");
+        assertThat(second.bytes()).isEqualTo(best);
+        assertThat(second.state()).as("measured carefully, no climb").isEqualTo("BASELINE");
+        tune(second);
+        kept.sizes.clear();
+        second.keepBestSoFar();
+        assertThat(kept.sizes).as("a tuned size was kept when it was found; nothing more").isEmpty();
+        // The link slows down for good: a new search starts, and the load ends during it.
+        for (int i = 0; i < SETTINGS.dropWindow(); i++) {
+            long bytes = second.bytes();
+            second.record(bytes, bytes, nanos(bytes), Closing.FULL); // the size in use, as tuned
+        }
+        for (int i = 0; i < 5 * SETTINGS.dropWindow() && !second.state().equals("BASELINE"); i++) {
+            long bytes = second.bytes();
+            second.record(bytes, bytes, 3 * nanos(bytes), Closing.FULL);
+        }
+        assertThat(second.state()).isEqualTo("BASELINE");
+        second.keepBestSoFar();
+        assertThat(kept.sizes).as("a search begun on a drop after tuning keeps nothing").isEmpty();
+        TunedBatchSize fixed = new TunedBatchSize("test", Optional.empty(), MIB, kept, "snapshot-copy");
+        fixed.keepBestSoFar();
+        assertThat(kept.sizes).isEmpty();
+    }
+
+    @Test
     void aRememberedSizeOutsideTheRangeStartsAtItsEdgeAndFixedSizesReadNothing() {
         Kept kept = new Kept();
         kept.sizes.put("stream-apply", 1L << 40);
@@ -96,18 +137,19 @@ class TunedBatchSizeTest {
         TunedBatchSize size = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB);
         long first = size.bytes();
         size.record(first, first, 1, Closing.FULL); // warm-up: absurdly fast, ignored
-        for (int i = 0; i < 3; i++) {
-            size.record(first, first, nanos(first), Closing.FULL);
-        }
+        size.record(first, first, nanos(first), Closing.FULL);
         assertThat(size.path()).hasSize(1);
+        assertThat(size.path().get(0).state()).isEqualTo(BatchSizeTuner.State.CLIMBING);
         assertThat(size.path().get(0).meanBytesPerSecond()).isCloseTo(first * 1e9 / nanos(first), org.assertj.core.data.Percentage.withPercentage(0.1));
         long next = size.bytes();
         assertThat(next).isNotEqualTo(first);
         size.record(first, first, 1, Closing.FULL); // filled to the old size: ignored
         size.record(next, next, 1, Closing.FULL); // warm-up at the new size: ignored
-        size.record(next, next, nanos(next), Closing.FULL);
         assertThat(size.path()).hasSize(1);
-        assertThat(size.state()).isEqualTo("SEARCHING");
+        size.record(next, next, nanos(next), Closing.FULL);
+        assertThat(size.path()).hasSize(2);
+        assertThat(size.path().get(1).bytes()).isEqualTo(next);
+        assertThat(size.path().get(1).meanBytesPerSecond()).isCloseTo(next * 1e9 / nanos(next), org.assertj.core.data.Percentage.withPercentage(0.1));
     }
 
     @Test
@@ -135,7 +177,7 @@ class TunedBatchSizeTest {
         }
         assertThat(size.state()).isEqualTo("SOURCE_BOUND");
         size.record(16 * MIB, 16 * MIB, nanos(16 * MIB), Closing.FULL);
-        assertThat(size.state()).isEqualTo("BASELINE");
+        assertThat(size.state()).isEqualTo("CLIMBING");
     }
 
     @Test
@@ -150,7 +192,7 @@ class TunedBatchSizeTest {
             ObjectName name = names.iterator().next();
             assertThat(server.getAttribute(name, "batch-size-bytes")).isEqualTo(16 * MIB);
             assertThat(server.getAttribute(name, "batch-throughput-bytes-per-second")).isEqualTo(8.0 * MIB);
-            assertThat(server.getAttribute(name, "batch-tuning-state")).isEqualTo("BASELINE");
+            assertThat(server.getAttribute(name, "batch-tuning-state")).isEqualTo("CLIMBING");
             assertThat(server.getAttribute(name, "batch-tuning-searches")).isEqualTo(0);
         }
     }

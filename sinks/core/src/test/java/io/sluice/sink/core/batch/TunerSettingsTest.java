@@ -24,6 +24,18 @@ class TunerSettingsTest {
     }
 
     @Test
+    void aCapKeepsTheSpacingDropsTheLargerSizesAndBringsTheStartWithin() {
+        TunerSettings settings = new TunerSettings(MIB, 256 * MIB, 80 * MIB, 33, 3, 0.1, 12, 0.2, 5);
+        TunerSettings capped = settings.cappedAt(16 * MIB);
+        assertThat(capped.maxBytes()).isEqualTo(16 * MIB);
+        assertThat(capped.candidates()).isEqualTo(17); // four a doubling, as before
+        assertThat(capped.size(8)).isEqualTo(settings.size(8));
+        assertThat(capped.defaultBytes()).isEqualTo(16 * MIB);
+        assertThat(settings.cappedAt(512 * MIB)).isSameAs(settings);
+        assertThat(settings.cappedAt(1024).maxBytes()).as("never below the smallest size").isEqualTo(MIB);
+    }
+
+    @Test
     void settingsOutOfRangeAreRefusedWithWhatIsAllowed() {
         assertThatThrownBy(() -> new TunerSettings(10 * MIB, MIB, MIB, 33, 3, 0.1, 12, 0.2, 5))
                 .hasMessageContaining("range").hasMessageContaining("0 < min <= max");

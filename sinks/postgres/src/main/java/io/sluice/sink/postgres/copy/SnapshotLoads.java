@@ -309,6 +309,7 @@ public final class SnapshotLoads implements AutoCloseable {
     public void finish() throws InterruptedException {
         sendAndAwait();
         ledger.releaseAll();
+        copyBatches.keepBestSoFar();
     }
 
     /**
