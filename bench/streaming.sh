@@ -67,6 +67,8 @@ warmup_rows="${WARMUP_ROWS:-100000}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
 . "$root/scripts/lib/throwaway-postgres.sh"
+# shellcheck source=lib/kafka.sh
+. "$here/lib/kafka.sh"
 tp_init bench-stream
 chmod 777 "$tp_work"
 source_port="$(tp_free_port 55420)"
@@ -94,14 +96,7 @@ trap cleanup EXIT
 
 echo "Building sluice and fetching Kafka, Connect and Debezium from Maven Central..."
 (cd "$root" && ./mvnw -q -B -ntp -DskipTests -pl runtime,connect-plugin -am package)
-libs="$tp_work/libs"
-for part in kafka connector-postgres connector-jdbc; do
-  (cd "$root" && ./mvnw -q -B -ntp -f "bench/debezium/$part.xml" dependency:copy-dependencies -DoutputDirectory="$libs/$part")
-done
-mkdir -p "$tp_work/plugins"
-ln -s "$libs/connector-postgres" "$tp_work/plugins/debezium-postgres"
-ln -s "$libs/connector-jdbc" "$tp_work/plugins/debezium-jdbc"
-unzip -q "$root"/connect-plugin/target/sluice-kafka-connect-sluice-*.zip -d "$tp_work/plugins"
+kafka_fetch "$root"
 
 echo "Loading the source (pgbench scale $scale, a ${update_rows}-row table, a probe table)..."
 "${psql[@]}" "postgres://sluice@127.0.0.1:$source_port/postgres" -c "CREATE DATABASE bench"
@@ -134,59 +129,9 @@ for db in "${embedded[@]/%/_copy}" connect_copy dbz_copy own_copy; do
     -c "ALTER TABLE probe ADD COLUMN arrived timestamptz DEFAULT clock_timestamp()" -c "VACUUM ANALYZE"
 done
 
-# Kafka: one KRaft node (broker and controller).
-kafka_port="$(tp_free_port 59092)"
-controller_port="$(tp_free_port $(( kafka_port + 1 )))"
-connect_port="$(tp_free_port 58083)"
-java_kafka=(java -Xms1g -Xmx1g -Dlog4j2.configurationFile="$tp_work/log4j2.properties" -cp "$libs/kafka/*")
-cat >"$tp_work/log4j2.properties" <<EOF
-rootLogger.level = WARN
-rootLogger.appenderRef.file.ref = file
-appender.file.type = File
-appender.file.name = file
-appender.file.fileName = \${sys:log.file:-$tp_work/kafka-misc.log}
-appender.file.layout.type = PatternLayout
-appender.file.layout.pattern = %d %p %c - %m%n
-EOF
-cat >"$tp_work/server.properties" <<EOF
-process.roles=broker,controller
-node.id=1
-controller.quorum.bootstrap.servers=127.0.0.1:$controller_port
-listeners=PLAINTEXT://127.0.0.1:$kafka_port,CONTROLLER://127.0.0.1:$controller_port
-advertised.listeners=PLAINTEXT://127.0.0.1:$kafka_port
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-inter.broker.listener.name=PLAINTEXT
-log.dirs=$tp_work/kafka-data
-num.partitions=$dbz_partitions
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
-group.initial.rebalance.delay.ms=0
-EOF
-cluster="$("${java_kafka[@]}" kafka.tools.StorageTool random-uuid)"
-"${java_kafka[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$tp_work/server.properties" --standalone >/dev/null
-"${java_kafka[@]}" -Dlog.file="$tp_work/kafka.log" kafka.Kafka "$tp_work/server.properties" >"$tp_work/kafka.out" 2>&1 &
-pids+=($!)
-cat >"$tp_work/worker.properties" <<EOF
-bootstrap.servers=127.0.0.1:$kafka_port
-key.converter=org.apache.kafka.connect.json.JsonConverter
-value.converter=org.apache.kafka.connect.json.JsonConverter
-key.converter.schemas.enable=true
-value.converter.schemas.enable=true
-offset.storage.file.filename=$tp_work/connect.offsets
-plugin.path=$tp_work/plugins
-listeners=http://127.0.0.1:$connect_port
-connector.client.config.override.policy=All
-EOF
-"${java_kafka[@]}" -Dlog.file="$tp_work/connect.log" org.apache.kafka.connect.cli.ConnectStandalone "$tp_work/worker.properties" \
-  >"$tp_work/connect.out" 2>&1 &
-pids+=($!)
-rest="http://127.0.0.1:$connect_port"
-for _ in $(seq 1 120); do curl -sf "$rest/connector-plugins" >/dev/null 2>&1 && break; sleep 1; done
-for plugin in JdbcSinkConnector io.sluice.sink.postgres.PostgresSinkConnector; do
-  curl -sf "$rest/connector-plugins" | grep -q "$plugin" || { echo "Connect did not start with $plugin; see $tp_work/connect.log" >&2; exit 1; }
-done
+# Kafka: one KRaft node (broker and controller), and a standalone worker.
+kafka_start "$dbz_partitions"
+connect_start standalone
 
 # Tuned as the Debezium docs suggest for throughput: big batches and queues, short poll waits,
 # the sink's reduction buffer (one write per key per batch), batches as big as a poll, and
@@ -195,9 +140,6 @@ done
 # subscribe before the source writes, so the broker creates the topics) and the sink as many
 # tasks (DBZ_TASKS), so that all of them work on one table's changes; records are keyed by
 # primary key, so each key keeps its order.
-connector() {
-  curl -sf -X PUT -H 'Content-Type: application/json' "$rest/connectors/$1/config" -d "$2" >/dev/null
-}
 connector dbz-source "{
   \"connector.class\": \"io.debezium.connector.postgresql.PostgresConnector\", \"tasks.max\": \"1\",
   \"database.hostname\": \"127.0.0.1\", \"database.port\": \"$source_port\", \"database.user\": \"sluice\",
@@ -230,7 +172,8 @@ connector sluicec-source "{ $sluice_converters
   \"database.password\": \"\", \"database.dbname\": \"bench\", \"database.sslmode\": \"disable\", \"topic.prefix\": \"sluicec\",
   \"table.include.list\": \"$tables\", \"snapshot.mode\": \"never\",
   \"topic.creation.default.replication.factor\": \"1\", \"topic.creation.default.partitions\": \"$dbz_partitions\",
-  \"barriers.topic.partitions\": \"$dbz_partitions\"
+  \"barriers.topic.partitions\": \"$dbz_partitions\",
+  \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\"
 }"
 connector sluicec-sink "{ $sluice_converters
   \"connector.class\": \"io.sluice.sink.postgres.PostgresSinkConnector\", \"tasks.max\": \"$dbz_partitions\",

@@ -22,6 +22,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.connect.runtime.SinkConnectorConfig;
@@ -216,6 +217,9 @@ class ComposeFilesTest {
         }
         if (key.startsWith("consumer.override.")) {
             return ConsumerConfig.configNames().contains(key.substring("consumer.override.".length()));
+        }
+        if (key.startsWith("producer.override.")) {
+            return ProducerConfig.configNames().contains(key.substring("producer.override.".length()));
         }
         if (key.startsWith("topic.creation.default.")) {
             String rest = key.substring("topic.creation.default.".length());
