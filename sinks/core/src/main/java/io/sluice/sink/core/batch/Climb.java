@@ -32,7 +32,6 @@ final class Climb {
     private double startRate;
     private int direction;
     private boolean turned;
-    private int batches;
 
     Climb(TunerSettings settings) {
         this.settings = settings;
@@ -52,7 +51,6 @@ final class Climb {
      * @return whether the climb is over
      */
     boolean record(double bytesPerSecond) {
-        batches++;
         if (at < 0) {
             startRate = bytesPerSecond;
             bestRate = bytesPerSecond;
@@ -127,10 +125,5 @@ final class Climb {
     /** The starting size's one batch, in bytes per second: the throughput to beat. */
     double startRate() {
         return startRate;
-    }
-
-    /** Batches measured. */
-    int batches() {
-        return batches;
     }
 }

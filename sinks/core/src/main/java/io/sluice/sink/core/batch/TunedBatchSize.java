@@ -50,10 +50,8 @@ public final class TunedBatchSize {
     /** Whether the next full batch is the first at a new size; its time overlapped batches of the size before, so it is not counted. */
     private boolean warmingUp = true;
     private int logged;
-    /** Whether {@link #keepBestSoFar} kept a size. */
-    private boolean keptBestSoFar;
-    /** Whether a size tuned to was kept. */
-    private boolean keptTuned;
+    /** Whether this run kept a size: one tuned to, or the best so far when the load ended. */
+    private boolean kept;
     private double lastBytesPerSecond;
 
     /**
@@ -163,7 +161,7 @@ public final class TunedBatchSize {
             LOG.info("Batch size tuning ({}): {}", what, describe(step));
             if (step.state() == BatchSizeTuner.State.TUNED && step.samples() == 0 && kind != null) {
                 remembered.write(kind, step.bytes(), step.meanBytesPerSecond());
-                keptTuned = true;
+                kept = true;
             }
         }
     }
@@ -206,15 +204,15 @@ public final class TunedBatchSize {
      * size is kept already), when tuning gave up, or without tuning.
      */
     public synchronized void keepBestSoFar() {
-        if (settings == null || tuner == null || kind == null || keptBestSoFar || keptTuned) {
+        if (settings == null || tuner == null || kind == null || kept) {
             return; // after a size tuned to (and kept), a search begun on a drop is no better guess for the next run
         }
         BatchSizeTuner.State state = tuner.state();
-        if (state == BatchSizeTuner.State.TUNED || state == BatchSizeTuner.State.UNSTABLE || state == BatchSizeTuner.State.SOURCE_BOUND) {
+        if (state == BatchSizeTuner.State.UNSTABLE || state == BatchSizeTuner.State.SOURCE_BOUND) {
             return;
         }
         tuner.bestSoFar().ifPresent(best -> {
-            keptBestSoFar = true;
+            kept = true;
             LOG.info("Batch size tuning ({}): the load ended before the search; keeping {}, the best measured ({}/s), for the next run",
                     what, ByteCounts.format(best.bytes()), ByteCounts.format((long) best.meanBytesPerSecond()));
             remembered.write(kind, best.bytes(), best.meanBytesPerSecond());
