@@ -53,9 +53,27 @@ final class BinaryOut {
         writeFixed32((int) value);
     }
 
+    /**
+     * UTF-8 with its byte length first. Most strings in change events are ASCII (names, codes, the
+     * source block), whose UTF-8 is one byte a char: those are written straight into the buffer,
+     * without the array getBytes would make for each; at the first other char, the string is
+     * written again the general way.
+     */
     void writeString(String s) {
-        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-        writeBytes(utf8);
+        int n = s.length();
+        int start = size;
+        writeVarLong(n);
+        ensure(n);
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80) {
+                size = start;
+                writeBytes(s.getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            buf[size + i] = (byte) c;
+        }
+        size += n;
     }
 
     void writeBytes(byte[] bytes) {

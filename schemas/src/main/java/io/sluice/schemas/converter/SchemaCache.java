@@ -1,5 +1,8 @@
 package io.sluice.schemas.converter;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -72,6 +75,8 @@ final class SchemaCache {
 
     /** A range of bytes compared by content; a probe points into the message, a stored key owns a copy. */
     private static final class Key {
+        private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
         private final byte[] buf;
         private final int from;
         private final int to;
@@ -81,11 +86,25 @@ final class SchemaCache {
             this.buf = buf;
             this.from = from;
             this.to = from + length;
-            int h = 1;
-            for (int i = from; i < to; i++) {
-                h = 31 * h + buf[i];
+            this.hash = hash(buf, from, to);
+        }
+
+        /**
+         * Eight bytes a step: every message's schema is hashed to find it (hundreds of bytes, most of
+         * a change event's message); byte by byte, that was about a tenth of a sink task's time on
+         * Connect. A key found is then confirmed with {@link Arrays#equals(byte[], int, int, byte[], int, int)},
+         * which compares many bytes at a time too.
+         */
+        static int hash(byte[] buf, int from, int to) {
+            long h = to - from;
+            int i = from;
+            for (; i + Long.BYTES <= to; i += Long.BYTES) {
+                h = h * 0x9E3779B97F4A7C15L + (long) LONGS.get(buf, i);
             }
-            this.hash = h;
+            for (; i < to; i++) {
+                h = h * 31 + buf[i];
+            }
+            return (int) (h ^ (h >>> 32));
         }
 
         Key owned() {

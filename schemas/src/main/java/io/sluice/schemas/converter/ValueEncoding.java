@@ -17,6 +17,8 @@ import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.errors.DataException;
 
+import io.sluice.schemas.envelope.StructFill;
+
 /**
  * Connect values as bytes, guided by their schema: nothing about the value's shape is written
  * that the schema already says. Optional values carry one presence byte; numbers are zigzag
@@ -136,14 +138,14 @@ final class ValueEncoding {
                 yield map;
             }
             case STRUCT -> {
-                Struct struct = new Struct(schema);
-                for (Field field : schema.fields()) {
-                    Object fieldValue = read(field.schema(), in);
-                    if (fieldValue != null) {
-                        struct.put(field, fieldValue);
-                    }
+                // Every value was read as its field's schema lays it out, so it fits: put would validate each one again
+                // (and Kafka's validation words a message for every value), much of what reading a change event cost.
+                List<Field> fields = schema.fields();
+                Object[] values = new Object[fields.size()];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = read(fields.get(i).schema(), in);
                 }
-                yield struct;
+                yield StructFill.of(schema, values);
             }
         };
     }
