@@ -16,6 +16,9 @@
 #                                           change, built there with ./mvnw package) as a fourth pipeline, `sluice run` like
 #                                           the first with a slot and target of its own: is a change a slowdown?
 #   CONNECT_APPLY_DELAY_MS=50 ...           apply.max.delay.ms of Sluice's sink on Connect (default: the connector's, 100)
+#   SLUICE_SOURCE_EXTRA='"k": "v"' ...     more keys for Sluice's source connector on Connect (SLUICE_SINK_EXTRA: its sink)
+#   TOOLS="connect connect_b" SLUICE_B_SOURCE_EXTRA='"k": "v"' ...   a second pair of Sluice's connectors on the worker,
+#                                           with keys of their own (SLUICE_B_SINK_EXTRA for the sink): settings side by side
 #   CONNECT_CONVERTER=json ...              Sluice's connectors on Connect with Kafka's JSON converter (schemas on) instead
 #                                           of Sluice's binary converter (default, as docs/connect.md sets them)
 #
@@ -46,6 +49,11 @@
 # transaction's commit timestamp on the source (track_commit_timestamp) is commit-to-visibility
 # latency, reported as p50/p99/max. The first WARMUP_SECONDS (default 10) of the workload are not
 # counted: a JVM just started (sluice's, resumed) runs its new code paths interpreted at first.
+#
+# The worker's heap is sampled every second (jstat) while a Connect pipeline drains a backlog; its
+# peaks are reported per run: used (all generations) and old generation, in MB; and the CPU time the
+# worker and the broker used meanwhile (both pipelines' connectors live in the one worker, the paused
+# one idle).
 #
 # Results: a TSV of every measurement and a markdown summary in bench/results/.
 set -euo pipefail
@@ -84,7 +92,7 @@ src="postgres://sluice@127.0.0.1:$source_port/bench"
 results="$here/results/streaming-$(date -u +%Y%m%d-%H%M%S)"
 tsv="$results.tsv"
 mkdir -p "$here/results"
-printf 'round\tscenario\ttool\tchanges\tseconds\trows_per_s\n' >"$tsv"
+printf 'round\tscenario\ttool\tchanges\tseconds\trows_per_s\tworker_heap_peaks_mb_used/old\tcpu_s_worker/broker\n' >"$tsv"
 pids=()
 cleanup() {
   local p
@@ -122,7 +130,7 @@ state="SELECT (SELECT count(*) || ':' || sum(abalance) FROM pgbench_accounts) ||
 # from the moment its slot is made. The target's probe table stamps every row it receives.
 embedded=(sluice)
 [ -n "${SLUICE_BASE:-}" ] && embedded+=(sluice_base)
-for db in "${embedded[@]/%/_copy}" connect_copy dbz_copy own_copy; do
+for db in "${embedded[@]/%/_copy}" connect_copy connect_b_copy dbz_copy own_copy; do
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "CREATE DATABASE $db"
   "$tp_bin/pg_dump" "$src" | "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" >/dev/null
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" \
@@ -139,7 +147,8 @@ connect_start standalone
 # DBZ_PARTITIONS partitions (default 4; the broker's num.partitions, as the sink's consumers
 # subscribe before the source writes, so the broker creates the topics) and the sink as many
 # tasks (DBZ_TASKS), so that all of them work on one table's changes; records are keyed by
-# primary key, so each key keeps its order.
+# primary key, so each key keeps its order. Both sources' producers linger 5 ms, batch up to 1 MB
+# and compress with lz4, as docs/connect.md sets Sluice's.
 connector dbz-source "{
   \"connector.class\": \"io.debezium.connector.postgresql.PostgresConnector\", \"tasks.max\": \"1\",
   \"database.hostname\": \"127.0.0.1\", \"database.port\": \"$source_port\", \"database.user\": \"sluice\",
@@ -147,7 +156,7 @@ connector dbz-source "{
   \"slot.name\": \"dbz\", \"publication.name\": \"dbz\", \"publication.autocreate.mode\": \"filtered\",
   \"table.include.list\": \"$tables\", \"snapshot.mode\": \"no_data\",
   \"max.batch.size\": \"10240\", \"max.queue.size\": \"81920\", \"poll.interval.ms\": \"50\",
-  \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\"
+  \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\", \"producer.override.compression.type\": \"lz4\"
 }"
 connector dbz-sink "{
   \"connector.class\": \"io.debezium.connector.jdbc.JdbcSinkConnector\", \"tasks.max\": \"$dbz_tasks\",
@@ -166,22 +175,35 @@ if [ "${CONNECT_CONVERTER:-binary}" = json ]; then
 else
   sluice_converters="\"key.converter\": \"io.sluice.schemas.converter.BinaryConverter\", \"value.converter\": \"io.sluice.schemas.converter.BinaryConverter\","
 fi
-connector sluicec-source "{ $sluice_converters
+# sluice_connect PREFIX DB SOURCE_EXTRA SINK_EXTRA: Sluice's two connectors, on topics PREFIX.*, into database DB.
+sluice_connect() {
+  connector "$1-source" "{ $sluice_converters
   \"connector.class\": \"io.sluice.connector.postgres.PostgresSourceConnector\", \"tasks.max\": \"1\",
   \"database.hostname\": \"127.0.0.1\", \"database.port\": \"$source_port\", \"database.user\": \"sluice\",
-  \"database.password\": \"\", \"database.dbname\": \"bench\", \"database.sslmode\": \"disable\", \"topic.prefix\": \"sluicec\",
+  \"database.password\": \"\", \"database.dbname\": \"bench\", \"database.sslmode\": \"disable\", \"topic.prefix\": \"$1\",
   \"table.include.list\": \"$tables\", \"snapshot.mode\": \"never\",
   \"topic.creation.default.replication.factor\": \"1\", \"topic.creation.default.partitions\": \"$dbz_partitions\",
   \"barriers.topic.partitions\": \"$dbz_partitions\",
-  \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\"
+  \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\", \"producer.override.compression.type\": \"lz4\"
+  ${3:+, $3}
 }"
-connector sluicec-sink "{ $sluice_converters
+  connector "$1-sink" "{ $sluice_converters
   \"connector.class\": \"io.sluice.sink.postgres.PostgresSinkConnector\", \"tasks.max\": \"$dbz_partitions\",
-  \"topics.regex\": \"sluicec\\\\..*\", \"consumer.override.metadata.max.age.ms\": \"1000\",
-  \"connection.url\": \"postgres://127.0.0.1:$target_port/connect_copy?sslmode=disable\", \"connection.username\": \"sluice\"
+  \"topics.regex\": \"$1\\\\..*\", \"consumer.override.metadata.max.age.ms\": \"1000\",
+  \"connection.url\": \"postgres://127.0.0.1:$target_port/$2?sslmode=disable\", \"connection.username\": \"sluice\"
   ${CONNECT_APPLY_DELAY_MS:+, \"apply.max.delay.ms\": \"$CONNECT_APPLY_DELAY_MS\"}
+  ${4:+, $4}
 }"
-for slot in dbz sluicec; do
+}
+sluice_connect sluicec connect_copy "${SLUICE_SOURCE_EXTRA:-}" "${SLUICE_SINK_EXTRA:-}"
+# connect_b: Sluice's connectors again, with their own topics, slot and target, and keys of their own: is a setting
+# better or worse, measured in one run?
+if [[ " ${tools[*]} " == *" connect_b "* ]]; then
+  sluice_connect sluiceb connect_b_copy "${SLUICE_B_SOURCE_EXTRA:-}" "${SLUICE_B_SINK_EXTRA:-}"
+fi
+connect_slots=(dbz sluicec)
+[[ " ${tools[*]} " == *" connect_b "* ]] && connect_slots+=(sluiceb)
+for slot in "${connect_slots[@]}"; do
   for _ in $(seq 1 120); do
     "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name IN ('$slot', 'sluice_$slot')" | grep -q 1 && break
     sleep 1
@@ -217,8 +239,8 @@ for tool in "${embedded[@]}"; do
   done
 done
 
-# A Connect pipeline's connectors: dbz-* for Debezium's, sluicec-* for Sluice's.
-prefix_of() { if [ "$1" = connect ]; then echo sluicec; else echo dbz; fi; }
+# A Connect pipeline's connectors: dbz-* for Debezium's, sluicec-* for Sluice's (sluiceb-* for connect_b).
+prefix_of() { case "$1" in connect) echo sluicec ;; connect_b) echo sluiceb ;; *) echo dbz ;; esac; }
 connect_pause() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/pause"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/pause"; }
 connect_resume() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/resume"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/resume"; }
 sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop "$1"; else kill -STOP "${emb_pid[$1]}"; fi; }
@@ -270,7 +292,10 @@ UPDATE big SET v = v + 1 WHERE id = 1;
 INSERT INTO probe DEFAULT VALUES;
 UPDATE public.bench_mark SET n = n + 1;
 SQL
-for tool in "${embedded[@]}" connect dbz; do pause "$tool"; done
+for tool in "${embedded[@]}" "${connect_slots[@]}"; do
+  case "$tool" in sluicec) tool=connect ;; sluiceb) tool=connect_b ;; esac
+  pause "$tool"
+done
 await_all() {
   local tool
   for tool in "${tools[@]}"; do resume "$tool"; await_caught_up "$tool" "$(now)" >/dev/null; pause "$tool"; done
@@ -283,11 +308,19 @@ throughput() {
   local round="$1" scenario="$2" changes="$3" i tool started seconds
   for (( i = 0; i < ${#tools[@]}; i++ )); do
     tool="${tools[$(( (i + round - 1) % ${#tools[@]} ))]}"
+    is_embedded "$tool" || { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid")"; }
     started="$(now)"
     resume "$tool"
     seconds="$(await_caught_up "$tool" "$started")"
     pause "$tool"
-    printf '%s\t%s\t%s\t%s\t%s\t%.0f\n' "$round" "$scenario" "$tool" "$changes" "$seconds" "$(echo "$changes / $seconds" | bc -l)" | tee -a "$tsv"
+    heap_peaks="-" cpu="-"
+    if ! is_embedded "$tool"; then
+      heap_watch_stop
+      read -r worker_before kafka_before <<<"$cpu_before"
+      cpu="$(echo "$(cpu_seconds "$connect_pid") - $worker_before" | bc)/$(echo "$(cpu_seconds "$kafka_pid") - $kafka_before" | bc)"
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\n' "$round" "$scenario" "$tool" "$changes" "$seconds" "$(echo "$changes / $seconds" | bc -l)" \
+      "$heap_peaks" "$cpu" | tee -a "$tsv"
   done
 }
 # Warm-up, not counted: each pipeline drains a small backlog of both kinds first, so neither is
@@ -378,21 +411,22 @@ done
   echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
   echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true;"
   echo "Sluice's on Connect as many (and $dbz_partitions sink tasks), $( [ "${CONNECT_CONVERTER:-binary}" = json ] && echo "Kafka's JSON converter with schemas" || echo "Sluice's binary converter");"
+  echo "both sources' producers with linger.ms=5, batch.size=1048576 and lz4$([[ " ${tools[*]} " == *" connect_b "* ]] && echo "; connect_b: Sluice's connectors again, with ${SLUICE_B_SOURCE_EXTRA:-} ${SLUICE_B_SINK_EXTRA:-}");"
   echo "one standalone worker with the default offset.flush.interval.ms; \"target\": the target server doing the same work itself"
   echo "(pgbench's transactions with 4 clients, the same UPDATE) on a copy of its own;"
   echo "caught up: the mark written after a backlog is on the target (polled every 50 ms), then every table equals the source's."
   echo
-  echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) |"
-  echo "|---|---|---|---|---|---|"
+  echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) | worker heap peaks, MB used / old generation (runs) | CPU s, worker / broker (runs) |"
+  echo "|---|---|---|---|---|---|---|---|"
   for scenario in pgbench update_1m; do
     for tool in "${tools[@]}" target; do
-      awk -F'\t' -v s="$scenario" -v t="$tool" '$2 == s && $3 == t {print $5 "\t" $6 "\t" $4}' "$tsv" | sort -n >"$tp_work/runs"
+      awk -F'\t' -v s="$scenario" -v t="$tool" '$2 == s && $3 == t {print $5 "\t" $6 "\t" $4 "\t" $7 "\t" $8}' "$tsv" | sort -n >"$tp_work/runs"
       n="$(wc -l <"$tp_work/runs")"
       [ "$n" -gt 0 ] || continue
       mid=$(( (n + 1) / 2 ))
       median_s="$(sed -n "${mid}p" "$tp_work/runs" | cut -f1)"
       median_rate="$(cut -f2 "$tp_work/runs" | sort -n | sed -n "${mid}p")"
-      echo "| $scenario | $tool | $(head -1 "$tp_work/runs" | cut -f3) | $(printf '%.1f' "$median_s") | $median_rate | $(cut -f2 "$tp_work/runs" | paste -sd, -) |"
+      echo "| $scenario | $tool | $(head -1 "$tp_work/runs" | cut -f3) | $(printf '%.1f' "$median_s") | $median_rate | $(cut -f2 "$tp_work/runs" | paste -sd, -) | $(cut -f4 "$tp_work/runs" | paste -sd, -) | $(cut -f5 "$tp_work/runs" | paste -sd, -) |"
     done
   done
   echo

@@ -4,10 +4,15 @@
 # done); processes started are added to the caller's "pids" array, for its cleanup to stop.
 #
 #   kafka_fetch ROOT                       Kafka and Debezium into $tp_work/libs, plugins into $tp_work/plugins
-#   kafka_start PARTITIONS                 the node (topics it creates get PARTITIONS); sets kafka_port
-#   connect_start standalone|distributed   a worker on the node; sets rest (its REST address), connect_port, connect_pid
+#   kafka_start PARTITIONS                 the node (topics it creates get PARTITIONS); sets kafka_port, kafka_pid
+#   connect_start standalone|distributed   a worker on the node; sets rest (its REST address), connect_port, connect_pid;
+#                                          WORKER_JAVA_OPTS adds JVM options to the worker's (a profiler, say:
+#                                          WORKER_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/w.jfr,settings=profile")
+#   heap_watch_start / heap_watch_stop     samples the worker's heap every second (jstat) between the two; the stop
+#                                          sets heap_peaks to "used/old" peaks in MB (all generations / old generation)
 #   connector NAME JSON                    creates or updates a connector
 #   connect_failed                         true when a connector or task is FAILED (and prints the status)
+#   cpu_seconds PID                        CPU time (user and system) a process has used so far, in seconds
 
 kafka_fetch() {
   local root="$1" part
@@ -57,7 +62,8 @@ EOF
   cluster="$("${java_kafka[@]}" kafka.tools.StorageTool random-uuid)"
   "${java_kafka[@]}" kafka.tools.StorageTool format -t "$cluster" -c "$tp_work/server.properties" --standalone >/dev/null
   "${java_kafka[@]}" -Dlog.file="$tp_work/kafka.log" kafka.Kafka "$tp_work/server.properties" >"$tp_work/kafka.out" 2>&1 &
-  pids+=($!)
+  kafka_pid=$!
+  pids+=("$kafka_pid")
 }
 
 connect_start() {
@@ -91,7 +97,8 @@ EOF
     echo "offset.storage.file.filename=$tp_work/connect.offsets" >>"$tp_work/worker.properties"
     main=org.apache.kafka.connect.cli.ConnectStandalone
   fi
-  "${java_kafka[@]}" -Dlog.file="$tp_work/connect.log" "$main" "$tp_work/worker.properties" >"$tp_work/connect.out" 2>&1 &
+  # shellcheck disable=SC2086 # WORKER_JAVA_OPTS is a list of options
+  "${java_kafka[0]}" ${WORKER_JAVA_OPTS:-} "${java_kafka[@]:1}" -Dlog.file="$tp_work/connect.log" "$main" "$tp_work/worker.properties" >"$tp_work/connect.out" 2>&1 &
   connect_pid=$!
   pids+=("$connect_pid")
   rest="http://127.0.0.1:$connect_port"
@@ -115,4 +122,23 @@ connect_failed() {
     return 0
   fi
   return 1
+}
+
+heap_watch_start() {
+  jstat -gc "$connect_pid" 1000 >"$tp_work/jstat-watch.txt" 2>/dev/null &
+  heap_watch_pid=$!
+}
+
+heap_watch_stop() {
+  kill "$heap_watch_pid" 2>/dev/null || true
+  wait "$heap_watch_pid" 2>/dev/null || true
+  # With -Xms1g young garbage fills the heap's used part between collections: the old generation
+  # is what the pipelines keep.
+  heap_peaks="$(awk 'NR > 1 && $1 ~ /^[0-9.]+$/ {used = $3 + $4 + $6 + $8; if (used > max) max = used; if ($8 > old) old = $8}
+    END {printf "%.0f/%.0f", max / 1024, old / 1024}' "$tp_work/jstat-watch.txt")"
+}
+
+cpu_seconds() {
+  # Fields 14 and 15 of /proc/PID/stat, counted after the command's closing parenthesis (it may hold spaces).
+  awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%.1f", ($12 + $13) / hz}' "/proc/$1/stat"
 }
