@@ -113,7 +113,7 @@ run() {
       \"key.converter\": \"io.sluice.schemas.converter.BinaryConverter\", \"value.converter\": \"io.sluice.schemas.converter.BinaryConverter\",
       \"topic.creation.default.replication.factor\": \"1\", \"topic.creation.default.partitions\": \"$partitions\",
       \"barriers.topic.partitions\": \"$partitions\", \"exactly.once.support\": \"required\",
-      \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\", \"producer.override.compression.type\": \"lz4\",
+      $tuned_producer,
       \"snapshot.raw.tuples\": \"$raw_tuples\"
       ${SLUICE_SOURCE_EXTRA:+, $SLUICE_SOURCE_EXTRA}
     }"
@@ -136,7 +136,7 @@ run() {
       \"plugin.name\": \"pgoutput\", \"slot.name\": \"$prefix\", \"publication.name\": \"$prefix\",
       \"publication.autocreate.mode\": \"filtered\", \"table.include.list\": \"public.pgbench_.*\", \"snapshot.mode\": \"initial\",
       \"snapshot.max.threads\": \"4\", \"max.batch.size\": \"10240\", \"max.queue.size\": \"81920\", \"poll.interval.ms\": \"50\",
-      \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\", \"producer.override.compression.type\": \"lz4\"
+      $tuned_producer
     }"
     connector "$prefix-sink" "{
       \"connector.class\": \"io.debezium.connector.jdbc.JdbcSinkConnector\", \"tasks.max\": \"$partitions\",

@@ -156,7 +156,7 @@ connector dbz-source "{
   \"slot.name\": \"dbz\", \"publication.name\": \"dbz\", \"publication.autocreate.mode\": \"filtered\",
   \"table.include.list\": \"$tables\", \"snapshot.mode\": \"no_data\",
   \"max.batch.size\": \"10240\", \"max.queue.size\": \"81920\", \"poll.interval.ms\": \"50\",
-  \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\", \"producer.override.compression.type\": \"lz4\"
+  $tuned_producer
 }"
 connector dbz-sink "{
   \"connector.class\": \"io.debezium.connector.jdbc.JdbcSinkConnector\", \"tasks.max\": \"$dbz_tasks\",
@@ -175,6 +175,8 @@ if [ "${CONNECT_CONVERTER:-binary}" = json ]; then
 else
   sluice_converters="\"key.converter\": \"io.sluice.schemas.converter.BinaryConverter\", \"value.converter\": \"io.sluice.schemas.converter.BinaryConverter\","
 fi
+# A Connect pipeline's connectors: dbz-* for Debezium's, sluicec-* for Sluice's (sluiceb-* for connect_b).
+prefix_of() { case "$1" in connect) echo sluicec ;; connect_b) echo sluiceb ;; *) echo dbz ;; esac; }
 # sluice_connect PREFIX DB SOURCE_EXTRA SINK_EXTRA: Sluice's two connectors, on topics PREFIX.*, into database DB.
 sluice_connect() {
   connector "$1-source" "{ $sluice_converters
@@ -184,7 +186,7 @@ sluice_connect() {
   \"table.include.list\": \"$tables\", \"snapshot.mode\": \"never\",
   \"topic.creation.default.replication.factor\": \"1\", \"topic.creation.default.partitions\": \"$dbz_partitions\",
   \"barriers.topic.partitions\": \"$dbz_partitions\",
-  \"producer.override.linger.ms\": \"5\", \"producer.override.batch.size\": \"1048576\", \"producer.override.compression.type\": \"lz4\"
+  $tuned_producer
   ${3:+, $3}
 }"
   connector "$1-sink" "{ $sluice_converters
@@ -198,12 +200,13 @@ sluice_connect() {
 sluice_connect sluicec connect_copy "${SLUICE_SOURCE_EXTRA:-}" "${SLUICE_SINK_EXTRA:-}"
 # connect_b: Sluice's connectors again, with their own topics, slot and target, and keys of their own: is a setting
 # better or worse, measured in one run?
+connect_tools=(connect dbz)
 if [[ " ${tools[*]} " == *" connect_b "* ]]; then
   sluice_connect sluiceb connect_b_copy "${SLUICE_B_SOURCE_EXTRA:-}" "${SLUICE_B_SINK_EXTRA:-}"
+  connect_tools+=(connect_b)
 fi
-connect_slots=(dbz sluicec)
-[[ " ${tools[*]} " == *" connect_b "* ]] && connect_slots+=(sluiceb)
-for slot in "${connect_slots[@]}"; do
+for tool in "${connect_tools[@]}"; do
+  slot="$(prefix_of "$tool")"
   for _ in $(seq 1 120); do
     "$tp_bin/psql" -X -At "$src" -c "SELECT count(*) FROM pg_replication_slots WHERE slot_name IN ('$slot', 'sluice_$slot')" | grep -q 1 && break
     sleep 1
@@ -239,8 +242,6 @@ for tool in "${embedded[@]}"; do
   done
 done
 
-# A Connect pipeline's connectors: dbz-* for Debezium's, sluicec-* for Sluice's (sluiceb-* for connect_b).
-prefix_of() { case "$1" in connect) echo sluicec ;; connect_b) echo sluiceb ;; *) echo dbz ;; esac; }
 connect_pause() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/pause"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/pause"; }
 connect_resume() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/resume"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/resume"; }
 sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop "$1"; else kill -STOP "${emb_pid[$1]}"; fi; }
@@ -292,10 +293,7 @@ UPDATE big SET v = v + 1 WHERE id = 1;
 INSERT INTO probe DEFAULT VALUES;
 UPDATE public.bench_mark SET n = n + 1;
 SQL
-for tool in "${embedded[@]}" "${connect_slots[@]}"; do
-  case "$tool" in sluicec) tool=connect ;; sluiceb) tool=connect_b ;; esac
-  pause "$tool"
-done
+for tool in "${embedded[@]}" "${connect_tools[@]}"; do pause "$tool"; done
 await_all() {
   local tool
   for tool in "${tools[@]}"; do resume "$tool"; await_caught_up "$tool" "$(now)" >/dev/null; pause "$tool"; done
@@ -411,7 +409,7 @@ done
   echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
   echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true;"
   echo "Sluice's on Connect as many (and $dbz_partitions sink tasks), $( [ "${CONNECT_CONVERTER:-binary}" = json ] && echo "Kafka's JSON converter with schemas" || echo "Sluice's binary converter");"
-  echo "both sources' producers with linger.ms=5, batch.size=1048576 and lz4$([[ " ${tools[*]} " == *" connect_b "* ]] && echo "; connect_b: Sluice's connectors again, with ${SLUICE_B_SOURCE_EXTRA:-} ${SLUICE_B_SINK_EXTRA:-}");"
+  echo "both sources' producers with linger.ms=5, batch.size=1048576 and lz4$([[ " ${connect_tools[*]} " == *" connect_b "* ]] && echo "; connect_b: Sluice's connectors again, with ${SLUICE_B_SOURCE_EXTRA:-} ${SLUICE_B_SINK_EXTRA:-}");"
   echo "one standalone worker with the default offset.flush.interval.ms; \"target\": the target server doing the same work itself"
   echo "(pgbench's transactions with 4 clients, the same UPDATE) on a copy of its own;"
   echo "caught up: the mark written after a backlog is on the target (polled every 50 ms), then every table equals the source's."

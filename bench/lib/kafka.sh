@@ -13,6 +13,10 @@
 #   connector NAME JSON                    creates or updates a connector
 #   connect_failed                         true when a connector or task is FAILED (and prints the status)
 #   cpu_seconds PID                        CPU time (user and system) a process has used so far, in seconds
+#   $tuned_producer                        a source connector's producer keys as docs/connect.md sets them (JSON members);
+#                                          the benchmarks give Debezium's source the same
+
+tuned_producer='"producer.override.linger.ms": "5", "producer.override.batch.size": "1048576", "producer.override.compression.type": "lz4"'
 
 kafka_fetch() {
   local root="$1" part
