@@ -14,14 +14,17 @@
 #                                      anonymized variants with another build (e.g. main before a change, built there
 #                                      with ./mvnw package), in the same rotation: is a change faster?
 #   VARIANTS="struct raw" ...          only these variants
+#   SLUICE_JAVA_OPTS="-Xmx2g -XX:+UseSerialGC" ...   the JVM's options for every variant (default: heap 2 GB and the
+#                                      parallel collector, the sluice command's; runs up to 2026-11-28 used the serial one)
 #
-# Every run: sluice snapshot --threads 2, heap 2 GB, serial GC. Results: a TSV of every run and a
+# Every run: sluice snapshot --threads 2. Results: a TSV of every run and a
 # markdown summary (medians and ratios) in bench/results/.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 rows="${ROWS:-1000000}"
 rounds="${ROUNDS:-3}"
+java_opts="${SLUICE_JAVA_OPTS:--Xmx2g -XX:+UseParallelGC}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
 . "$root/scripts/lib/throwaway-postgres.sh"
@@ -105,7 +108,7 @@ run() {
   echo "round $round: $variant..." >&2
   local start end
   start="$(date +%s.%N)"
-  (cd "$tp_work/run" && SLUICE_JAVA_OPTS="-Xmx2g -XX:+UseSerialGC" "$build/sluice" snapshot "${args[@]}" --threads 2 --fresh \
+  (cd "$tp_work/run" && SLUICE_JAVA_OPTS="$java_opts" "$build/sluice" snapshot "${args[@]}" --threads 2 --fresh \
     --offsets "$tp_work/run/sluice.offsets") >"$tp_work/run/sluice.log" 2>&1 \
     || { echo "sluice failed ($variant):" >&2; tail -20 "$tp_work/run/sluice.log" >&2; exit 1; }
   end="$(date +%s.%N)"
@@ -146,7 +149,7 @@ col() { awk -F'\t' -v v="$1" -v c="$2" '$2 == v {print $c}' "$tsv" | median; }
   echo "# Anonymization benchmark, $stamp"
   echo
   echo "Machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r); PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'), $(java -version 2>&1 | head -1)."
-  echo "Table: $rows rows, $size. Rounds: $rounds, order rotated. Medians:"
+  echo "Table: $rows rows, $size. Rounds: $rounds, order rotated. JVM: $java_opts. Medians:"
   echo
   echo "| variant | whole run (s) | rows phase (s) | rows/s |"
   echo "|---|---|---|---|"

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.runtime.cli.SluiceCommand;
@@ -21,8 +22,14 @@ public final class Sluice {
         CompletableFuture<Void> stop = new CompletableFuture<>();
         CountDownLatch finished = new CountDownLatch(1);
         AtomicInteger exit = new AtomicInteger();
+        // Set when main exits by itself: then the JVM's own exit code stands, and halting would cut
+        // off the other shutdown hooks (a flight recording's dump at exit among them).
+        AtomicBoolean exiting = new AtomicBoolean();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.complete(null);
+            if (exiting.get()) {
+                return;
+            }
             try {
                 if (finished.await(60, TimeUnit.SECONDS)) {
                     // A signal makes the JVM exit with 128 + its number; a pipeline that stopped
@@ -36,6 +43,7 @@ public final class Sluice {
             }
         }, "sluice-shutdown"));
         exit.set(run(args, System.out, System.err, stop));
+        exiting.set(true);
         finished.countDown();
         System.exit(exit.get());
     }

@@ -3,10 +3,7 @@ package io.sluice.schemas.codec;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 
 import org.apache.kafka.connect.errors.DataException;
 
@@ -31,7 +28,6 @@ public final class TemporalCodecs {
 
     static final int PG_EPOCH_DAYS = 10_957;
     static final long MICROS_PER_DAY = 86_400_000_000L;
-    private static final DateTimeFormatter ISO = DateTimeFormatter.ISO_OFFSET_DATE_TIME;
 
     public static final ValueCodec DATE = new ValueCodec() {
         @Override
@@ -240,15 +236,7 @@ public final class TemporalCodecs {
         return switch (text) {
             case "infinity" -> Long.MAX_VALUE;
             case "-infinity" -> Long.MIN_VALUE;
-            default -> {
-                OffsetDateTime t = OffsetDateTime.parse(text, ISO);
-                long seconds = t.toEpochSecond() - PG_EPOCH_DAYS * 86_400L;
-                long pg = Math.addExact(Math.multiplyExact(seconds, 1_000_000L), t.getNano() / 1000);
-                if (pg < Timestamps.PG_MIN || pg >= Timestamps.PG_END) {
-                    throw new DataException("Timestamp " + text + " is outside what PostgreSQL stores (4714-11-24 BC to 294276-12-31)");
-                }
-                yield pg;
-            }
+            default -> IsoInstants.parse(text);
         };
     }
 
@@ -274,9 +262,7 @@ public final class TemporalCodecs {
 
     /** ISO-8601 in UTC of PostgreSQL's microseconds since 2000-01-01 (finite). */
     static String formatPg(long pgMicros) {
-        long seconds = Math.floorDiv(pgMicros, 1_000_000L) + PG_EPOCH_DAYS * 86_400L;
-        int nanos = (int) Math.floorMod(pgMicros, 1_000_000L) * 1000;
-        return LocalDateTime.ofEpochSecond(seconds, nanos, ZoneOffset.UTC).atOffset(ZoneOffset.UTC).format(ISO);
+        return IsoInstants.format(pgMicros);
     }
 
     /** {@code HH:MM:SS} and a fraction without trailing zeros; 24:00:00 is a valid time in PostgreSQL. */
