@@ -15,7 +15,8 @@
 #                                      with ./mvnw package), in the same rotation: is a change faster?
 #   VARIANTS="struct raw" ...          only these variants
 #   SLUICE_JAVA_OPTS="-Xmx2g -XX:+UseSerialGC" ...   the JVM's options for every variant (default: heap 2 GB and the
-#                                      parallel collector, the sluice command's; runs up to 2026-11-28 used the serial one)
+#                                      sluice command's collector and compiler settings; runs up to 2026-11-28 used the serial
+#                                      collector and tiered compilation)
 #
 # Every run: sluice snapshot --threads 2. Results: a TSV of every run and a
 # markdown summary (medians and ratios) in bench/results/.
@@ -24,7 +25,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 rows="${ROWS:-1000000}"
 rounds="${ROUNDS:-3}"
-java_opts="${SLUICE_JAVA_OPTS:--Xmx2g -XX:+UseParallelGC}"
+java_opts="${SLUICE_JAVA_OPTS:--Xmx2g -XX:+UseParallelGC -XX:-TieredCompilation}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
 . "$root/scripts/lib/throwaway-postgres.sh"

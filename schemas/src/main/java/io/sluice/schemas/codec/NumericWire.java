@@ -56,6 +56,20 @@ final class NumericWire {
         if (ndigits == 0) {
             return BigDecimal.ZERO.setScale(dscale);
         }
+        if (ndigits <= 4) {
+            // Up to 16 decimal digits: a long holds them, and no string or BigInteger is built.
+            long unscaled = 0;
+            for (int i = 0; i < ndigits; i++) {
+                unscaled = unscaled * 10_000 + in.getShort();
+            }
+            BigDecimal value = BigDecimal.valueOf(sign == NEGATIVE ? -unscaled : unscaled, -4 * (weight - ndigits + 1));
+            return value.setScale(dscale, RoundingMode.UNNECESSARY);
+        }
+        return decodeDigits(in, ndigits, weight, sign, dscale);
+    }
+
+    /** Any number of base-10000 digits, through their decimal text. */
+    static BigDecimal decodeDigits(ByteBuffer in, int ndigits, int weight, int sign, int dscale) {
         StringBuilder digits = new StringBuilder(ndigits * 4);
         for (int i = 0; i < ndigits; i++) {
             int d = in.getShort();
@@ -78,6 +92,49 @@ final class NumericWire {
         if (dscale > MAX_DSCALE) {
             throw new DataException("numeric scale " + dscale + " exceeds PostgreSQL's maximum of " + MAX_DSCALE);
         }
+        if (value.scale() >= 0 && value.precision() <= 15) {
+            encodeSmall(value, dscale, out);
+        } else {
+            encodeDigits(value, dscale, out);
+        }
+    }
+
+    private static final long[] POWERS_OF_TEN = {1, 10, 100, 1000};
+
+    /**
+     * Up to 15 digits and no negative scale: the base-10000 digits by arithmetic on a long (times
+     * up to 1000 to align the scale on a digit, still below 10^18), without the decimal text and
+     * the strings the general way builds (a fifth of a PostgreSQL sink thread's time in a snapshot
+     * with one numeric column).
+     */
+    static void encodeSmall(BigDecimal value, int dscale, WireBuffer out) {
+        int padRight = (4 - dscale % 4) % 4;
+        long n = Math.abs(value.unscaledValue().longValue()) * POWERS_OF_TEN[padRight];
+        int fractionDigits = (dscale + padRight) / 4;
+        int trailingZeros = 0;
+        while (n != 0 && n % 10_000 == 0) {
+            n /= 10_000;
+            trailingZeros++;
+        }
+        if (n == 0) {
+            out.writeShort(0).writeShort(0).writeShort(POSITIVE).writeShort(dscale);
+            return;
+        }
+        int[] digits = new int[5];
+        int count = 0;
+        while (n != 0) {
+            digits[count++] = (int) (n % 10_000);
+            n /= 10_000;
+        }
+        out.writeShort(count).writeShort(count + trailingZeros - 1 - fractionDigits)
+                .writeShort(value.signum() < 0 ? NEGATIVE : POSITIVE).writeShort(dscale);
+        for (int i = count - 1; i >= 0; i--) {
+            out.writeShort(digits[i]);
+        }
+    }
+
+    /** Any decimal, through its digits as text. */
+    static void encodeDigits(BigDecimal value, int dscale, WireBuffer out) {
         String digits = value.abs().setScale(dscale, RoundingMode.UNNECESSARY).unscaledValue().toString();
         int intLength = digits.length() - dscale;
         if (intLength < 0) {

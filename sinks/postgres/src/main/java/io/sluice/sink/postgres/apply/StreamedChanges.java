@@ -5,6 +5,7 @@ import java.util.function.BooleanSupplier;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.batch.TunedBatchSize.Closing;
 import io.sluice.sink.core.ledger.OffsetLedger;
@@ -93,7 +94,7 @@ public final class StreamedChanges {
             changes.applyInBackground(durableOnCommit(), Closing.FULL);
         }
         lastTransaction = txId;
-        String[] target = tables.resolve(topic, source.getString("schema"), source.getString("table"));
+        String[] target = tables.resolve(topic, SourceInfo.schemaOf(source), SourceInfo.tableOf(source));
         String name = tables.name(target);
         Struct before = value.getStruct(Envelope.BEFORE);
         Struct after = value.getStruct(Envelope.AFTER);

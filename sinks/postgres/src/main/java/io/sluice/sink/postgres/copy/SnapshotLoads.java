@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.mapping.ColumnMismatch;
 import io.sluice.schemas.naming.Identifiers;
@@ -84,7 +85,7 @@ public final class SnapshotLoads implements AutoCloseable {
     /** A snapshot row: gathered into its table's batch, sent when the batch is full. */
     public void row(SinkRecord record, Struct value, Struct source) throws InterruptedException {
         Struct after = value.getStruct(Envelope.AFTER);
-        String[] target = tables.resolve(record.topic(), source.getString("schema"), source.getString("table"));
+        String[] target = tables.resolve(record.topic(), SourceInfo.schemaOf(source), SourceInfo.tableOf(source));
         hold(target, record);
         TableBatch batch = batchFor(target, after, mayExist(record) ? upsertKeys(target, eventKey(record)) : null);
         long before = batch.bytes();
@@ -101,7 +102,7 @@ public final class SnapshotLoads implements AutoCloseable {
      */
     public void raw(SinkRecord record, Struct value) throws InterruptedException {
         Struct source = value.getStruct(Envelope.SOURCE);
-        String[] target = tables.resolve(record.topic(), source.getString("schema"), source.getString("table"));
+        String[] target = tables.resolve(record.topic(), SourceInfo.schemaOf(source), SourceInfo.tableOf(source));
         hold(target, record);
         List<String> columns = value.getArray("columns");
         List<String> types = value.getArray("types");
