@@ -14,7 +14,7 @@
 #   SLUICE_SET='mapping.json=text' ...             settings of Sluice's OpenSearch target (space-separated KEY=VALUE,
 #                                                 each given as --set target.KEY=VALUE); text maps jsonb as pgstream
 #                                                 does (its JSON text, analyzed), the default flat_object indexes every leaf
-#   SLUICE_JAVA_OPTS='-Xmx1g ...' ...              the sluice command's JVM options (default -Xmx512m -XX:+UseParallelGC -XX:-TieredCompilation)
+#   SLUICE_JAVA_OPTS='-Xmx1g ...' ...              the sluice command's JVM options (default -Xmx512m -XX:+UseParallelGC, the command's for `run`)
 #   JSONB=0 ...                                    the table without its jsonb column (pgstream's snapshot sends
 #                                                 jsonb as objects into the text fields it maps them to, and indexes
 #                                                 none of such rows: this gives its snapshot a time to compare)
@@ -50,7 +50,7 @@ latency_seconds="${LATENCY_SECONDS:-60}"
 warmup_seconds="${WARMUP_SECONDS:-10}"
 read -r -a tools <<<"${TOOLS:-sluice pgstream}"
 jsonb="${JSONB:-1}"
-sluice_opts="${SLUICE_JAVA_OPTS:--Xmx512m -XX:+UseParallelGC -XX:-TieredCompilation}"
+sluice_opts="${SLUICE_JAVA_OPTS:--Xmx512m -XX:+UseParallelGC}"
 sluice_set=()
 for setting in ${SLUICE_SET:-}; do sluice_set+=(--set "target.$setting"); done
 if [ "$jsonb" = 1 ]; then

@@ -35,7 +35,7 @@ warmup_seconds="${WARMUP_SECONDS:-10}"
 heap_changes="${HEAP_CHANGES:-1000000}"
 batch="${BATCH:-100}"
 read -r -a tools <<<"${TOOLS:-sluice sluice-batched pgstream}"
-sluice_opts="${SLUICE_JAVA_OPTS:--Xmx512m -XX:+UseParallelGC -XX:-TieredCompilation}"
+sluice_opts="${SLUICE_JAVA_OPTS:--Xmx512m -XX:+UseParallelGC}"
 pgstream="${PGSTREAM:-}"
 for tool in "${tools[@]}"; do
   case "$tool" in

@@ -74,9 +74,10 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         }
         ValueNotes.restore(value, record.headers());
         EnvelopeFields fields = EnvelopeFields.of(value.schema());
-        String op = (String) value.get(fields.op());
-        Struct source = (Struct) value.get(fields.source());
-        String snapshot = (String) source.get(fields.snapshot());
+        // By name where a field is missing, for Connect's own message naming it.
+        String op = fields.op() != null ? (String) value.get(fields.op()) : value.getString(Envelope.OP);
+        Struct source = fields.source() != null ? (Struct) value.get(fields.source()) : value.getStruct(Envelope.SOURCE);
+        String snapshot = fields.snapshot() != null ? (String) source.get(fields.snapshot()) : source.getString("snapshot");
         Kind kind;
         if (op.equals("t") && "true".equals(snapshot)) {
             kind = Kind.RELOAD;
@@ -101,7 +102,8 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
             EnvelopeFields fields = last;
             if (fields == null || fields.schema != schema) {
                 Field source = schema.field(Envelope.SOURCE);
-                fields = new EnvelopeFields(schema, schema.field(Envelope.OP), source, source.schema().field("snapshot"));
+                Field snapshot = source == null || source.schema().type() != Schema.Type.STRUCT ? null : source.schema().field("snapshot");
+                fields = new EnvelopeFields(schema, schema.field(Envelope.OP), source, snapshot);
                 last = fields;
             }
             return fields;
