@@ -1,6 +1,7 @@
 package io.sluice.schemas.envelope;
 
 import io.sluice.schemas.SluiceVersion;
+import io.sluice.schemas.lookup.LastSchema;
 import io.sluice.schemas.mapping.LogicalTypes;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -45,13 +46,13 @@ public record SourceInfo(String name, String database, String schema, String tab
 
     /** The table's schema a source block (Sluice's or Debezium's) names. */
     public static String schemaOf(Struct source) {
-        Field field = NamedFields.of(source.schema()).schema();
+        Field field = NAMED_FIELDS.of(source.schema()).schema();
         return field == null ? source.getString("schema") : (String) source.get(field);
     }
 
     /** The table a source block (Sluice's or Debezium's) names. */
     public static String tableOf(Struct source) {
-        Field field = NamedFields.of(source.schema()).table();
+        Field field = NAMED_FIELDS.of(source.schema()).table();
         return field == null ? source.getString("table") : (String) source.get(field);
     }
 
@@ -60,19 +61,11 @@ public record SourceInfo(String name, String database, String schema, String tab
      * for every event a sink routes (a twentieth of a sink thread's time); the one entry holds
      * the schema seen last, as nearly every event carries Sluice's.
      */
-    private record NamedFields(Schema block, Field schema, Field table) {
-
-        private static volatile NamedFields last;
-
-        static NamedFields of(Schema block) {
-            NamedFields fields = last;
-            if (fields == null || fields.block != block) {
-                fields = new NamedFields(block, block.field("schema"), block.field("table"));
-                last = fields;
-            }
-            return fields;
-        }
+    private record NamedFields(Field schema, Field table) {
     }
+
+    private static final LastSchema<NamedFields> NAMED_FIELDS = new LastSchema<>(
+            block -> new NamedFields(block.field("schema"), block.field("table")));
 
     /** Debezium's snapshot markers. */
     public enum Snapshot {

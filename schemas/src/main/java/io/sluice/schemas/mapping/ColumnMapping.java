@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 
 import io.sluice.schemas.codec.ValueCodec;
 import io.sluice.schemas.codec.WireBuffer;
+import io.sluice.schemas.lookup.LastSchema;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.types.PgColumn;
 import org.apache.kafka.connect.data.Schema;
@@ -18,11 +19,18 @@ public final class ColumnMapping {
     private final PgColumn column;
     private final Schema schema;
     private final ValueCodec codec;
+    /**
+     * Whether values of an incoming schema are already in this column's representation: it is the
+     * schema Sluice gives this column type, so {@link IncomingValues} would pass them unchanged
+     * (adapting each value anyway was a fifth of a PostgreSQL sink thread's time).
+     */
+    private final LastSchema<Boolean> ownRepresentation;
 
     ColumnMapping(PgColumn column, Schema schema, ValueCodec codec) {
         this.column = column;
         this.schema = schema;
         this.codec = codec;
+        this.ownRepresentation = new LastSchema<>(schema::equals);
     }
 
     public PgColumn column() {
@@ -100,7 +108,7 @@ public final class ColumnMapping {
         try {
             if (incoming != null && LogicalTypes.PG_TEXT.equals(incoming.name()) && value instanceof String text) {
                 codec.textToBinary(text, out);
-            } else if (incoming != null && ownRepresentation(incoming)) {
+            } else if (incoming != null && ownRepresentation.of(incoming)) {
                 codec.toBinary(value, out);
             } else {
                 codec.toBinary(IncomingValues.adapt(incoming, value, column), out);
@@ -113,27 +121,6 @@ public final class ColumnMapping {
         } catch (RuntimeException e) {
             throw failure("cannot encode the value for binary COPY", e);
         }
-    }
-
-    /** Whether an incoming schema is this column's own, remembered for the schema seen last (see {@link #ownRepresentation}). */
-    private record Incoming(Schema schema, boolean own) {
-    }
-
-    private volatile Incoming lastIncoming;
-
-    /**
-     * Whether values of {@code incoming} are already in this column's representation: it is the
-     * schema Sluice gives this column type, so {@link IncomingValues} would pass them unchanged
-     * (adapting each value anyway was a fifth of a PostgreSQL sink thread's time). Schemas are
-     * compared in full once, then by identity: a table's schema object comes back record after record.
-     */
-    private boolean ownRepresentation(Schema incoming) {
-        Incoming last = lastIncoming;
-        if (last == null || last.schema() != incoming) {
-            last = new Incoming(incoming, schema.equals(incoming));
-            lastIncoming = last;
-        }
-        return last.own();
     }
 
     private static String decodeUtf8(ByteBuffer in) {

@@ -27,6 +27,7 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.StructFill;
 import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.lookup.LastSchema;
 import io.sluice.transforms.rules.Rule;
 
 /**
@@ -89,7 +90,7 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
         }
         TableId table;
         Object newValue = value;
-        EnvelopeFields shape = envelopeFields(valueSchema);
+        EnvelopeFields shape = envelopeFields.of(valueSchema);
         if (shape.rows()) {
             Struct envelope = (Struct) value;
             table = fromSource((Struct) envelope.get(shape.source()), record.topic());
@@ -116,28 +117,24 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
     /**
      * The fields of a value schema that is an envelope with rows and a source block ({@link #rows}),
      * found once per schema rather than by name for each record (a tenth of a transform thread's
-     * time). One entry, the schema seen last, shared by the engine's threads: records come in runs
-     * of one table.
+     * time); all null for any other schema.
      */
-    private record EnvelopeFields(Schema schema, Field before, Field after, Field source) {
+    private record EnvelopeFields(Field before, Field after, Field source) {
+
+        static EnvelopeFields of(Schema valueSchema) {
+            if (!Envelope.isEnvelope(valueSchema)) {
+                return new EnvelopeFields(null, null, null);
+            }
+            return new EnvelopeFields(valueSchema.field(Envelope.BEFORE), valueSchema.field(Envelope.AFTER), valueSchema.field(Envelope.SOURCE));
+        }
 
         boolean rows() {
             return after != null && source != null;
         }
     }
 
-    private volatile EnvelopeFields lastEnvelope;
-
-    private EnvelopeFields envelopeFields(Schema valueSchema) {
-        EnvelopeFields fields = lastEnvelope;
-        if (fields == null || fields.schema() != valueSchema) {
-            boolean envelope = Envelope.isEnvelope(valueSchema);
-            fields = new EnvelopeFields(valueSchema, envelope ? valueSchema.field(Envelope.BEFORE) : null,
-                    envelope ? valueSchema.field(Envelope.AFTER) : null, envelope ? valueSchema.field(Envelope.SOURCE) : null);
-            lastEnvelope = fields;
-        }
-        return fields;
-    }
+    /** Shared by the engine's threads, as the instance is. */
+    private final LastSchema<EnvelopeFields> envelopeFields = new LastSchema<>(EnvelopeFields::of);
 
     private Struct envelope(TableId table, Struct envelope, EnvelopeFields shape, Set<String> untouched) {
         Struct before = shape.before() == null ? null : (Struct) envelope.get(shape.before());

@@ -6,6 +6,7 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.envelope.ValueNotes;
+import io.sluice.schemas.lookup.LastSchema;
 import io.sluice.sink.core.position.SourcePosition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Field;
@@ -73,7 +74,7 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
                     + "); send the connector's events unflattened");
         }
         ValueNotes.restore(value, record.headers());
-        EnvelopeFields fields = EnvelopeFields.of(value.schema());
+        EnvelopeFields fields = ENVELOPE_FIELDS.of(value.schema());
         // By name where a field is missing, for Connect's own message naming it.
         String op = fields.op() != null ? (String) value.get(fields.op()) : value.getString(Envelope.OP);
         Struct source = fields.source() != null ? (Struct) value.get(fields.source()) : value.getStruct(Envelope.SOURCE);
@@ -91,24 +92,18 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
 
     /**
      * The fields every change event is read by, found once per envelope schema instead of by name
-     * for each event (a lookup by name was a twentieth of a sink thread's time). One entry, for
-     * the schema seen last: events come in runs of one table.
+     * for each event (a lookup by name was a twentieth of a sink thread's time).
      */
-    private record EnvelopeFields(Schema schema, Field op, Field source, Field snapshot) {
-
-        private static volatile EnvelopeFields last;
+    private record EnvelopeFields(Field op, Field source, Field snapshot) {
 
         static EnvelopeFields of(Schema schema) {
-            EnvelopeFields fields = last;
-            if (fields == null || fields.schema != schema) {
-                Field source = schema.field(Envelope.SOURCE);
-                Field snapshot = source == null || source.schema().type() != Schema.Type.STRUCT ? null : source.schema().field("snapshot");
-                fields = new EnvelopeFields(schema, schema.field(Envelope.OP), source, snapshot);
-                last = fields;
-            }
-            return fields;
+            Field source = schema.field(Envelope.SOURCE);
+            Field snapshot = source == null || source.schema().type() != Schema.Type.STRUCT ? null : source.schema().field("snapshot");
+            return new EnvelopeFields(schema.field(Envelope.OP), source, snapshot);
         }
     }
+
+    private static final LastSchema<EnvelopeFields> ENVELOPE_FIELDS = new LastSchema<>(EnvelopeFields::of);
 
     /** The record's topic partition (partition 0 when the record names none, as in the embedded runtime). */
     public static TopicPartition partitionOf(SinkRecord record) {
