@@ -134,14 +134,10 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
             // An index cannot change a field in place: a column change copies the table, which becomes a new index version.
             src.putIfAbsent("ddl.copy.on", "column_change");
         }
-        if (kind == TargetKind.POSTGRES) {
-            // PostgreSQL to PostgreSQL: rows of tables no transform changes may travel as raw COPY tuples.
-            TransformedTables.of(transforms).ifPresent(changed -> {
-                src.putIfAbsent("snapshot.raw.tuples", "true");
-                if (!changed.isEmpty()) {
-                    src.putIfAbsent("snapshot.raw.tuples.exclude.list", String.join(",", changed));
-                }
-            });
+        if (kind == TargetKind.POSTGRES && PipelineTransforms.onlyAnonymize(transforms)) {
+            // PostgreSQL to PostgreSQL: rows travel as raw COPY tuples, which Anonymize rewrites where they are; any other
+            // transform reads rows as structs.
+            src.putIfAbsent("snapshot.raw.tuples", "true");
         }
 
         // One process keeps the source's order across tables: barriers are for a cluster's partitions.

@@ -25,7 +25,7 @@ final class TransformCheck {
     static List<String> problems(PipelineSpec spec) {
         List<String> problems = new ArrayList<>();
         List<TableSchema> tables = null;
-        for (var anonymizer : TransformedTables.anonymizers(spec.transforms()).entrySet()) {
+        for (var anonymizer : PipelineTransforms.anonymizers(spec.transforms()).entrySet()) {
             String alias = anonymizer.getKey();
             try (Anonymize<SourceRecord> anonymize = new Anonymize<>()) {
                 anonymize.configure(anonymizer.getValue());

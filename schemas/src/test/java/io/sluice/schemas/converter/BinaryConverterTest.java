@@ -4,11 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.Operation;
+import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SourceInfo;
+import io.sluice.schemas.mapping.MappingOptions;
+import io.sluice.schemas.mapping.PortableColumn;
+import io.sluice.schemas.mapping.TypeMapper;
+import io.sluice.schemas.types.PgColumn;
+import io.sluice.schemas.types.PgType;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaAndValue;
 import org.apache.kafka.connect.data.SchemaBuilder;
@@ -59,6 +66,30 @@ class BinaryConverterTest {
                 .hasMessageContaining("topic orders").hasMessageContaining("differs");
         assertThatThrownBy(() -> converter.fromConnectData("orders", Schema.INT64_SCHEMA, "7")).isInstanceOf(DataException.class)
                 .hasMessageContaining("topic orders").hasMessageContaining("INT64");
+    }
+
+    /** A raw record's description of its columns, nulls among them, crosses Kafka whole, with either converter. */
+    @Test
+    void rawTuplesKeepHowTheirColumnsDecode() {
+        PgType int4 = new PgType(23, "pg_catalog", "int4", PgType.Kind.BASE,
+                "int4recv", ',', -1, null, null, null);
+        PgType range = new PgType(3904, "pg_catalog", "int4range",
+                PgType.Kind.RANGE, "range_recv", ',', -1, int4, null, null);
+        TypeMapper mapper = new TypeMapper(MappingOptions.DEFAULTS);
+        var columns = List.of(
+                mapper.map(new PgColumn("public.t", "id", int4, -1, 0, false, "integer", false)),
+                mapper.map(new PgColumn("public.t", "span", range, -1, 0, true, "int4range", false)));
+        Struct raw = RawTuples.of(
+                new SourceInfo("x", "db", "public", "t", 0L, SourceInfo.Snapshot.TRUE, null, null, null).toStruct(),
+                List.of("id", "span"), List.of("integer", "int4range"), List.of("id"), 0, new byte[0],
+                PortableColumn.describe(columns, List.of("total")));
+        Schema schema = RawTuples.SCHEMA;
+        assertThat(converter.toConnectData("t", converter.fromConnectData("t", schema, raw)).value()).isEqualTo(raw);
+        JsonConverter json = new JsonConverter();
+        json.configure(Map.of("schemas.enable", "true", "converter.type", "value"));
+        Struct back = (Struct) json.toConnectData("t", json.fromConnectData("t", schema, raw)).value();
+        assertThat(PortableColumn.read(back.getStruct("decoding")))
+                .isEqualTo(PortableColumn.read(raw.getStruct("decoding")));
     }
 
     /** Measured, not assumed: a change event of a pgbench_accounts-like row, in bytes, against Kafka's JSON converter with schemas. */

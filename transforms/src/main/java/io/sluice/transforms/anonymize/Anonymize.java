@@ -35,7 +35,9 @@ import io.sluice.transforms.rules.Rule;
  * {@code before} and {@code after} of Sluice's and Debezium's envelopes, or a flat row value,
  * and the key's columns the same way, so the key still names the rewritten row. Schema-change
  * events pass through. The table is the envelope's {@code source.schema} and
- * {@code source.table}; for a flat value, the last two dot-separated parts of the topic.
+ * {@code source.table}; for a flat value, the last two dot-separated parts of the topic. Raw
+ * COPY tuples of a snapshot are rewritten where they are: only the columns the rules rewrite are
+ * decoded and encoded again, the rest pass on as bytes.
  *
  * <p>The rules are bound to a table's schema when the first record of that schema comes, and
  * whatever does not fit is reported then, every problem of the table in one message. One
@@ -159,13 +161,25 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
         return StructFill.of(envelope.schema(), values);
     }
 
+    /**
+     * Raw COPY tuples: the columns the rules rewrite are rewritten inside the tuples (see
+     * {@link RawPlan}); a table no rule changes passes as it is.
+     */
     private R rawTuples(R record) {
-        Struct source = ((Struct) record.value()).getStruct("source");
+        Struct value = (Struct) record.value();
+        Struct source = value.getStruct("source");
         TableId table = fromSource(source, record.topic());
         if (config.rules().changes(table.schema(), table.table())) {
-            throw new DataException("Table " + table + " arrives as raw COPY tuples, which Anonymize cannot read or rewrite; set "
-                    + "snapshot.raw.tuples=false on the source connector (or name the table in snapshot.raw.tuples.exclude.list) "
-                    + "so its rows come as structs");
+            RawPlan plan = rawPlan(table, value);
+            Schema schema = value.schema();
+            Object[] values = new Object[schema.fields().size()];
+            for (Field f : schema.fields()) {
+                values[f.index()] = value.get(f);
+            }
+            Field tuples = schema.field("tuples");
+            values[tuples.index()] = plan.apply((byte[]) value.get(tuples), value.getInt32("rows"));
+            return record.newRecord(record.topic(), record.kafkaPartition(), record.keySchema(), record.key(), record.valueSchema(),
+                    StructFill.of(schema, values), record.timestamp(), record.headers());
         }
         if (config.strict()) {
             // No rule changes the table, so each column has a keep rule or none; strict mode wants one for each.
@@ -182,6 +196,25 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
             }
         }
         return record;
+    }
+
+    /** A raw record's table and how its columns are named, typed and decoded: what a raw plan is bound to. */
+    private record RawKey(TableId table, List<?> columns, List<?> types, Struct decoding) {
+    }
+
+    private final Map<RawKey, RawPlan> rawPlans = new ConcurrentHashMap<>();
+
+    private RawPlan rawPlan(TableId table, Struct value) {
+        RawKey key = new RawKey(table, value.getArray("columns"), value.getArray("types"), value.getStruct(RawTuples.DECODING));
+        RawPlan plan = rawPlans.get(key);
+        if (plan == null) {
+            plan = RawPlan.build(table, value, config.rules(), config.strict(), config.seeds().deterministic());
+            if (rawPlans.size() >= MAX_PLANS) {
+                rawPlans.clear();
+            }
+            rawPlans.put(key, plan);
+        }
+        return plan;
     }
 
     private StructPlan plan(TableId table, Schema schema, StructPlan.Role role) {
@@ -221,8 +254,8 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
 
     /**
      * Every problem the rules have with these tables, before any record comes: what each table's
-     * first record would report, rules that name a table none of them is, and in strict mode
-     * tables that arrive as raw tuples. Empty when the rules fit.
+     * first record would report, and rules that name a table none of them is. Empty when the
+     * rules fit.
      */
     public List<String> check(Collection<TableSchema> tables) {
         List<String> problems = new ArrayList<>();
@@ -256,6 +289,7 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
     @Override
     public void close() {
         plans.clear();
+        rawPlans.clear();
     }
 
     @Override

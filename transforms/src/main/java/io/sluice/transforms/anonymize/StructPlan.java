@@ -37,8 +37,10 @@ final class StructPlan {
     private final boolean identity;
     /** Whether a rewrite reads other columns (a template): only then is a view of the row needed. */
     private final boolean templates;
+    /** The columns templates read. */
+    private final Set<String> templateReads;
 
-    private StructPlan(Schema schema, ColumnRewrite[] rewrites, int[] order, boolean templates) {
+    private StructPlan(Schema schema, ColumnRewrite[] rewrites, int[] order, Set<String> templateReads) {
         this.schema = schema;
         this.fields = schema.fields();
         this.rewrites = rewrites;
@@ -48,13 +50,24 @@ final class StructPlan {
             none &= r == null;
         }
         this.identity = none;
-        this.templates = templates;
+        this.templates = !templateReads.isEmpty();
+        this.templateReads = Set.copyOf(templateReads);
     }
 
     /**
      * @throws DataException naming the table and every problem found
      */
     static StructPlan build(TableId table, Schema schema, Role role, RuleSet rules, boolean strict, boolean deterministic) {
+        return build(table, schema, role, rules, strict, deterministic, Set.of());
+    }
+
+    /**
+     * @param leftOut columns of the table the schema leaves out (generated columns of raw tuples, which the target
+     *                computes): rules may name them
+     * @throws DataException naming the table and every problem found
+     */
+    static StructPlan build(TableId table, Schema schema, Role role, RuleSet rules, boolean strict, boolean deterministic,
+                            Set<String> leftOut) {
         List<String> problems = new ArrayList<>();
         List<Field> fields = schema.fields();
         ColumnRewrite[] rewrites = new ColumnRewrite[fields.size()];
@@ -125,7 +138,7 @@ final class StructPlan {
         }
         if (role == Role.ROW) {
             for (Rule r : rules.exactFor(table.schema(), table.table())) {
-                if (!index.containsKey(r.pattern().column().text())) {
+                if (!index.containsKey(r.pattern().column().text()) && !leftOut.contains(r.pattern().column().text())) {
                     problems.add("rule '" + r + "' names column " + r.pattern().column().text() + ", which the table does not have"
                             + " (its columns: " + String.join(", ", index.keySet().stream().sorted().toList()) + ")");
                 }
@@ -143,7 +156,9 @@ final class StructPlan {
         for (int i : templates) {
             order[n++] = i;
         }
-        return new StructPlan(schema, rewrites, order, !templates.isEmpty());
+        Set<String> templateReads = new java.util.HashSet<>();
+        reads.values().forEach(templateReads::addAll);
+        return new StructPlan(schema, rewrites, order, templateReads);
     }
 
     Schema schema() {
@@ -164,34 +179,48 @@ final class StructPlan {
         }
         // Values of a struct of this very schema were validated when it was made; those of another are checked here.
         boolean checked = in.schema() == schema || in.schema().equals(schema);
-        Object[] out = new Object[fields.size()];
-        boolean[] done = templates ? new boolean[fields.size()] : null;
-        ColumnRewrite.Row row = !templates ? ColumnRewrite.NO_ROW : column -> {
-            Field f = schema.field(column);
-            return done[f.index()] ? out[f.index()] : in.get(f);
-        };
+        Object[] values = new Object[fields.size()];
+        for (Field f : fields) {
+            values[f.index()] = in.get(f);
+        }
+        rewrite(values, checked, untouched);
+        return StructFill.of(schema, values);
+    }
+
+    /** Whether a field's value is rewritten. */
+    boolean rewrites(int field) {
+        return rewrites[field] != null;
+    }
+
+    /** Whether a field's value is needed to rewrite a row: it is rewritten, or a template reads it. */
+    boolean reads(int field) {
+        return rewrites[field] != null || (templates && templateReads.contains(fields.get(field).name()));
+    }
+
+    /**
+     * Rewrites a row's values, in field order, in place. Only the values {@link #reads} names need
+     * be there. {@code checked}: whether the values are known to fit their fields (else the ones
+     * kept are validated here; rewritten ones always are).
+     */
+    void rewrite(Object[] values, boolean checked, Set<String> untouched) {
+        ColumnRewrite.Row row = !templates ? ColumnRewrite.NO_ROW : column -> values[schema.field(column).index()];
         for (int i : order) {
             Field f = fields.get(i);
-            Object value = in.get(f);
+            Object value = values[i];
             ColumnRewrite r = rewrites[i];
             if (r == null || (value == null && !r.rewritesNull()) || (!untouched.isEmpty() && untouched.contains(f.name()))) {
-                out[i] = value;
                 if (!checked) {
                     StructFill.check(f, value);
                 }
             } else {
                 try {
-                    out[i] = r.apply(value, row);
+                    values[i] = r.apply(value, row);
                     // Checked here rather than by Struct.put, which would check every column again (see StructFill).
-                    ConnectSchema.validateValue(f.schema(), out[i]);
+                    ConnectSchema.validateValue(f.schema(), values[i]);
                 } catch (RuntimeException e) {
                     throw new DataException("Cannot anonymize column " + f.name() + ": " + e.getMessage(), e);
                 }
             }
-            if (done != null) {
-                done[i] = true;
-            }
         }
-        return StructFill.of(schema, out);
     }
 }

@@ -127,12 +127,14 @@ public final class PostgresSourceConfig extends AbstractConfig {
             .define(RAW_TUPLES, Type.BOOLEAN, false, Importance.LOW,
                     "Send snapshot rows of tables whose column types are all built in as PostgreSQL's binary COPY tuples, "
                             + "many rows per record, without decoding them: much less work, but only a PostgreSQL sink can "
-                            + "read them and no transform can change them. The sluice command turns it on when the target is "
-                            + "PostgreSQL and no transform other than Anonymize is configured.", SNAPSHOT, 7, Width.SHORT, "Raw tuples")
+                            + "read them, and of transforms only Anonymize can change them (it rewrites columns inside the "
+                            + "tuples). The sluice command turns it on when the target is PostgreSQL and no transform other than "
+                            + "Anonymize is configured.", SNAPSHOT, 7, Width.SHORT, "Raw tuples")
             .define(RAW_TUPLES_EXCLUDE, Type.LIST, "", new PatternListValidator(), Importance.LOW,
                     "Tables whose snapshot rows travel as structs even with snapshot.raw.tuples on, as patterns like "
-                            + "table.include.list: those a transform rewrites. The sluice command fills it with the tables the "
-                            + "Anonymize rules change.", SNAPSHOT, 8, Width.LONG, "Raw tuples: except")
+                            + "table.include.list: those a transform other than Anonymize rewrites, or whose columns of a type "
+                            + "Anonymize cannot rewrite inside raw tuples (ranges, composites) have rules.", SNAPSHOT, 8, Width.LONG,
+                    "Raw tuples: except")
             .define(SLOT_NAME, Type.STRING, "", new SlotNameValidator(), Importance.MEDIUM,
                     "The logical replication slot (pgoutput plugin) changes are streamed from: lower-case letters, digits and "
                             + "underscores. Empty: sluice_ and the topic prefix. The slot keeps WAL until Sluice confirms it, so "

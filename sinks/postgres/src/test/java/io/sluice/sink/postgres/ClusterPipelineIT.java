@@ -31,7 +31,8 @@ import io.sluice.testing.postgres.TestDatabases;
  * PostgreSQL. Mid-stream the worker with the most sink tasks is stopped and its tasks move to the
  * other two; once the workload stops, every table on the target equals the source's — the
  * insert-only, keyless pgbench_history included, so nothing was lost or applied twice. The same
- * again with the Anonymize transform in the source's chain.
+ * again with the Anonymize transform in the source's chain, the snapshot's rows travelling as
+ * raw COPY tuples that it rewrites.
  */
 @ExtendWith(PostgresExtension.class)
 class ClusterPipelineIT {
@@ -134,6 +135,8 @@ class ClusterPipelineIT {
             config.put("transforms.anonymize.type", "io.sluice.transforms.anonymize.Anonymize");
             config.put("transforms.anonymize.secret", "a secret for this test only");
             config.put("transforms.anonymize.rules", "public.customers.email = email");
+            // Anonymize rewrites the snapshot's raw COPY tuples where they are, so they stay on with it in the chain.
+            config.put("snapshot.raw.tuples", "true");
         }
         return config;
     }

@@ -17,6 +17,7 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.mapping.ColumnMapping;
+import io.sluice.schemas.mapping.PortableColumn;
 import io.sluice.schemas.mapping.RawEligibility;
 import io.sluice.schemas.naming.Identifiers;
 import org.apache.kafka.connect.data.Struct;
@@ -115,6 +116,9 @@ final class RangeReader implements AutoCloseable {
         List<ColumnMapping> columns = schema.columns().stream().filter(c -> !c.column().generated()).toList();
         List<String> names = columns.stream().map(ColumnMapping::name).toList();
         List<String> types = columns.stream().map(c -> c.column().declaredType()).toList();
+        // How each column decodes, so a transform can rewrite columns of the tuples without the rows being decoded whole.
+        Struct decoding = PortableColumn.describe(columns,
+                schema.columns().stream().filter(c -> c.column().generated()).map(ColumnMapping::name).toList());
         StringJoiner select = new StringJoiner(", ");
         columns.forEach(c -> select.add(c.selectExpression()));
         String sql = "COPY (SELECT " + select + " FROM " + Identifiers.quote(schema.schemaName(), schema.tableName())
@@ -128,7 +132,7 @@ final class RangeReader implements AutoCloseable {
                 chunk.writeBytes(reader.tupleBytes(), reader.tupleOffset(), reader.tupleLength());
                 rows++;
                 if (chunk.size() >= RAW_CHUNK_BYTES) {
-                    emitRaw(schema, progress, tableSource, names, types, rows, chunk, progress.offset());
+                    emitRaw(schema, progress, tableSource, names, types, decoding, rows, chunk, progress.offset());
                     chunk.clear();
                     rows = 0;
                 }
@@ -138,14 +142,15 @@ final class RangeReader implements AutoCloseable {
         }
         Map<String, Object> finished = progress.finish(range.index());
         if (rows > 0) {
-            emitRaw(schema, progress, tableSource, names, types, rows, chunk, finished);
+            emitRaw(schema, progress, tableSource, names, types, decoding, rows, chunk, finished);
         }
     }
 
-    private void emitRaw(TableSchema schema, TableProgress progress, Struct tableSource, List<String> names, List<String> types, int rows,
-                         io.sluice.schemas.codec.WireBuffer chunk, Map<String, Object> offset) throws InterruptedException {
+    private void emitRaw(TableSchema schema, TableProgress progress, Struct tableSource, List<String> names, List<String> types,
+                         Struct decoding, int rows, io.sluice.schemas.codec.WireBuffer chunk, Map<String, Object> offset)
+            throws InterruptedException {
         SourceRecord record = new SourceRecord(progress.partition(), offset, schema.topic(), null, null, null, RawTuples.SCHEMA,
-                RawTuples.of(tableSource, names, types, schema.keyColumns(), rows, chunk.toByteArray()));
+                RawTuples.of(tableSource, names, types, schema.keyColumns(), rows, chunk.toByteArray(), decoding));
         if (resumed) {
             record.headers().addBoolean(EventHeaders.SNAPSHOT_RESUMED, true);
         }
