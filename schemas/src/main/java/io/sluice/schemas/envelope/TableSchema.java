@@ -27,6 +27,8 @@ public final class TableSchema {
     private final int[] keyFields;
     private final Schema envelopeSchema;
     private final boolean holdsNotedValues;
+    private final FieldChecks rowChecks;
+    private final FieldChecks keyChecks;
 
     private TableSchema(String schema, String table, String topic, List<ColumnMapping> columns, List<String> keyColumns) {
         this.schema = schema;
@@ -51,6 +53,8 @@ public final class TableSchema {
         this.keyFields = keyColumns.stream().mapToInt(name -> valueSchema.field(name).index()).toArray();
         this.envelopeSchema = Envelope.schema(topic, valueSchema);
         this.holdsNotedValues = ValueNotes.mayHold(valueSchema);
+        this.rowChecks = new FieldChecks(valueSchema);
+        this.keyChecks = keySchema == null ? null : new FieldChecks(keySchema);
     }
 
     /**
@@ -110,7 +114,15 @@ public final class TableSchema {
         if (values.size() != columns.size()) {
             throw new IllegalArgumentException(schema + "." + table + " has " + columns.size() + " columns, got " + values.size() + " values");
         }
-        return StructFill.checked(valueSchema, values.toArray());
+        return row(values.toArray());
+    }
+
+    /** A row value from Connect values in column order, each checked for its column as {@code put} would. */
+    public Struct row(Object[] values) {
+        if (values.length != columns.size()) {
+            throw new IllegalArgumentException(schema + "." + table + " has " + columns.size() + " columns, got " + values.length + " values");
+        }
+        return rowChecks.fill(values);
     }
 
     /** The key of a row, or null when the table has no key. */
@@ -131,7 +143,7 @@ public final class TableSchema {
         for (int i = 0; i < values.length; i++) {
             values[i] = row.get(fields.get(keyFields[i]));
         }
-        return StructFill.checked(keySchema, values);
+        return keyChecks.fill(values);
     }
 
     public Struct envelope(Operation op, Struct before, Struct after, SourceInfo source, long nowMicros) {

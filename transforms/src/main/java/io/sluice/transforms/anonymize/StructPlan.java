@@ -6,12 +6,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import org.apache.kafka.connect.data.ConnectSchema;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.DataException;
 
+import io.sluice.schemas.envelope.FieldChecks;
 import io.sluice.schemas.envelope.StructFill;
 import io.sluice.transforms.rules.Rule;
 import io.sluice.transforms.rules.RuleSet;
@@ -39,6 +39,7 @@ final class StructPlan {
     private final boolean templates;
     /** The columns templates read. */
     private final Set<String> templateReads;
+    private final FieldChecks checks;
 
     private StructPlan(Schema schema, ColumnRewrite[] rewrites, int[] order, Set<String> templateReads) {
         this.schema = schema;
@@ -52,6 +53,7 @@ final class StructPlan {
         this.identity = none;
         this.templates = !templateReads.isEmpty();
         this.templateReads = Set.copyOf(templateReads);
+        this.checks = new FieldChecks(schema);
     }
 
     /**
@@ -210,13 +212,13 @@ final class StructPlan {
             ColumnRewrite r = rewrites[i];
             if (r == null || (value == null && !r.rewritesNull()) || (!untouched.isEmpty() && untouched.contains(f.name()))) {
                 if (!checked) {
-                    StructFill.check(f, value);
+                    checks.check(i, value);
                 }
             } else {
                 try {
                     values[i] = r.apply(value, row);
                     // Checked here rather than by Struct.put, which would check every column again (see StructFill).
-                    ConnectSchema.validateValue(f.schema(), values[i]);
+                    checks.check(i, values[i]);
                 } catch (RuntimeException e) {
                     throw new DataException("Cannot anonymize column " + f.name() + ": " + e.getMessage(), e);
                 }

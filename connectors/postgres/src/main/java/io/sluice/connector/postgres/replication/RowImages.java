@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Tuple;
-import io.sluice.schemas.envelope.StructFill;
 import io.sluice.schemas.mapping.ColumnMapping;
 import org.apache.kafka.connect.data.Decimal;
 import org.apache.kafka.connect.data.Schema;
@@ -47,7 +46,7 @@ final class RowImages {
             }
             values[i] = value == null && !column.schema().isOptional() ? placeholder(column.schema()) : value;
         }
-        return StructFill.checked(table.schema().valueSchema(), values);
+        return table.schema().row(values);
     }
 
     /** Connect's logical types whose values are {@code java.util.Date}s. */
@@ -95,7 +94,7 @@ final class RowImages {
             Object value = values[i] == null ? null : column.fromText(values[i]);
             row[i] = value == null && !column.schema().isOptional() ? placeholder(column.schema()) : value;
         }
-        return StructFill.checked(table.schema().valueSchema(), row);
+        return table.schema().row(row);
     }
 
     /**

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
@@ -87,9 +86,9 @@ final class RangeReader implements AutoCloseable {
         try {
             BinaryCopyReader reader = BinaryCopyReader.ofMessages(messagesOf(copy), columns.size());
             while (reader.next()) {
-                List<Object> values = new ArrayList<>(columns.size());
-                for (int i = 0; i < columns.size(); i++) {
-                    values.add(columns.get(i).fromBinary(reader.field(i)));
+                Object[] values = new Object[columns.size()];
+                for (int i = 0; i < values.length; i++) {
+                    values[i] = columns.get(i).fromBinary(reader.field(i));
                 }
                 if (pendingAfter != null) {
                     emit(schema, progress, pendingAfter, pendingBytes, progress.offset(), tableSource);
