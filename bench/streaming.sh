@@ -12,6 +12,7 @@
 #                                           RATES="1000 5000" (rows/s for the latency runs), LATENCY_SECONDS=60
 #   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
 #   TOOLS="sluice connect" ...                                                       without Debezium
+#   TARGET_SETTINGS="synchronous_commit=off" ...       more settings of the target server (space-separated KEY=VALUE)
 #   SLUICE_BASE=/path/to/other/checkout TOOLS="sluice sluice_base" ...    another build of Sluice (e.g. main before a
 #                                           change, built there with ./mvnw package) as a fourth pipeline, `sluice run` like
 #                                           the first with a slot and target of its own: is a change a slowdown?
@@ -86,7 +87,8 @@ source_port="$(tp_free_port 55420)"
 tp_start source "$source_port" max_wal_size=4GB checkpoint_timeout=30min max_connections=100 synchronous_commit=off \
   wal_writer_delay=10ms track_commit_timestamp=on max_replication_slots=10 max_wal_senders=10 wal_sender_timeout=0
 target_port="$(tp_free_port $(( source_port + 1 )))"
-tp_start target "$target_port" max_wal_size=4GB checkpoint_timeout=30min max_connections=100
+# shellcheck disable=SC2086 # TARGET_SETTINGS is a list of settings
+tp_start target "$target_port" max_wal_size=4GB checkpoint_timeout=30min max_connections=100 ${TARGET_SETTINGS:-}
 psql=("$tp_bin/psql" -q -X -v ON_ERROR_STOP=1)
 src="postgres://sluice@127.0.0.1:$source_port/bench"
 results="$here/results/streaming-$(date -u +%Y%m%d-%H%M%S)"
@@ -405,6 +407,7 @@ done
   echo
   echo "Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), $(free -g | awk '/Mem:/ {print $2}') GiB;"
   echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); Kafka 4.1.2; Debezium 3.3.1.Final; pgbench scale $scale; $rounds rounds;"
+  [ -z "${TARGET_SETTINGS:-}" ] || echo "target server settings: $TARGET_SETTINGS;"
   echo "pipelines: ${tools[*]}; sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), the Connect pipelines by Connect's pause/resume;"
   echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
   echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true;"
