@@ -111,9 +111,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
                     "Connections reading the snapshot at once, each reading one range at a time: tables in parallel and "
                             + "ranges of one table in parallel.", SNAPSHOT, 3, Width.SHORT, "Reader connections")
             .define(SNAPSHOT_QUEUE_BYTES, Type.LONG, 64L << 20, ConfigDef.Range.atLeast(1L << 20), Importance.LOW,
-                    "Heap bytes of rows held between the readers and the consumer (a decoded row counted at an estimate "
-                            + "of its objects, about 1.5 KB for 13 columns); readers wait when it is full, so memory stays bounded "
-                            + "whatever the table sizes.", SNAPSHOT, 4, Width.SHORT, "Queue bytes")
+                    "Heap bytes of rows held between the readers and the consumer; readers wait when it is full, so memory "
+                            + "stays bounded whatever the table sizes. Rows decoded into structs (snapshot.raw.tuples off, or a "
+                            + "table raw tuples cannot carry) fill at most a quarter of it, counted at an estimate of their objects "
+                            + "(about 1.5 KB for 13 columns), as the garbage collector traces them object by object.", SNAPSHOT, 4, Width.SHORT, "Queue bytes")
             .define(SNAPSHOT_SCHEMA, Type.STRING, "auto", ConfigDef.CaseInsensitiveValidString.in("auto", "database", "tables", "none"),
                     Importance.MEDIUM, "Which DDL the snapshot sends ahead of its rows (pre-data) and after them (post-data: "
                             + "indexes, constraints, triggers, sequence values), dumped with pg_dump from the snapshot itself. "

@@ -174,14 +174,18 @@ final class RangeReader implements AutoCloseable {
     }
 
     /**
-     * What a decoded row's record holds on the heap, for the queue's bound, which is in heap
-     * bytes: the record, its offset map, envelope, key and row structs, and an object or more per
-     * value. A 13-column row of 206 wire bytes measured about 1.5 KB live; counted as its wire
-     * bytes and 256, the queue held several times its bound, and the collector copied all of it
-     * at every young collection (a quarter of the JVM's CPU in a snapshot of decoded rows).
+     * What a decoded row takes of the queue's bound: four times what its record holds on the heap
+     * (the record, its offset map, envelope, key and row structs, an object or more per value; a
+     * 13-column row of 206 wire bytes measured about 1.5 KB live), so decoded rows fill at most a
+     * quarter of the queue. A raw chunk is one large array the collector copies at memory speed; a
+     * decoded row is tens of small objects it traces one by one at every young collection, and
+     * young collections come often while rows are decoded. With the queue's 64 MB full of decoded
+     * rows the collector took 1.1-1.2 s of CPU per million rows in a 2 GB heap and 3.1-3.8 s in
+     * the sluice command's 512 MB (old-generation collections); with a quarter, 0.6 and 1.5 s
+     * (docs/benchmarks.md, "decoded rows and the queue").
      */
     static long decodedCost(int columns, long wireBytes) {
-        return 512 + 64L * columns + 2 * wireBytes;
+        return 4 * (512 + 64L * columns + 2 * wireBytes);
     }
 
     private static BinaryCopyReader.Messages messagesOf(CopyOut copy) {

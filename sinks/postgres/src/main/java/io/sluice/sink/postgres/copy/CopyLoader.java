@@ -52,6 +52,7 @@ public final class CopyLoader implements AutoCloseable {
     private final ExecutorService executor;
     private final Semaphore slots;
     private final ByteBudget budget;
+    private final EncodeBuffers buffers;
     private final ThroughputMeter meter = new ThroughputMeter();
     private final TunedBatchSize batchSize;
     private final ConnectionPool connections;
@@ -81,8 +82,15 @@ public final class CopyLoader implements AutoCloseable {
             return t;
         });
         this.slots = new Semaphore(parallelism);
+        // Every connection's chunk, one being filled and one waiting for a connection.
+        this.buffers = new EncodeBuffers(parallelism + 2);
         this.parallelism = parallelism;
         this.connections = new ConnectionPool(endpoint, "sluice load", new ReplicaRole(endpoint, replicaRole));
+    }
+
+    /** Buffers for the next chunks; a chunk's own comes back once its COPY has ended. */
+    public EncodeBuffers buffers() {
+        return buffers;
     }
 
     /** Opens the load connections in the background, while the schema is being created. */
@@ -141,6 +149,7 @@ public final class CopyLoader implements AutoCloseable {
             throw e;
         }
         Runnable release = () -> {
+            buffers.give(chunk.tuples());
             slots.release();
             budget.release(bytes);
         };

@@ -282,7 +282,7 @@ public final class SnapshotLoads implements AutoCloseable {
         if (!batch.isEmpty()) {
             pendingBytes -= batch.bytes();
             outstanding = true;
-            loader.submit(batch.take(), copyBatches.bytes(), closing);
+            loader.submit(batch.take(loader.buffers()), copyBatches.bytes(), closing);
         }
     }
 

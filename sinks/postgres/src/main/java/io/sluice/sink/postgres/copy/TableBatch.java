@@ -224,12 +224,15 @@ public final class TableBatch {
         return rows == 0;
     }
 
-    /** Hands over the encoded rows and starts an empty batch. */
-    public Chunk take() {
+    /**
+     * Hands over the encoded rows and starts an empty batch, encoding into a buffer from
+     * {@code buffers} (sized for about as many rows as this chunk had).
+     */
+    public Chunk take(EncodeBuffers buffers) {
         Chunk chunk = new Chunk(target, table, copySql, upsert, rawParts, tuples, rows, epoch, runs);
         epoch = -1;
         runs = new OffsetRuns();
-        tuples = new WireBuffer(rawParts.isEmpty() ? Math.min(Math.max(1 << 16, chunk.tuples().size()), 1 << 24) : 1 << 8);
+        tuples = rawParts.isEmpty() ? buffers.take(Math.min(Math.max(1 << 16, chunk.tuples().size()), 1 << 24)) : new WireBuffer(1 << 8);
         rawParts = new ArrayList<>();
         rawBytes = 0;
         rows = 0;
