@@ -4,7 +4,10 @@
 #   sluice   `sluice run`, one JVM, no Kafka (the embedded runtime);
 #   connect  Sluice's source and sink connectors from the plugin archive on a Kafka Connect worker;
 #   dbz      Debezium's PostgreSQL connector feeding Debezium's JDBC sink connector (upsert mode)
-#            on the same worker.
+#            on the same worker;
+#   native   (only when named in TOOLS) PostgreSQL's own logical replication, a subscription on the
+#            target applying row by row inside the server: no client, no batching, a floor for the
+#            latency an applier can reach on this machine, and a reference for its throughput.
 # The worker and its one KRaft broker are real (all from Maven Central); the worker keeps Connect's
 # default offset.flush.interval.ms (a minute), which must not pace the sinks.
 #
@@ -12,6 +15,7 @@
 #                                           RATES="1000 5000" (rows/s for the latency runs), LATENCY_SECONDS=60
 #   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
 #   TOOLS="sluice connect" ...                                                       without Debezium
+#   TOOLS="sluice native" ...                                                        beside PostgreSQL's own subscription
 #   TARGET_SETTINGS="synchronous_commit=off" ...       more settings of the target server (space-separated KEY=VALUE)
 #   SLUICE_BASE=/path/to/other/checkout TOOLS="sluice sluice_base" ...    another build of Sluice (e.g. main before a
 #                                           change, built there with ./mvnw package) as a fourth pipeline, `sluice run` like
@@ -132,7 +136,9 @@ state="SELECT (SELECT count(*) || ':' || sum(abalance) FROM pgbench_accounts) ||
 # from the moment its slot is made. The target's probe table stamps every row it receives.
 embedded=(sluice)
 [ -n "${SLUICE_BASE:-}" ] && embedded+=(sluice_base)
-for db in "${embedded[@]/%/_copy}" connect_copy connect_b_copy dbz_copy own_copy; do
+native=()
+[[ " ${tools[*]} " == *" native "* ]] && native=(native)
+for db in "${embedded[@]/%/_copy}" "${native[@]/%/_copy}" connect_copy connect_b_copy dbz_copy own_copy; do
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "CREATE DATABASE $db"
   "$tp_bin/pg_dump" "$src" | "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" >/dev/null
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" \
@@ -244,12 +250,19 @@ for tool in "${embedded[@]}"; do
   done
 done
 
+# native: a publication of the same tables and a subscription on native_copy, from a slot made now.
+if [ -n "${native[*]}" ]; then
+  "${psql[@]}" "$src" -c "CREATE PUBLICATION native FOR TABLE $tables"
+  "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/native_copy" -c "CREATE SUBSCRIPTION native
+    CONNECTION 'host=127.0.0.1 port=$source_port dbname=bench user=sluice' PUBLICATION native WITH (copy_data = false)"
+fi
+native_set() { "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/native_copy" -c "ALTER SUBSCRIPTION native $1"; }
 connect_pause() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/pause"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/pause"; }
 connect_resume() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/resume"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/resume"; }
 sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop "$1"; else kill -STOP "${emb_pid[$1]}"; fi; }
 sluice_resume() { if [ "$pause_mode" = restart ]; then sluice_start "$1"; else kill -CONT "${emb_pid[$1]}"; fi; }
-pause() { if is_embedded "$1"; then sluice_pause "$1"; else connect_pause "$1"; fi; }
-resume() { if is_embedded "$1"; then sluice_resume "$1"; else connect_resume "$1"; fi; }
+pause() { if is_embedded "$1"; then sluice_pause "$1"; elif [ "$1" = native ]; then native_set DISABLE; else connect_pause "$1"; fi; }
+resume() { if is_embedded "$1"; then sluice_resume "$1"; elif [ "$1" = native ]; then native_set ENABLE; else connect_resume "$1"; fi; }
 target_of() { echo "$1_copy"; }
 
 now() { date +%s.%N; }
@@ -295,7 +308,7 @@ UPDATE big SET v = v + 1 WHERE id = 1;
 INSERT INTO probe DEFAULT VALUES;
 UPDATE public.bench_mark SET n = n + 1;
 SQL
-for tool in "${embedded[@]}" "${connect_tools[@]}"; do pause "$tool"; done
+for tool in "${embedded[@]}" "${native[@]}" "${connect_tools[@]}"; do pause "$tool"; done
 await_all() {
   local tool
   for tool in "${tools[@]}"; do resume "$tool"; await_caught_up "$tool" "$(now)" >/dev/null; pause "$tool"; done
@@ -308,13 +321,13 @@ throughput() {
   local round="$1" scenario="$2" changes="$3" i tool started seconds
   for (( i = 0; i < ${#tools[@]}; i++ )); do
     tool="${tools[$(( (i + round - 1) % ${#tools[@]} ))]}"
-    is_embedded "$tool" || { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid")"; }
+    is_embedded "$tool" || [ "$tool" = native ] || { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid")"; }
     started="$(now)"
     resume "$tool"
     seconds="$(await_caught_up "$tool" "$started")"
     pause "$tool"
     heap_peaks="-" cpu="-"
-    if ! is_embedded "$tool"; then
+    if ! is_embedded "$tool" && [ "$tool" != native ]; then
       heap_watch_stop
       read -r worker_before kafka_before <<<"$cpu_before"
       cpu="$(echo "$(cpu_seconds "$connect_pid") - $worker_before" | bc)/$(echo "$(cpu_seconds "$kafka_pid") - $kafka_before" | bc)"
@@ -414,6 +427,7 @@ done
   echo "Sluice's on Connect as many (and $dbz_partitions sink tasks), $( [ "${CONNECT_CONVERTER:-binary}" = json ] && echo "Kafka's JSON converter with schemas" || echo "Sluice's binary converter");"
   echo "both sources' producers with linger.ms=5, batch.size=1048576 and lz4$([[ " ${connect_tools[*]} " == *" connect_b "* ]] && echo "; connect_b: Sluice's connectors again, with ${SLUICE_B_SOURCE_EXTRA:-} ${SLUICE_B_SINK_EXTRA:-}");"
   echo "one standalone worker with the default offset.flush.interval.ms; \"target\": the target server doing the same work itself"
+  [ -z "${native[*]}" ] || echo "(\"native\": PostgreSQL's own logical replication, a subscription on the target, paused by disabling it)"
   echo "(pgbench's transactions with 4 clients, the same UPDATE) on a copy of its own;"
   echo "caught up: the mark written after a backlog is on the target (polled every 50 ms), then every table equals the source's."
   echo

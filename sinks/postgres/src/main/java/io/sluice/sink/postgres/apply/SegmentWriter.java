@@ -137,23 +137,39 @@ final class SegmentWriter {
             s.executeUpdate(upsertSql(UPDATE)); // key columns only: nothing to update, the upsert inserts what is missing
             return;
         }
-        s.execute("SAVEPOINT sluice_update");
+        // The savepoint, the update and the release go in one round trip: a live stream's batches
+        // are small, and their latency is mostly round trips to a target that shares the machine.
+        s.addBatch("SAVEPOINT sluice_update");
+        s.addBatch("UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPDATE + " AND "
+                + keyMatch(false));
+        s.addBatch("RELEASE SAVEPOINT sluice_update");
+        int updated;
         try {
-            int updated = s.executeUpdate("UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPDATE
-                    + " AND " + keyMatch(false));
-            if (updated < expected) {
-                s.executeUpdate(upsertSql(UPDATE));
-            }
-            s.execute("RELEASE SAVEPOINT sluice_update");
+            updated = s.executeBatch()[1];
         } catch (SQLException e) {
-            if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+            s.clearBatch();
+            if (!isUniqueViolation(e)) {
                 throw e;
             }
             LOG.debug("Updating the rows of {} in the planner's order collided on a unique value ({}); upserting them in source order",
                     target, e.getMessage());
             s.execute("ROLLBACK TO SAVEPOINT sluice_update");
             s.executeUpdate(upsertSql(UPDATE));
+            return;
         }
+        if (updated < expected) {
+            s.executeUpdate(upsertSql(UPDATE));
+        }
+    }
+
+    /** Whether the error, or one chained to it (a batch's errors are), is a unique violation. */
+    private static boolean isUniqueViolation(SQLException e) {
+        for (SQLException next = e; next != null; next = next.getNextException()) {
+            if (UNIQUE_VIOLATION.equals(next.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
