@@ -40,6 +40,11 @@ import org.postgresql.copy.CopyIn;
  * the rows already frozen and visible to all. Nothing needs to set their hint bits or visit them
  * again for the visibility map or against transaction ID wraparound; index builds and foreign-key
  * checks read them as they are. The rows are durable only once {@link #commitFrozen} completes.
+ *
+ * <p>Past 400 lines on purpose: frozen and ordinary loads share one lock, the chunks in flight,
+ * the connection slots and the byte budget, and {@link #submit} chooses between them per chunk
+ * (committing a frozen load first when staged rows arrive); apart, they would need that lock
+ * across two classes.
  */
 public final class CopyLoader implements AutoCloseable {
 
