@@ -229,6 +229,8 @@ if [ -n "${SLUICE_BASE:-}" ]; then
   emb_name[sluice_base]=benchbase
 fi
 is_embedded() { [ -n "${emb_root[$1]:-}" ]; }
+# Whether the pipeline runs on the Connect worker (neither sluice nor PostgreSQL's own subscription).
+on_connect() { ! is_embedded "$1" && [ "$1" != native ]; }
 sluice_start() {
   local tool="${1:-sluice}"
   (cd "$tp_work" && exec "${emb_root[$tool]}/sluice" run --source "$src?sslmode=disable" \
@@ -261,8 +263,8 @@ connect_pause() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/pau
 connect_resume() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/resume"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/resume"; }
 sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop "$1"; else kill -STOP "${emb_pid[$1]}"; fi; }
 sluice_resume() { if [ "$pause_mode" = restart ]; then sluice_start "$1"; else kill -CONT "${emb_pid[$1]}"; fi; }
-pause() { if is_embedded "$1"; then sluice_pause "$1"; elif [ "$1" = native ]; then native_set DISABLE; else connect_pause "$1"; fi; }
-resume() { if is_embedded "$1"; then sluice_resume "$1"; elif [ "$1" = native ]; then native_set ENABLE; else connect_resume "$1"; fi; }
+pause() { if on_connect "$1"; then connect_pause "$1"; elif [ "$1" = native ]; then native_set DISABLE; else sluice_pause "$1"; fi; }
+resume() { if on_connect "$1"; then connect_resume "$1"; elif [ "$1" = native ]; then native_set ENABLE; else sluice_resume "$1"; fi; }
 target_of() { echo "$1_copy"; }
 
 now() { date +%s.%N; }
@@ -285,7 +287,7 @@ await_caught_up() {
       [ "$got" = "$want" ] && break
     fi
     if (( $(echo "$(now) - $since > 1800" | bc) )); then echo "$tool did not catch up within 30 minutes" >&2; exit 1; fi
-    if ! is_embedded "$tool" && curl -sf "$rest/connectors?expand=status" | grep -q '"state":"FAILED"'; then
+    if on_connect "$tool" && curl -sf "$rest/connectors?expand=status" | grep -q '"state":"FAILED"'; then
       echo "A connector failed:" >&2; curl -s "$rest/connectors?expand=status" >&2; exit 1
     fi
     if is_embedded "$tool" && ! kill -0 "${emb_pid[$tool]}" 2>/dev/null; then
@@ -321,13 +323,13 @@ throughput() {
   local round="$1" scenario="$2" changes="$3" i tool started seconds
   for (( i = 0; i < ${#tools[@]}; i++ )); do
     tool="${tools[$(( (i + round - 1) % ${#tools[@]} ))]}"
-    is_embedded "$tool" || [ "$tool" = native ] || { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid")"; }
+    on_connect "$tool" && { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid")"; }
     started="$(now)"
     resume "$tool"
     seconds="$(await_caught_up "$tool" "$started")"
     pause "$tool"
     heap_peaks="-" cpu="-"
-    if ! is_embedded "$tool" && [ "$tool" != native ]; then
+    if on_connect "$tool"; then
       heap_watch_stop
       read -r worker_before kafka_before <<<"$cpu_before"
       cpu="$(echo "$(cpu_seconds "$connect_pid") - $worker_before" | bc)/$(echo "$(cpu_seconds "$kafka_pid") - $kafka_before" | bc)"

@@ -114,7 +114,8 @@ public final class PostgresSourceConfig extends AbstractConfig {
                     "Heap bytes of rows held between the readers and the consumer; readers wait when it is full, so memory "
                             + "stays bounded whatever the table sizes. Rows decoded into structs (snapshot.raw.tuples off, or a "
                             + "table raw tuples cannot carry) fill at most a quarter of it, counted at an estimate of their objects "
-                            + "(about 1.5 KB for 13 columns), as the garbage collector traces them object by object.", SNAPSHOT, 4, Width.SHORT, "Queue bytes")
+                            + "(about 1.5 KB for 13 columns), as the garbage collector traces them object by object.",
+                    SNAPSHOT, 4, Width.SHORT, "Queue bytes")
             .define(SNAPSHOT_SCHEMA, Type.STRING, "auto", ConfigDef.CaseInsensitiveValidString.in("auto", "database", "tables", "none"),
                     Importance.MEDIUM, "Which DDL the snapshot sends ahead of its rows (pre-data) and after them (post-data: "
                             + "indexes, constraints, triggers, sequence values), dumped with pg_dump from the snapshot itself. "
