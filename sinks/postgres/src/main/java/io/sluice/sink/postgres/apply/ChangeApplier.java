@@ -6,31 +6,21 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.sluice.schemas.naming.Identifiers;
-import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
-import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.sink.postgres.state.KafkaOffsets;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,8 +40,6 @@ public final class ChangeApplier implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChangeApplier.class);
 
-    private final PgEndpoint endpoint;
-    private final Consumer<Connection> setUp;
     private final AppliedPositions positions;
     private final Map<String, ChangeTable> tables = new LinkedHashMap<>();
     private final Set<String> truncated = new LinkedHashSet<>();
@@ -63,20 +51,12 @@ public final class ChangeApplier implements AutoCloseable {
     private final KafkaOffsets offsets;
     private final Map<TopicPartition, Long> pendingOffsets = new HashMap<>();
     private final Map<TopicPartition, SourcePosition> pendingPartitionPositions = new HashMap<>();
-    private final RetryPolicy retry;
-    private final String retryTimeoutKey;
     private final TunedBatchSize batchSize;
-    private ExecutorService applyThread;
-    /** The batch being written, if any. */
-    private Future<?> inFlight;
-    /** Why a batch could not be written: nothing after it may be, as it would leave a gap. Set by the apply thread. */
-    private volatile RuntimeException failed;
+    private final ApplyThread thread;
+    /** The apply thread's connection. */
+    private final ApplySession session;
     private long pendingSince;
     private volatile long rowsApplied;
-
-    // Owned by the apply thread.
-    private final Set<String> createdStages = new HashSet<>();
-    private Connection connection;
 
     /**
      * @param setUp              session settings for the connection (replica role); must not throw for a setting merely refused
@@ -88,13 +68,11 @@ public final class ChangeApplier implements AutoCloseable {
      */
     public ChangeApplier(PgEndpoint endpoint, AppliedPositions positions, KafkaOffsets offsets, Consumer<Connection> setUp,
                          long retryTimeoutMillis, String retryTimeoutKey, TunedBatchSize batchSize) {
-        this.endpoint = endpoint;
         this.batchSize = batchSize;
         this.positions = positions;
         this.offsets = offsets;
-        this.setUp = setUp;
-        this.retry = RetryPolicy.reconnecting(retryTimeoutMillis);
-        this.retryTimeoutKey = retryTimeoutKey;
+        this.thread = new ApplyThread(endpoint.display());
+        this.session = new ApplySession(endpoint, setUp, positions, offsets, retryTimeoutMillis, retryTimeoutKey);
     }
 
     /** The pending changes of a target table; null when none are pending. */
@@ -125,7 +103,7 @@ public final class ChangeApplier implements AutoCloseable {
     public boolean isApplied(String source, SourcePosition position) {
         SourcePosition applied = appliedPositions.get(source);
         if (applied == null) {
-            SourcePosition read = onApplyThread(() -> readPosition(source));
+            SourcePosition read = thread.call(() -> readPosition(source));
             applied = appliedPositions.merge(source, read, ChangeApplier::newer);
         }
         return applied != NONE && position.compareTo(applied) <= 0;
@@ -181,9 +159,9 @@ public final class ChangeApplier implements AutoCloseable {
         if (offsets == null) {
             return Map.of();
         }
-        return onApplyThread(() -> {
+        return thread.call(() -> {
             Map<TopicPartition, T> result = new HashMap<>();
-            retrying(what + " from " + offsets.name(), c -> result.putAll(read.read(c)));
+            session.run(what + " from " + offsets.name(), c -> result.putAll(read.read(c)));
             return result;
         });
     }
@@ -219,7 +197,7 @@ public final class ChangeApplier implements AutoCloseable {
 
     /** Whether a batch is being written now. */
     public boolean applying() {
-        return inFlight != null && !inFlight.isDone();
+        return thread.busy();
     }
 
     /** Changes committed on the target so far, each counted once per change taken. */
@@ -233,7 +211,7 @@ public final class ChangeApplier implements AutoCloseable {
      */
     public void apply() {
         applyInBackground(() -> { });
-        awaitApplied();
+        thread.await();
     }
 
     /**
@@ -255,17 +233,13 @@ public final class ChangeApplier implements AutoCloseable {
      * batch size, or because its time was up, tells the batch size tuner how long it took.
      */
     public void applyInBackground(Runnable then, TunedBatchSize.Closing closing) {
-        throwIfFailed();
+        thread.throwIfFailed();
         if (!hasPending()) {
-            if (inFlight == null || inFlight.isDone()) {
-                awaitApplied();
-                then.run();
+            if (thread.busy()) {
+                thread.then(then);
             } else {
-                inFlight = applyThread().submit(() -> {
-                    if (failed == null) {
-                        then.run();
-                    }
-                });
+                thread.await();
+                then.run();
             }
             return;
         }
@@ -289,74 +263,27 @@ public final class ChangeApplier implements AutoCloseable {
         pendingChanges.clear();
         pendingSince = 0;
         // One batch written while the next gathers: memory stays bounded when the target is the slower.
-        awaitApplied();
-        inFlight = applyThread().submit(() -> {
+        thread.await();
+        thread.then(() -> {
             write(batch, bytes, plannedBytes, closing);
-            if (failed == null) {
-                then.run();
-            }
+            then.run();
         });
     }
 
     /** Runs on the apply thread; tells the batch size how long the batch took. */
     private void write(ChangeBatch batch, long bytes, long plannedBytes, TunedBatchSize.Closing closing) {
-        if (failed != null) {
-            return; // a batch before this one failed: writing this one would leave a gap
-        }
         long started = System.nanoTime();
-        try {
-            retrying("Applying " + batch.changes() + " changes", c -> {
-                c.setAutoCommit(false);
-                batch.write(c, positions, offsets, createdStages);
-                c.commit();
-                c.setAutoCommit(true);
-            });
-        } catch (RuntimeException e) {
-            failed = e;
-            throw e;
-        }
+        session.run("Applying " + batch.changes() + " changes", c -> {
+            c.setAutoCommit(false);
+            batch.write(c, positions, offsets, session.createdStages());
+            c.commit();
+            c.setAutoCommit(true);
+        });
         batch.positions().forEach((source, position) -> appliedPositions.merge(source, position, ChangeApplier::newer));
         rowsApplied += batch.changes();
         long nanos = System.nanoTime() - started;
         batchSize.record(plannedBytes, bytes, nanos, closing);
         LOG.debug("Applied {} changes in {} ms", batch.changes(), nanos / 1_000_000);
-    }
-
-    /** Waits until the work on the apply thread is done; rethrows why a batch could not be written. */
-    private void awaitApplied() {
-        if (inFlight != null) {
-            Future<?> waiting = inFlight;
-            inFlight = null;
-            outcome(waiting);
-        }
-        throwIfFailed();
-    }
-
-    private <T> T outcome(Future<T> future) {
-        try {
-            return future.get();
-        } catch (ExecutionException e) {
-            if (failed == null) {
-                failed = e.getCause() instanceof RuntimeException r ? r : new ConnectException(e.getCause());
-            }
-            throw failed;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while waiting for changes to be applied to " + endpoint.display(), e);
-        }
-    }
-
-    private void throwIfFailed() {
-        RuntimeException e = failed;
-        if (e != null) {
-            throw e;
-        }
-    }
-
-    /** Runs {@code work} on the apply thread, after the batch being written, and waits for its result. */
-    private <T> T onApplyThread(Callable<T> work) {
-        awaitApplied();
-        return outcome(applyThread().submit(work));
     }
 
     /** Work on the target inside the transaction that also writes a source position. */
@@ -376,8 +303,8 @@ public final class ChangeApplier implements AutoCloseable {
      */
     public void applyAlone(String source, SourcePosition position, Map<TopicPartition, Long> nextOffsets, String what, TargetWork work) {
         apply();
-        onApplyThread(() -> {
-            retrying("Applying " + what, c -> {
+        thread.call(() -> {
+            session.run("Applying " + what, c -> {
                 c.setAutoCommit(false);
                 work.run(c);
                 if (position != null) {
@@ -392,7 +319,7 @@ public final class ChangeApplier implements AutoCloseable {
                     s.execute("DISCARD TEMP");
                 }
             });
-            createdStages.clear();
+            session.createdStages().clear();
             return null;
         });
         tables.clear();
@@ -401,108 +328,15 @@ public final class ChangeApplier implements AutoCloseable {
         }
     }
 
-    private ExecutorService applyThread() {
-        if (applyThread == null) {
-            applyThread = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "sluice-apply");
-                t.setDaemon(true);
-                return t;
-            });
-        }
-        return applyThread;
-    }
-
-    /**
-     * Runs {@code work} on the connection. A failure rolls back (the connection is dropped);
-     * one that says the target cannot be reached (connection lost, server shutting down or
-     * starting, refusing connections) is tried again as {@link RetryPolicy#reconnecting} says
-     * (pauses growing from 100 ms to 10 s, jittered), until the retry timeout has passed.
-     */
-    private void retrying(String what, TargetWork work) {
-        try {
-            retry.run(() -> {
-                work.run(connection());
-                return null;
-            }, new RetryPolicy.Failures() {
-                @Override
-                public boolean isTransient(Exception failure) {
-                    discardConnection();
-                    return PgConnect.unreachable(failure);
-                }
-
-                @Override
-                public void retrying(Exception failure, long pauseMillis) {
-                    LOG.warn("{} to {} failed, the target seems unreachable ({}); trying again in {} ms", what, endpoint.display(),
-                            reason(failure), pauseMillis);
-                }
-
-                @Override
-                public RuntimeException giveUp(Exception failure, boolean timedOut) {
-                    return new ConnectException(what + " to " + endpoint.display() + " failed: " + reason(failure)
-                            + (timedOut ? " (the target was unreachable for longer than " + retryTimeoutKey + ")" : ""), failure);
-                }
-            });
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException(what + " was interrupted while the target was unreachable", interrupted);
-        }
-    }
-
-    private String reason(Exception failure) {
-        return failure instanceof SQLException sql ? PgConnect.explain(sql, endpoint).getMessage() : failure.getMessage();
-    }
-
     private static final SourcePosition NONE = new SourcePosition(0, Long.MIN_VALUE);
 
     private SourcePosition readPosition(String source) {
         SourcePosition[] read = new SourcePosition[1];
-        retrying("Reading the applied position from " + positions.name(), c -> read[0] = positions.read(c, source));
+        session.run("Reading the applied position from " + positions.name(), c -> read[0] = positions.read(c, source));
         if (read[0] != null) {
             LOG.info("Changes of {} up to {} are on the target already; older ones are skipped", source, read[0]);
         }
         return read[0] == null ? NONE : read[0];
-    }
-
-    private Connection connection() {
-        if (connection == null) {
-            Connection c = PgConnect.open(endpoint, "sluice apply");
-            setUp.accept(c);
-            try (Statement s = c.createStatement()) {
-                // A batch's staged rows are sorted into source order; the default work_mem would spill them to disk.
-                s.execute("SET work_mem = '64MB'");
-            } catch (SQLException e) {
-                LOG.debug("Raising work_mem for the apply session", e);
-            }
-            try {
-                positions.ensure(c);
-                if (offsets != null) {
-                    offsets.ensure(c);
-                }
-            } catch (SQLException e) {
-                try {
-                    c.close();
-                } catch (SQLException ignored) {
-                    // already failing
-                }
-                throw new ConnectException("Creating the position table " + positions.name() + " on " + endpoint.display()
-                        + " failed: " + PgConnect.explain(e, endpoint).getMessage() + ". The sink's user needs CREATE on the database, "
-                        + "or create the table beforehand", e);
-            }
-            createdStages.clear();
-            connection = c;
-        }
-        return connection;
-    }
-
-    private void discardConnection() {
-        if (connection != null) {
-            try {
-                connection.close();
-            } catch (SQLException e) {
-                LOG.debug("Closing the apply connection", e);
-            }
-            connection = null;
-        }
     }
 
     /**
@@ -511,17 +345,7 @@ public final class ChangeApplier implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (applyThread != null) {
-            applyThread.shutdown();
-            try {
-                if (!applyThread.awaitTermination(10, TimeUnit.SECONDS)) {
-                    applyThread.shutdownNow();
-                    applyThread.awaitTermination(10, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        discardConnection();
+        thread.close();
+        session.close();
     }
 }
