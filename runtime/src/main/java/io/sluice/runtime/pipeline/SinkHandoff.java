@@ -23,6 +23,7 @@ import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
+import io.sluice.sink.core.connector.SendsInBackground;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.record.TimestampType;
@@ -40,17 +41,23 @@ import org.slf4j.LoggerFactory;
  * made durable: the sink is asked, as Kafka Connect asks it ({@code preCommit}), up to which
  * record each topic is durable, and the newest such record of each source partition is marked,
  * which lets the source confirm progress — never before the rows are safe. When the source has
- * handed out all it had (a batch short of full), the batch settles: the sink flushes, and the
- * engine waits, so the last changes of a burst are confirmed at once. A burst that ends on a
- * full batch is made durable while the sink is idle, and marked then.
+ * handed out all it had (a batch short of full), what the sink holds is sent at once: a sink
+ * that {@linkplain SendsInBackground sends in the background} writes it while the engine reads
+ * the next changes, and it is marked once durable; any other sink flushes, and the engine waits,
+ * so the last changes of a burst are confirmed at once. A burst that ends on a full batch, or
+ * was sent in the background, is marked once the idle sink has made it durable.
  */
 final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(SinkHandoff.class);
     /** Batches waiting for the sink thread; bounds memory when the target is slower than the source. */
     private static final int QUEUE_BATCHES = 2;
+    /** How soon a sink busy with what it sent before is asked again to send what it gathered since. */
+    private static final long SEND_RETRY_MICROS = 500;
 
     private final SinkTask sink;
+    /** The sink, when it can write the end of a burst while the engine reads on; null when it must flush. */
+    private final SendsInBackground sendsInBackground;
     private final LongSupplier bytesLoaded;
     private final Progress progress;
     private final long flushIntervalNanos;
@@ -81,6 +88,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     /** @param bytesLoaded bytes the sink has sent to the target so far, for the progress display */
     SinkHandoff(SinkTask sink, LongSupplier bytesLoaded, Progress progress, long flushIntervalMillis) {
         this.sink = sink;
+        this.sendsInBackground = sink instanceof SendsInBackground s ? s : null;
         this.bytesLoaded = bytesLoaded;
         this.progress = progress;
         this.flushIntervalNanos = flushIntervalMillis * 1_000_000L;
@@ -126,16 +134,19 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             progress.phase("building indexes, constraints and triggers");
         }
         // A schema change is committed at once: once the target's schema is applied, a rerun must
-        // resume from it rather than apply it again. Streamed changes are made durable, and waited
-        // for, as soon as the source has handed out all it had (a batch short of full), so latency
-        // stays low when the load is light and the last changes of a burst are confirmed at once.
-        boolean settle = end || schemaChange || (streamed > 0 && SourceOffsets.drained(events.size()));
-        boolean flush = settle || System.nanoTime() - lastFlush >= flushIntervalNanos;
+        // resume from it rather than apply it again. Streamed changes are sent as soon as the source
+        // has handed out all it had (a batch short of full), so latency stays low when the load is
+        // light: in the background where the sink can (the engine reads on while the target writes,
+        // and a change waits for no offsets file write), else made durable and waited for.
+        boolean caughtUp = streamed > 0 && SourceOffsets.drained(events.size());
+        boolean settle = end || schemaChange || (caughtUp && sendsInBackground == null);
+        boolean send = caughtUp && !settle;
+        boolean flush = settle || send || System.nanoTime() - lastFlush >= flushIntervalNanos;
         Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
         nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
         Map<TopicPartition, Long> last = new HashMap<>();
         lastOfBatch.values().forEach(p -> last.merge(p.topicPartition(), p.kafkaOffset(), Math::max));
-        Work work = new Work(records, current, settle, flush, streamed, newestCommitMillis, last);
+        Work work = new Work(records, current, settle, send, flush, streamed, newestCommitMillis, last);
         while (!queue.offer(work, 100, TimeUnit.MILLISECONDS)) {
             throwIfFailed();
         }
@@ -189,17 +200,23 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         // Only a summary of each batch is kept until it is durable: the records themselves may go.
         ArrayDeque<Streamed> notYetCounted = new ArrayDeque<>();
         Map<TopicPartition, OffsetAndMetadata> lastOffsets = Map.of();
+        // Changes the sink was asked to send while it was busy: it is asked again until it takes them.
+        boolean sendWaiting = false;
         try {
             while (!closed) {
-                Work work = queue.poll(100, TimeUnit.MILLISECONDS);
+                Work work = sendWaiting ? queue.poll(SEND_RETRY_MICROS, TimeUnit.MICROSECONDS) : queue.poll(100, TimeUnit.MILLISECONDS);
+                if (work == null && sendWaiting) {
+                    sendWaiting = !sendsInBackground.sendNow();
+                    continue;
+                }
                 if (work == null) {
                     if (!notYetCounted.isEmpty()) {
-                        // Idle with changes not yet durable (a burst ended on a full batch): the sink applies them now.
+                        // Idle with changes not yet durable (a burst ended on a full batch, or was sent in the background).
                         sink.preCommit(lastOffsets)
                                 .forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
                         countApplied(notYetCounted);
-                        markDurableWhileIdle();
                     }
+                    markDurableWhileIdle();
                     continue;
                 }
                 sink.put(work.records());
@@ -210,7 +227,11 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                 }
                 if (work.settle()) {
                     sink.flush(work.offsets());
+                    sendWaiting = false;
                     work.offsets().forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
+                } else if (work.send() || sendWaiting) {
+                    sendWaiting = !sendsInBackground.sendNow();
+                    sink.preCommit(work.offsets()).forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
                 } else if (work.flush() || work.streamed() > 0) {
                     // The sink says up to where each topic is durable: a table loading in one transaction is not, until it commits.
                     sink.preCommit(work.offsets()).forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
@@ -231,8 +252,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
 
     /**
      * Marks what became durable after the engine's last batch: with nothing new to hand over it
-     * calls no handler, so a burst that ended on a full batch would otherwise wait for the next
-     * change to be confirmed. The engine's own idle round (an empty poll ends a batch, and every
+     * calls no handler, so the end of a burst (a full batch, or one sent in the background) would
+     * otherwise wait for the next change to be confirmed. While batches keep coming the engine
+     * marks them itself, and commits their offsets as each batch ends. The engine's own idle round (an empty poll ends a batch, and every
      * batch end commits offsets) then commits them and tells the source, which confirms the slot.
      */
     private synchronized void markDurableWhileIdle() throws InterruptedException {
@@ -287,14 +309,14 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
 
     /**
      * One batch for the sink thread, with each topic's next offset after it, whether it must be
-     * durable before the engine goes on ({@code settle}) or durable offsets are wanted
-     * ({@code flush}), and the offset of its last record in each topic.
+     * durable before the engine goes on ({@code settle}), sent in the background ({@code send})
+     * or durable offsets are wanted ({@code flush}), and the offset of its last record in each topic.
      */
-    private record Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean settle, boolean flush,
-                        long streamed, long newestCommitMillis, Map<TopicPartition, Long> last, CountDownLatch done) {
-        Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean settle, boolean flush, long streamed,
-             long newestCommitMillis, Map<TopicPartition, Long> last) {
-            this(records, offsets, settle, flush, streamed, newestCommitMillis, last, new CountDownLatch(1));
+    private record Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean settle, boolean send,
+                        boolean flush, long streamed, long newestCommitMillis, Map<TopicPartition, Long> last, CountDownLatch done) {
+        Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean settle, boolean send, boolean flush,
+             long streamed, long newestCommitMillis, Map<TopicPartition, Long> last) {
+            this(records, offsets, settle, send, flush, streamed, newestCommitMillis, last, new CountDownLatch(1));
         }
 
         /** Waits until the sink thread has put (and, if asked to settle, made durable) this batch; rethrows the sink's failure. */

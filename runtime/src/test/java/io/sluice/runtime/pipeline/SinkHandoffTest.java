@@ -26,6 +26,7 @@ import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.types.Oids;
 import io.sluice.schemas.types.PgColumn;
 import io.sluice.schemas.types.PgType;
+import io.sluice.sink.core.connector.SendsInBackground;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
@@ -40,7 +41,8 @@ import org.junit.jupiter.api.Test;
  * The embedded runtime's hand-off from the engine to the sink thread: an offset is marked only
  * once the sink says its record is durable, older durable batches are marked while newer ones
  * are still being applied, the end of a burst is flushed and confirmed before the engine polls
- * again, and a failing sink stops the engine. The sink here is a stand-in that says what is durable; the real
+ * again (or, by a sink that sends in the background, sent while the engine reads on, and
+ * confirmed once durable), and a failing sink stops the engine. The sink here is a stand-in that says what is durable; the real
  * sink and the whole pipeline are proven against PostgreSQL by SluiceRunIT and SluiceKillIT.
  */
 class SinkHandoffTest {
@@ -138,6 +140,75 @@ class SinkHandoffTest {
     }
 
     @Test
+    void aSinkThatSendsInTheBackgroundWritesTheEndOfABurstWhileTheEngineReadsOn() throws Exception {
+        BackgroundSink sink = new BackgroundSink();
+        sink.durable = offsets -> Map.of(); // the target transaction is still running
+        handoff = new SinkHandoff(sink, () -> 0L, new Progress(), 60_000);
+        List<RecordChangeEvent<SourceRecord>> burst = changes(10);
+        handoff.handleBatch(burst, committer); // returns while the sink is still sending
+        assertThat(sink.sending.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(committer.marked).isEmpty();
+        sink.sent.release();
+        assertThat(sink.askedForDurable.await(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(committer.marked).isEmpty();
+        assertThat(handoff.changesApplied()).isZero();
+
+        sink.durable = offsets -> offsets; // the transaction committed: marked once the sink is idle
+        awaitMarked(1);
+        assertThat(committer.marked).containsExactly(burst.get(9).record());
+        assertThat(handoff.changesApplied()).isEqualTo(10);
+
+        // Durable by the time the sink has sent it: marked at once, though no more come.
+        List<RecordChangeEvent<SourceRecord>> next = changes(5);
+        handoff.handleBatch(next, committer);
+        sink.sent.release();
+        awaitMarked(2);
+        assertThat(committer.marked).containsExactly(burst.get(9).record(), next.get(4).record());
+        assertThat(handoff.changesApplied()).isEqualTo(15);
+        assertThat(sink.flushes).isZero();
+        assertThat(sink.put).hasSize(15);
+    }
+
+    @Test
+    void batchesSentInTheBackgroundAreMarkedAndCommittedByTheEngineWhileMoreCome() throws Exception {
+        BackgroundSink sink = new BackgroundSink();
+        sink.sent.release(Integer.MAX_VALUE / 2);
+        handoff = new SinkHandoff(sink, () -> 0L, new Progress(), 60_000);
+        List<RecordChangeEvent<SourceRecord>> first = changes(5);
+        handoff.handleBatch(first, committer);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (handoff.changesApplied() < 5 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        // The next batch comes before the sink is idle: the engine marks the first and ends its batch, which commits offsets.
+        handoff.handleBatch(changes(5), committer);
+        assertThat(committer.marked).containsExactly(first.get(4).record());
+        assertThat(committer.batchesFinished).isEqualTo(1);
+    }
+
+    @Test
+    void aSinkStillBusyWithWhatItSentBeforeIsAskedAgainUntilItSendsTheRest() throws Exception {
+        BackgroundSink sink = new BackgroundSink();
+        sink.busy = 3; // the target transaction before is still being written
+        sink.sent.release(Integer.MAX_VALUE / 2);
+        handoff = new SinkHandoff(sink, () -> 0L, new Progress(), 60_000);
+        List<RecordChangeEvent<SourceRecord>> burst = changes(4);
+        handoff.handleBatch(burst, committer); // no more come: only the retries send it
+        assertThat(sink.sending.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(sink.asked).isEqualTo(4);
+        awaitMarked(1);
+        assertThat(committer.marked).containsExactly(burst.get(3).record());
+        assertThat(sink.flushes).isZero();
+    }
+
+    private void awaitMarked(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (committer.marked.size() < count && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+
+    @Test
     void aFailingSinkStopsTheEngineWithItsError() throws Exception {
         sink.failure = new ConnectException("Applying 4096 changes to the target failed: disk full");
         handoff = handoff();
@@ -169,8 +240,33 @@ class SinkHandoffTest {
         return events;
     }
 
+    /** A stand-in that sends in the background: its sending waits until the test lets it go on. */
+    private static final class BackgroundSink extends StandInSink implements SendsInBackground {
+        final Semaphore sending = new Semaphore(0);
+        final Semaphore sent = new Semaphore(0);
+        /** How many more times the sink says it is still busy with what it sent before. */
+        volatile int busy;
+        volatile int asked;
+
+        @Override
+        public boolean sendNow() {
+            asked++;
+            if (busy > 0) {
+                busy--;
+                return false;
+            }
+            sending.release();
+            try {
+                sent.acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return true;
+        }
+    }
+
     /** A sink that keeps what it is given and, unless told otherwise, calls everything put durable. */
-    private static final class StandInSink extends SinkTask {
+    private static class StandInSink extends SinkTask {
         final List<SinkRecord> put = new CopyOnWriteArrayList<>();
         final CountDownLatch askedForDurable = new CountDownLatch(1);
         final Semaphore puts = new Semaphore(Integer.MAX_VALUE);

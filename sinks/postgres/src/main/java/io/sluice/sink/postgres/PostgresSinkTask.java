@@ -8,6 +8,7 @@ import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.barrier.Subscription;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.connector.RoutedSinkTask;
+import io.sluice.sink.core.connector.SendsInBackground;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
@@ -24,7 +25,7 @@ import org.apache.kafka.common.TopicPartition;
  * ordering barriers ({@link BarrierGate}); the {@link PostgresWriter} writes with binary COPY and
  * set-based transactions. {@link #flush} returns only when every record handed over is committed.
  */
-public class PostgresSinkTask extends RoutedSinkTask {
+public class PostgresSinkTask extends RoutedSinkTask implements SendsInBackground {
 
     private PostgresSinkConfig config;
     private PostgresWriter writer;
@@ -87,6 +88,16 @@ public class PostgresSinkTask extends RoutedSinkTask {
     @Override
     protected void closed(Collection<TopicPartition> partitions) {
         writer.forget(partitions);
+    }
+
+    /** Streamed changes go in a target transaction of their own while more are put; snapshot rows are written and waited for. */
+    @Override
+    public boolean sendNow() {
+        if (!writer.sendsInBackground()) {
+            flush(Map.of());
+            return true;
+        }
+        return writer.sendNow();
     }
 
     /** The batch size in use and its tuning, for a progress display: snapshot COPYs, then streamed changes. */

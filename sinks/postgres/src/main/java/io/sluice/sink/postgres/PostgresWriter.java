@@ -199,6 +199,20 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
     }
 
     /**
+     * Whether what was taken can be sent without waiting for it: only streamed changes, while no
+     * snapshot rows are loading (their loads become durable only by writing all and waiting).
+     */
+    boolean sendsInBackground() {
+        return streaming && loads.settled();
+    }
+
+    /** Starts applying the streamed changes taken so far; false while the transaction before is still being written. */
+    boolean sendNow() {
+        schema.checkFailures();
+        return changes.sendNow();
+    }
+
+    /**
      * What is durable now, never waiting for the target: while only streamed changes are coming,
      * it starts applying what has waited long enough, and earlier target transactions have marked
      * what they made durable. While snapshot rows are loading, it ends an epoch and confirms the

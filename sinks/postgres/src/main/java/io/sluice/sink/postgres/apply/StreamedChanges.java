@@ -168,6 +168,20 @@ public final class StreamedChanges {
     }
 
     /**
+     * Starts applying everything pending now, and marks it durable when it commits: the embedded
+     * runtime's source has handed out all it had, so waiting the apply delay for more would only
+     * add latency. While the transaction before is still being written it returns false, and the
+     * changes keep gathering (group commit) until asked again.
+     */
+    public boolean sendNow() {
+        if (changes.hasPending() && changes.applying()) {
+            return false;
+        }
+        changes.applyInBackground(durableOnCommit(), Closing.EARLY);
+        return true;
+    }
+
+    /**
      * At an offset commit while only changes are coming: starts what is due, or, with nothing
      * pending, has everything taken so far marked durable once the transaction in flight commits.
      */
