@@ -48,6 +48,15 @@ public final class StreamRun implements AutoCloseable {
      * (the WAL writer flushes them every few milliseconds) come as one spurt and then nothing.
      */
     private static final long QUIET_NANOS = 2_000_000;
+    /**
+     * A batch of fewer changes than this, gathered for {@link #LIVE_LINGER_NANOS}, is a live
+     * stream's, and goes then. The socket is seldom found empty under a steady trickle of commits
+     * (a read waits briefly for the next message, which comes), so the linger above, counted from
+     * an empty socket, let such a batch gather for tens of milliseconds. A backlog is read faster
+     * than this many changes in that time, and its batches still fill.
+     */
+    private static final int LIVE_BATCH = 512;
+    private static final long LIVE_LINGER_NANOS = 5_000_000;
 
     /** What a stream needs from the connector configuration. */
     /** @param copyOnColumnChange whether every column change copies the table into the stream ({@code ddl.copy.on}) */
@@ -227,11 +236,19 @@ public final class StreamRun implements AutoCloseable {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         long lingerUntil = 0;
         long quietSince = 0;
+        long firstAt = 0;
         try {
             synchronized (this) {
                 while (pending.size() < maxRecords) {
                     copyChunk(maxRecords - pending.size());
-                    if (!readMore()) {
+                    boolean read = readMore();
+                    if (!pending.isEmpty() && firstAt == 0) {
+                        firstAt = System.nanoTime();
+                    }
+                    if (pending.size() > 0 && pending.size() < LIVE_BATCH && System.nanoTime() - firstAt >= LIVE_LINGER_NANOS) {
+                        break; // a live stream's few changes: they go now, whether or not the socket was ever found empty
+                    }
+                    if (!read) {
                         if (!pending.isEmpty()) {
                             long now = System.nanoTime();
                             lingerUntil = lingerUntil != 0 ? lingerUntil : now + LINGER_MILLIS * 1_000_000L;
