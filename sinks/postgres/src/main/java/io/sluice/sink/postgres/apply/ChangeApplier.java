@@ -275,7 +275,21 @@ public final class ChangeApplier implements AutoCloseable {
         long started = System.nanoTime();
         session.run("Applying " + batch.changes() + " changes", c -> {
             c.setAutoCommit(false);
-            batch.write(c, positions, offsets, session.createdStages());
+            try {
+                batch.write(c, positions, offsets, session.createdStages(), QueuedStatements.queued());
+            } catch (SQLException e) {
+                if (!SegmentWriter.isUniqueViolation(e)) {
+                    throw e;
+                }
+                // Statements sent together met a unique value midway (see SegmentWriter.updateRows): the whole
+                // transaction again, one statement at a time, each with its own way around it. Staging tables made
+                // in the transaction went with it.
+                LOG.debug("Applying {} changes collided on a unique value ({}); writing them again one statement at a time",
+                        batch.changes(), e.getMessage());
+                c.rollback();
+                session.createdStages().clear();
+                batch.write(c, positions, offsets, session.createdStages(), QueuedStatements.immediate());
+            }
             c.commit();
             c.setAutoCommit(true);
         });

@@ -30,18 +30,24 @@ record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<
                    Map<String, Long> counts, Map<TopicPartition, Long> offsets, Map<TopicPartition, SourcePosition> partitionPositions,
                    long changes) {
 
-    /** Writes the batch inside the connection's open transaction; the caller commits. */
-    void write(Connection c, AppliedPositions positionTable, KafkaOffsets offsetTable, Set<String> createdStages) throws SQLException {
-        if (!truncated.isEmpty()) {
-            try (Statement s = c.createStatement()) {
+    /**
+     * Writes the batch inside the connection's open transaction; the caller commits. Each table's
+     * rows are staged by COPY, and the statements that move them into the tables go together with
+     * the position write, in one round trip, unless {@code queue} runs them one at a time.
+     */
+    void write(Connection c, AppliedPositions positionTable, KafkaOffsets offsetTable, Set<String> createdStages, QueuedStatements queue)
+            throws SQLException {
+        try (Statement s = c.createStatement()) {
+            if (!truncated.isEmpty()) {
                 s.execute("TRUNCATE ONLY " + String.join(", ", truncated));
             }
-        }
-        for (ChangeTable.Sealed table : tables) {
-            table.apply(c, createdStages);
-        }
-        if (!positions.isEmpty()) {
-            positionTable.write(c, positions, counts);
+            for (ChangeTable.Sealed table : tables) {
+                table.apply(c, s, createdStages, queue);
+            }
+            if (!positions.isEmpty()) {
+                queue.add(s, positionTable.writeSql(positions, counts), rows -> { });
+            }
+            queue.run(s);
         }
         if (!offsets.isEmpty()) {
             offsetTable.write(c, offsets, partitionPositions);

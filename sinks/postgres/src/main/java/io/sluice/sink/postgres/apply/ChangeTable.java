@@ -316,25 +316,25 @@ public final class ChangeTable {
         }
 
         /**
-         * Writes the changes into the table on the connection, inside the caller's transaction.
-         * They can be written again if the transaction fails.
+         * Stages the changes and queues the statements that write them into the table, inside the
+         * caller's transaction (a later segment's rows replace the staged ones only after the
+         * statements queued for them ran). They can be written again if the transaction fails.
          *
          * @param createdStages staging tables already created on this connection; updated
          */
-        public void apply(Connection c, Set<String> createdStages) throws SQLException {
-            try (Statement s = c.createStatement()) {
-                if (createdStages.add(writer.stage())) {
-                    s.execute(writer.stageSql());
+        void apply(Connection c, Statement s, Set<String> createdStages, QueuedStatements queue) throws SQLException {
+            if (createdStages.add(writer.stage())) {
+                s.execute(writer.stageSql());
+            }
+            for (int i = 0; i < sealed.size(); i++) {
+                if (i > 0) {
+                    queue.run(s);
+                    s.execute("TRUNCATE " + writer.stage());
                 }
-                for (int i = 0; i < sealed.size(); i++) {
-                    if (i > 0) {
-                        s.execute("TRUNCATE " + writer.stage());
-                    }
-                    if (keys.isEmpty()) {
-                        writer.writeCounts(c, s, sealed.get(i));
-                    } else {
-                        writer.writeKeyed(c, s, sealed.get(i));
-                    }
+                if (keys.isEmpty()) {
+                    writer.writeCounts(c, s, sealed.get(i), queue);
+                } else {
+                    writer.writeKeyed(c, s, sealed.get(i), queue);
                 }
             }
         }

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes a {@link ChangeTable}'s sealed segments into the target table, inside the caller's
  * transaction: the rows by binary COPY into a temporary staging table, then one set-based
- * statement per kind of change (see {@link ChangeTable} for which and why).
+ * statement per kind of change (see {@link ChangeTable} for which and why), queued to go with
+ * the other tables' ({@link QueuedStatements}).
  */
 final class SegmentWriter {
 
@@ -72,7 +73,7 @@ final class SegmentWriter {
      * A keyed table's segment: rows moved to a new key in place first, then deletes, updates,
      * inserts, and last the rows whose unchanged TOASTed values stay as stored.
      */
-    void writeKeyed(Connection c, Statement s, Segment segment) throws SQLException {
+    void writeKeyed(Connection c, Statement s, Segment segment, QueuedStatements queue) throws SQLException {
         // Which sets of unchanged columns occur, numbered from 1 (0: every value sent), and how many rows of each op each has.
         Map<BitSet, Integer> groups = new LinkedHashMap<>();
         Map<BitSet, long[]> groupCounts = new LinkedHashMap<>();
@@ -95,19 +96,20 @@ final class SegmentWriter {
         for (Map.Entry<BitSet, Integer> group : groups.entrySet()) {
             long moves = groupCounts.get(group.getKey())[MOVE];
             if (moves > 0) {
-                int moved = s.executeUpdate("UPDATE " + table + " AS t SET " + assignments(group.getKey(), true) + " FROM " + stage
-                        + " AS s WHERE s.\"$op\" = " + MOVE + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(true));
-                missing(moved, moves, "moved to a new key");
+                queue.add(s, "UPDATE " + table + " AS t SET " + assignments(group.getKey(), true) + " FROM " + stage
+                        + " AS s WHERE s.\"$op\" = " + MOVE + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(true),
+                        moved -> missing(moved, moves, "moved to a new key"));
             }
         }
         if (deletes > 0) {
-            s.executeUpdate("DELETE FROM " + table + " AS t USING " + stage + " AS s WHERE s.\"$op\" = " + DELETE + " AND " + keyMatch(false));
+            queue.add(s, "DELETE FROM " + table + " AS t USING " + stage + " AS s WHERE s.\"$op\" = " + DELETE + " AND " + keyMatch(false),
+                    rows -> { });
         }
         if (wholeUpdates > 0) {
-            updateRows(s, wholeUpdates);
+            updateRows(s, wholeUpdates, queue);
         }
         if (upserts > 0) {
-            s.executeUpdate(upsertSql(UPSERT));
+            queue.add(s, upsertSql(UPSERT), rows -> { });
         }
         for (Map.Entry<BitSet, Integer> group : groups.entrySet()) {
             long updates = groupCounts.get(group.getKey())[UPSERT];
@@ -115,9 +117,8 @@ final class SegmentWriter {
             if (set.isEmpty() || updates == 0) {
                 continue; // only unchanged values besides the key: nothing to write
             }
-            int updated = s.executeUpdate("UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPSERT
-                    + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(false));
-            missing(updated, updates, "updated");
+            queue.add(s, "UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPSERT
+                    + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(false), updated -> missing(updated, updates, "updated"));
         }
     }
 
@@ -128,20 +129,31 @@ final class SegmentWriter {
      * staged, they all go through the upsert, which writes the missing ones whole (and the found
      * ones again, with the same values). The update meets the rows in an order of the planner's
      * choosing, not the source's: where a unique value moved from one row to another within the
-     * batch, that can collide midway, and then the update is undone to a savepoint and the rows
-     * go through the upsert in source order, which does not.
+     * batch, that can collide midway. Queued with the other statements, the collision fails the
+     * transaction, which the applier then writes again with statements run one at a time; then
+     * the update is undone to a savepoint and the rows go through the upsert in source order,
+     * which does not collide.
      */
-    private void updateRows(Statement s, int expected) throws SQLException {
+    private void updateRows(Statement s, int expected, QueuedStatements queue) throws SQLException {
         String set = assignments(new BitSet(), false);
         if (set.isEmpty()) {
-            s.executeUpdate(upsertSql(UPDATE)); // key columns only: nothing to update, the upsert inserts what is missing
+            queue.add(s, upsertSql(UPDATE), rows -> { }); // key columns only: nothing to update, the upsert inserts what is missing
+            return;
+        }
+        String update = "UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPDATE + " AND "
+                + keyMatch(false);
+        if (!queue.isImmediate()) {
+            queue.add(s, update, updated -> {
+                if (updated < expected) {
+                    queue.afterwards(upsertSql(UPDATE));
+                }
+            });
             return;
         }
         // The savepoint, the update and the release go in one round trip: a live stream's batches
         // are small, and their latency is mostly round trips to a target that shares the machine.
         s.addBatch("SAVEPOINT sluice_update");
-        s.addBatch("UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPDATE + " AND "
-                + keyMatch(false));
+        s.addBatch(update);
         s.addBatch("RELEASE SAVEPOINT sluice_update");
         int updated;
         try {
@@ -163,7 +175,7 @@ final class SegmentWriter {
     }
 
     /** Whether the error, or one chained to it (a batch's errors are), is a unique violation. */
-    private static boolean isUniqueViolation(SQLException e) {
+    static boolean isUniqueViolation(SQLException e) {
         for (SQLException next = e; next != null; next = next.getNextException()) {
             if (UNIQUE_VIOLATION.equals(next.getSQLState())) {
                 return true;
@@ -176,7 +188,7 @@ final class SegmentWriter {
      * A keyless table's batch: as many copies of each row deleted as went away, found by all
      * their values (compared as text, which every type has), then as many inserted as came.
      */
-    void writeCounts(Connection c, Statement s, Segment segment) throws SQLException {
+    void writeCounts(Connection c, Statement s, Segment segment, QueuedStatements queue) throws SQLException {
         long gone = 0;
         boolean added = false;
         for (PendingChange change : segment.states.values()) {
@@ -192,22 +204,24 @@ final class SegmentWriter {
                 stored.add("t." + name + "::text");
                 staged.add("(" + encoder.castFrom(i, "s." + name) + ")::text");
             }
-            int deleted = s.executeUpdate("DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT m.ctid FROM (SELECT t.ctid, s.\"$n\", "
+            long goneRows = gone;
+            queue.add(s, "DELETE FROM " + table + " WHERE ctid = ANY (ARRAY(SELECT m.ctid FROM (SELECT t.ctid, s.\"$n\", "
                     + "row_number() OVER (PARTITION BY s.\"$seq\") AS copy FROM " + table + " AS t JOIN " + stage + " AS s ON " + stored
-                    + " = " + staged + " WHERE s.\"$n\" < 0) m WHERE m.copy <= -m.\"$n\"))");
-            if (deleted < gone) {
-                LOG.warn("{} of {} rows of {} that changed or went away on the source were not found on the target (no key: found by all "
-                        + "their values). Was the target table changed outside Sluice? Copy the table again to repair it.", gone - deleted,
-                        gone, target);
-            }
+                    + " = " + staged + " WHERE s.\"$n\" < 0) m WHERE m.copy <= -m.\"$n\"))", deleted -> {
+                        if (deleted >= 0 && deleted < goneRows) {
+                            LOG.warn("{} of {} rows of {} that changed or went away on the source were not found on the target (no key: "
+                                    + "found by all their values). Was the target table changed outside Sluice? Copy the table again to "
+                                    + "repair it.", goneRows - deleted, goneRows, target);
+                        }
+                    });
         }
         if (added) {
             StringJoiner select = new StringJoiner(", ");
             for (int i = 0; i < encoder.size(); i++) {
                 select.add(encoder.castFrom(i, "s." + Identifiers.quote(encoder.name(i))));
             }
-            s.executeUpdate("INSERT INTO " + table + " (" + columnList() + ") OVERRIDING SYSTEM VALUE SELECT " + select + " FROM " + stage
-                    + " AS s, generate_series(1, s.\"$n\") WHERE s.\"$n\" > 0 ORDER BY s.\"$seq\"");
+            queue.add(s, "INSERT INTO " + table + " (" + columnList() + ") OVERRIDING SYSTEM VALUE SELECT " + select + " FROM " + stage
+                    + " AS s, generate_series(1, s.\"$n\") WHERE s.\"$n\" > 0 ORDER BY s.\"$seq\"", rows -> { });
         }
     }
 
@@ -216,7 +230,7 @@ final class SegmentWriter {
      * target was changed behind Sluice's back), their other values cannot be written whole.
      */
     private void missing(long written, long expected, String what) {
-        if (written < expected) {
+        if (written >= 0 && written < expected) {
             LOG.warn("{} of {} rows of {} {} with unchanged TOASTed values were not found on the target, so they could not be written: "
                     + "their unchanged values exist only in the source. Was the target table changed outside Sluice? Copy the table "
                     + "again to repair it.", expected - written, expected, target, what);

@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Map;
+import java.util.StringJoiner;
 
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.Lsn;
@@ -89,17 +91,23 @@ public final class AppliedPositions {
      * them to each source's running count (what {@code sluice status} measures rates with).
      */
     public void write(Connection c, Map<String, SourcePosition> positions, Map<String, Long> changes) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " AS p (source, lsn_commit, event, changes) "
-                + "VALUES (?, ?::pg_lsn, ?, ?) ON CONFLICT (source) DO UPDATE SET lsn_commit = EXCLUDED.lsn_commit, "
-                + "event = EXCLUDED.event, applied_at = now(), changes = p.changes + EXCLUDED.changes")) {
-            for (Map.Entry<String, SourcePosition> e : positions.entrySet()) {
-                s.setString(1, e.getKey());
-                s.setString(2, e.getValue().lsnText());
-                s.setLong(3, e.getValue().event());
-                s.setLong(4, changes.getOrDefault(e.getKey(), 0L));
-                s.addBatch();
-            }
-            s.executeBatch();
+        try (Statement s = c.createStatement()) {
+            s.executeUpdate(writeSql(positions, changes));
         }
+    }
+
+    /**
+     * The statement {@link #write} runs, with the values in it: the streamed changes' applier
+     * sends it together with the statements that write the changes, in one round trip.
+     */
+    public String writeSql(Map<String, SourcePosition> positions, Map<String, Long> changes) {
+        StringJoiner rows = new StringJoiner(", ");
+        for (Map.Entry<String, SourcePosition> e : positions.entrySet()) {
+            rows.add("(" + Identifiers.literal(e.getKey()) + ", " + Identifiers.literal(e.getValue().lsnText()) + "::pg_lsn, "
+                    + e.getValue().event() + ", " + changes.getOrDefault(e.getKey(), 0L) + ")");
+        }
+        return "INSERT INTO " + qualified + " AS p (source, lsn_commit, event, changes) VALUES " + rows
+                + " ON CONFLICT (source) DO UPDATE SET lsn_commit = EXCLUDED.lsn_commit, event = EXCLUDED.event, applied_at = now(), "
+                + "changes = p.changes + EXCLUDED.changes";
     }
 }
