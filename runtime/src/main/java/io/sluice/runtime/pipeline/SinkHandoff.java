@@ -157,18 +157,26 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         if (settle || streamed < events.size()) {
             work.await(this);
         }
-        if (markDurable(committer)) {
-            committer.markBatchFinished();
-        }
+        commitDurable(committer);
         if (end) {
             snapshotDone.countDown();
         }
     }
 
     /**
-     * Marks the newest record of each source partition the sink has said is durable, so the
-     * engine commits its offset at the end of a batch; returns whether it marked any.
+     * Marks the newest record of each source partition the sink has said is durable, and if it
+     * marked any, ends the batch: the engine commits offsets only then (and when it stops), which
+     * lets the source confirm them. From the engine's thread and the idle sink thread, one at a
+     * time: the committer is the engine's, shared by its batches.
      */
+    private synchronized void commitDurable(DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
+            throws InterruptedException {
+        if (markDurable(committer)) {
+            committer.markBatchFinished();
+        }
+    }
+
+    /** Marks the newest record of each source partition the sink has said is durable; returns whether it marked any. */
     private synchronized boolean markDurable(DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException {
         boolean marked = false;
@@ -216,7 +224,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                                 .forEach((tp, offset) -> durable.merge(tp, offset.offset(), Math::max));
                         countApplied(notYetCounted);
                     }
-                    markDurableWhileIdle();
+                    commitDurableWhileIdle();
                     continue;
                 }
                 sink.put(work.records());
@@ -251,15 +259,14 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     }
 
     /**
-     * Marks what became durable after the engine's last batch: with nothing new to hand over it
-     * calls no handler, so the end of a burst (a full batch, or one sent in the background) would
-     * otherwise wait for the next change to be confirmed. While batches keep coming the engine
-     * marks them itself, and commits their offsets as each batch ends. The engine's own idle round (an empty poll ends a batch, and every
-     * batch end commits offsets) then commits them and tells the source, which confirms the slot.
+     * Commits what became durable after the engine's last batch: with nothing new to hand over it
+     * calls no handler (and commits no offsets on an empty poll), so the end of a burst (a full
+     * batch, or one sent in the background) would otherwise wait for the next change to be
+     * confirmed. While batches keep coming the engine's thread commits them as each batch ends.
      */
-    private synchronized void markDurableWhileIdle() throws InterruptedException {
+    private synchronized void commitDurableWhileIdle() throws InterruptedException {
         if (lastCommitter != null) {
-            markDurable(lastCommitter);
+            commitDurable(lastCommitter);
         }
     }
 
