@@ -45,7 +45,9 @@ import org.slf4j.LoggerFactory;
  * that {@linkplain SendsInBackground sends in the background} writes it while the engine reads
  * the next changes, and it is marked once durable; any other sink flushes, and the engine waits,
  * so the last changes of a burst are confirmed at once. A burst that ends on a full batch, or
- * was sent in the background, is marked once the idle sink has made it durable.
+ * was sent in the background, is committed once the idle sink has made it durable. Offsets of
+ * streamed changes sent in the background are committed off the engine's thread
+ * ({@link OffsetCommits}).
  */
 final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>, AutoCloseable {
 
@@ -83,6 +85,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private final Map<TopicPartition, Long> durable = new ConcurrentHashMap<>();
     private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
     private final Thread sinkThread;
+    private final OffsetCommits commits = new OffsetCommits();
     private volatile boolean closed;
 
     /** @param bytesLoaded bytes the sink has sent to the target so far, for the progress display */
@@ -157,26 +160,25 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         if (settle || streamed < events.size()) {
             work.await(this);
         }
-        commitDurable(committer);
+        if (markDurable(committer)) {
+            // Streamed changes whose target keeps their positions are committed off the engine's thread, which reads the
+            // source meanwhile; everything else before the engine goes on, as a schema change or the snapshot's progress must be.
+            if (sendsInBackground != null && streamed == events.size() && !settle) {
+                commits.soon(committer);
+            } else {
+                commits.now(committer);
+            }
+        }
         if (end) {
             snapshotDone.countDown();
         }
     }
 
     /**
-     * Marks the newest record of each source partition the sink has said is durable, and if it
-     * marked any, ends the batch: the engine commits offsets only then (and when it stops), which
-     * lets the source confirm them. From the engine's thread and the idle sink thread, one at a
-     * time: the committer is the engine's, shared by its batches.
+     * Marks the newest record of each source partition the sink has said is durable; returns
+     * whether it marked any. The engine commits offsets only when a batch is ended then (and when
+     * it stops), which lets the source confirm them.
      */
-    private synchronized void commitDurable(DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
-            throws InterruptedException {
-        if (markDurable(committer)) {
-            committer.markBatchFinished();
-        }
-    }
-
-    /** Marks the newest record of each source partition the sink has said is durable; returns whether it marked any. */
     private synchronized boolean markDurable(DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException {
         boolean marked = false;
@@ -264,10 +266,15 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
      * batch, or one sent in the background) would otherwise wait for the next change to be
      * confirmed. While batches keep coming the engine's thread commits them as each batch ends.
      */
-    private synchronized void commitDurableWhileIdle() throws InterruptedException {
-        if (lastCommitter != null) {
-            commitDurable(lastCommitter);
+    private void commitDurableWhileIdle() throws InterruptedException {
+        DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer;
+        synchronized (this) {
+            committer = lastCommitter;
+            if (committer == null || !markDurable(committer)) {
+                return;
+            }
         }
+        commits.soon(committer);
     }
 
     private void countApplied(ArrayDeque<Streamed> notYetCounted) {
@@ -312,6 +319,15 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        commits.close();
+    }
+
+    /**
+     * Stops committing offsets off the engine's thread (after the commit under way and the one
+     * asked for last): the engine commits what is marked as it stops, which must not meet one.
+     */
+    void beforeEngineStops() {
+        commits.close();
     }
 
     /**

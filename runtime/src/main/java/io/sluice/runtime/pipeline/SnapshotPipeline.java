@@ -90,6 +90,7 @@ public final class SnapshotPipeline {
             display.start();
             engine.start();
             handoff.snapshotDone().await();
+            handoff.beforeEngineStops();
             engine.close();
             PipelineFailure failure = engine.failure();
             if (failure != null) {
@@ -102,6 +103,7 @@ public final class SnapshotPipeline {
             return;
         } finally {
             display.close();
+            handoff.beforeEngineStops();
             engine.close();
             handoff.close();
             sink.task().stop();

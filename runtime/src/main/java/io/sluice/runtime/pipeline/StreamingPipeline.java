@@ -111,6 +111,7 @@ public final class StreamingPipeline {
                     lastStatus = System.nanoTime();
                 }
             }
+            handoff.beforeEngineStops();
             engine.close();
             PipelineFailure failure = engine.failure();
             if (failure != null) {
@@ -133,6 +134,7 @@ public final class StreamingPipeline {
             }
         } finally {
             display.close();
+            handoff.beforeEngineStops();
             engine.close();
             handoff.close();
             sink.task().stop();
