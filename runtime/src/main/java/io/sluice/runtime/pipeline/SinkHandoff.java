@@ -264,7 +264,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
      * Commits what became durable after the engine's last batch: with nothing new to hand over it
      * calls no handler (and commits no offsets on an empty poll), so the end of a burst (a full
      * batch, or one sent in the background) would otherwise wait for the next change to be
-     * confirmed. While batches keep coming the engine's thread commits them as each batch ends.
+     * confirmed. While batches keep coming they are committed as each batch ends.
      */
     private void commitDurableWhileIdle() throws InterruptedException {
         DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer;
