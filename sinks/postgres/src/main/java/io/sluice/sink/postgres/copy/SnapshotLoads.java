@@ -5,7 +5,6 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -14,7 +13,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.sluice.schemas.envelope.Envelope;
-import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.mapping.ColumnMismatch;
@@ -26,8 +24,6 @@ import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.postgres.schema.MissingColumns;
 import io.sluice.sink.postgres.schema.TargetTables;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.data.Field;
-import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -60,8 +56,7 @@ public final class SnapshotLoads implements AutoCloseable {
     private boolean freezeLoads;
     /** Targets whose way of loading (frozen or not) is decided. */
     private final Set<String> loadDecided = new HashSet<>();
-    /** Temporary unique indexes that let a resumed snapshot upsert before the target has its keys. */
-    private final Map<String, String> resumeIndexes = new LinkedHashMap<>();
+    private final ResumedRows resumed;
     /** Per partition, the batch its last record went into, while that record went into one (the run of offsets goes on). */
     private final Map<TopicPartition, TableBatch> lastBatchOf = new HashMap<>();
     /** Whether snapshot rows were sent to COPY and not yet waited for. */
@@ -80,6 +75,7 @@ public final class SnapshotLoads implements AutoCloseable {
         this.ledger = ledger;
         this.missingColumns = missingColumns;
         this.byKafkaOffset = byKafkaOffset;
+        this.resumed = new ResumedRows(tables, loader);
     }
 
     /** A snapshot row: gathered into its table's batch, sent when the batch is full. */
@@ -87,7 +83,7 @@ public final class SnapshotLoads implements AutoCloseable {
         Struct after = value.getStruct(Envelope.AFTER);
         String[] target = tables.resolve(record.topic(), SourceInfo.schemaOf(source), SourceInfo.tableOf(source));
         hold(target, record);
-        TableBatch batch = batchFor(target, after, mayExist(record) ? upsertKeys(target, eventKey(record)) : null);
+        TableBatch batch = batchFor(target, after, mayExist(record) ? upsertKeys(target, ResumedRows.eventKey(record)) : null);
         long before = batch.bytes();
         batch.opened(ledger.epoch());
         batch.add(after);
@@ -123,6 +119,13 @@ public final class SnapshotLoads implements AutoCloseable {
         covered(record, batch);
         pendingBytes += tuples.length;
         sendIfFull(batch);
+    }
+
+    private List<String> upsertKeys(String[] target, List<String> eventKey) throws InterruptedException {
+        return resumed.upsertKeys(target, eventKey, () -> {
+            sendAll();
+            loader.awaitAll();
+        });
     }
 
     /** A record is about to be written (whatever its kind): see {@link #recordEnds}. */
@@ -191,45 +194,9 @@ public final class SnapshotLoads implements AutoCloseable {
         return batch;
     }
 
-    /**
-     * The columns to upsert a resumed row on: the target's key, or, while the target has none
-     * yet (its keys come with post-data), the event key's columns, backed by a temporary unique
-     * index that is dropped before post-data builds the real one. Null for a keyless event.
-     */
-    private List<String> upsertKeys(String[] target, List<String> eventKey) throws InterruptedException {
-        List<String> keys = tables.keyColumns(target[0], target[1]);
-        if (!keys.isEmpty()) {
-            return keys;
-        }
-        if (eventKey.isEmpty()) {
-            return null;
-        }
-        String table = Identifiers.quote(target[0], target[1]);
-        if (!resumeIndexes.containsKey(table)) {
-            String index = "sluice_resume_" + Integer.toHexString(table.hashCode());
-            sendAll();
-            loader.awaitAll();
-            String create = "CREATE UNIQUE INDEX IF NOT EXISTS " + Identifiers.quote(index) + " ON " + table + " ("
-                    + String.join(", ", eventKey.stream().map(Identifiers::quote).toList()) + ")";
-            // On a cluster, tasks resuming the same table make the same index: one at a time, the others find it there.
-            loader.execute("DO $$BEGIN PERFORM pg_advisory_xact_lock(hashtext(" + Identifiers.literal(table) + ")); EXECUTE "
-                    + Identifiers.literal(create) + "; END$$", "Indexing " + table + " to resume");
-            resumeIndexes.put(table, Identifiers.quote(target[0], index));
-        }
-        return eventKey;
-    }
-
-    private static List<String> eventKey(SinkRecord record) {
-        if (record.keySchema() == null || record.keySchema().type() != Schema.Type.STRUCT) {
-            return List.of();
-        }
-        return record.keySchema().fields().stream().map(Field::name).toList();
-    }
-
     /** Whether the row may be on the target already: its snapshot resumed an earlier one. */
     public static boolean mayExist(SinkRecord record) {
-        org.apache.kafka.connect.header.Header resumed = record.headers().lastWithName(EventHeaders.SNAPSHOT_RESUMED);
-        return resumed != null && Boolean.TRUE.equals(resumed.value());
+        return ResumedRows.mayExist(record);
     }
 
     /**
@@ -341,10 +308,7 @@ public final class SnapshotLoads implements AutoCloseable {
 
     /** Drops the temporary unique indexes this task made to resume, before post-data builds the real keys. */
     public void dropResumeIndexes() {
-        for (String index : resumeIndexes.values()) {
-            loader.execute("DROP INDEX IF EXISTS " + index, "Dropping the resume index " + index);
-        }
-        resumeIndexes.clear();
+        resumed.dropOwn();
     }
 
     /**
@@ -352,14 +316,7 @@ public final class SnapshotLoads implements AutoCloseable {
      * task made them (on a cluster), before post-data builds the real keys.
      */
     public void dropResumeIndexes(List<String[]> loaded) {
-        if (loaded.isEmpty()) {
-            return;
-        }
-        String names = String.join(", ", loaded.stream().map(t -> "to_regclass(" + Identifiers.literal(Identifiers.quote(t[0], t[1])) + ")").toList());
-        loader.execute("DO $$DECLARE i regclass; BEGIN FOR i IN SELECT x.indexrelid::regclass FROM pg_index x JOIN pg_class c "
-                + "ON c.oid = x.indexrelid WHERE c.relname LIKE 'sluice\\_resume\\_%' AND x.indrelid IN (" + names + ") LOOP "
-                + "EXECUTE 'DROP INDEX IF EXISTS ' || i; END LOOP; END$$", "Dropping the indexes that let the snapshot resume");
-        resumeIndexes.clear();
+        resumed.dropAll(loaded);
     }
 
     /**
