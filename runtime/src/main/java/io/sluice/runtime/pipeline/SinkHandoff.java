@@ -144,7 +144,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         boolean caughtUp = streamed > 0 && SourceOffsets.drained(events.size());
         boolean settle = end || schemaChange || (caughtUp && sendsInBackground == null);
         boolean send = caughtUp && !settle;
-        boolean flush = settle || send || System.nanoTime() - lastFlush >= flushIntervalNanos;
+        boolean flush = settle || System.nanoTime() - lastFlush >= flushIntervalNanos;
         Map<TopicPartition, OffsetAndMetadata> current = new HashMap<>();
         nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
         Map<TopicPartition, Long> last = new HashMap<>();
