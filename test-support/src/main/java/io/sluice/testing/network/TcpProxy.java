@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * A loopback TCP proxy in front of a server. For tests of an unreachable server without
@@ -16,9 +17,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * that went down would; {@link #restore()} lets them through again. For tests and benchmarks on
  * a slow link: {@link #shape} gives connections a delay with jitter, a bandwidth cap and a
  * window (these machines have no {@code tc netem}); a new shape applies at once to connections
- * that were opened shaped.
+ * that were opened shaped. For tests of a reply lost on the way: {@link #loseReplyTo} lets a
+ * request through and drops the connection before its answer comes back.
  */
 public final class TcpProxy implements AutoCloseable {
+
+    private static final byte[] NOTHING = new byte[0];
 
     private final ServerSocket listener;
     private final String targetHost;
@@ -27,6 +31,17 @@ public final class TcpProxy implements AutoCloseable {
     private final Thread acceptor;
     private volatile boolean cut;
     private volatile LinkShape shape = LinkShape.NONE;
+    /** Bytes of a request whose reply is to be lost; null when none is armed. */
+    private volatile byte[] loseReplyTo;
+    /** Set once the armed request went through: replies are dropped until the cut. */
+    private volatile boolean muted;
+    private volatile long lostReplyDelayMillis;
+    private volatile boolean serverSideStaysOpen;
+    /** The client side of each open connection (a subset of {@link #open}). */
+    private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
+    /** Server sides left open and silent after their clients were dropped; closed with the proxy. */
+    private final Set<Socket> abandoned = ConcurrentHashMap.newKeySet();
+    private final CountDownLatch replyLost = new CountDownLatch(1);
     private final ShapedPipe.Bandwidth upstream = new ShapedPipe.Bandwidth();
     private final ShapedPipe.Bandwidth downstream = new ShapedPipe.Bandwidth();
 
@@ -55,8 +70,14 @@ public final class TcpProxy implements AutoCloseable {
     /** Drops every open connection and refuses new ones until {@link #restore()}. */
     public void cut() {
         cut = true;
+        dropAll();
+    }
+
+    private void dropAll() {
         open.forEach(TcpProxy::closeQuietly);
         open.clear();
+        clients.clear();
+        abandoned.clear();
     }
 
     public void restore() {
@@ -70,6 +91,85 @@ public final class TcpProxy implements AutoCloseable {
 
     public LinkShape shape() {
         return shape;
+    }
+
+    /**
+     * Arms a lost reply, once: the first request from a client (unshaped connections) whose bytes
+     * contain {@code request} reaches the server, but nothing the server sends back afterwards
+     * reaches any client, and {@code afterMillis} later every connection is dropped. So the server
+     * has done the request (a COMMIT, say) while the client never learns it.
+     *
+     * @param request bytes of the request, at most 255
+     * @return a latch that opens once the connections were dropped
+     */
+    public CountDownLatch loseReplyTo(byte[] request, long afterMillis) {
+        return loseReplyTo(request, afterMillis, false);
+    }
+
+    /**
+     * As {@link #loseReplyTo(byte[], long)}; with {@code serverSideStaysOpen}, only the clients'
+     * side is dropped: the server's side stays open and silent, as after a network partition
+     * the server has not noticed (its session waits, holding what its transaction locked).
+     */
+    public CountDownLatch loseReplyTo(byte[] request, long afterMillis, boolean serverSideStaysOpen) {
+        if (request.length == 0 || request.length > 255) {
+            throw new IllegalArgumentException("A request to lose the reply to is 1 to 255 bytes, got " + request.length);
+        }
+        this.lostReplyDelayMillis = afterMillis;
+        this.serverSideStaysOpen = serverSideStaysOpen;
+        this.loseReplyTo = request.clone();
+        return replyLost;
+    }
+
+    /**
+     * Looks for the armed request in what a client sent, with the end of what it sent before
+     * ({@code window}, up to 255 bytes: a request may be split between reads); returns the window's new content.
+     */
+    private byte[] requestSent(byte[] window, byte[] buffer, int n) {
+        byte[] armed = loseReplyTo;
+        if (armed == null) {
+            return NOTHING; // unarmed, the common case, costs nothing
+        }
+        byte[] joined = new byte[window.length + n];
+        System.arraycopy(window, 0, joined, 0, window.length);
+        System.arraycopy(buffer, 0, joined, window.length, n);
+        byte[] next = java.util.Arrays.copyOfRange(joined, Math.max(0, joined.length - 255), joined.length);
+        if (indexOf(joined, joined.length, armed) < 0) {
+            return next;
+        }
+        loseReplyTo = null;
+        muted = true;
+        Thread later = new Thread(() -> {
+            try {
+                Thread.sleep(lostReplyDelayMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (serverSideStaysOpen) {
+                open.stream().filter(socket -> !clients.contains(socket)).forEach(abandoned::add);
+                clients.forEach(TcpProxy::closeQuietly);
+            } else {
+                dropAll();
+            }
+            muted = false;
+            replyLost.countDown();
+        }, "tcp-proxy-lose-reply");
+        later.setDaemon(true);
+        later.start();
+        return NOTHING;
+    }
+
+    private static int indexOf(byte[] buffer, int n, byte[] pattern) {
+        outer:
+        for (int i = 0; i + pattern.length <= n; i++) {
+            for (int j = 0; j < pattern.length; j++) {
+                if (buffer[i + j] != pattern[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
     }
 
     private void accept() {
@@ -90,6 +190,7 @@ public final class TcpProxy implements AutoCloseable {
                 }
                 open.add(client);
                 open.add(server);
+                clients.add(client);
                 if (shape.shapes()) {
                     client.setTcpNoDelay(true);
                     server.setTcpNoDelay(true);
@@ -103,8 +204,8 @@ public final class TcpProxy implements AutoCloseable {
                     new ShapedPipe(client.getInputStream(), server.getOutputStream(), () -> shape, upstream, closeBoth).start(name + "-up");
                     new ShapedPipe(server.getInputStream(), client.getOutputStream(), () -> shape, downstream, closeBoth).start(name + "-down");
                 } else {
-                    pipe(client, server);
-                    pipe(server, client);
+                    pipe(client, server, true);
+                    pipe(server, client, false);
                 }
             } catch (IOException e) {
                 if (listener.isClosed()) {
@@ -114,22 +215,35 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    private void pipe(Socket from, Socket to) {
+    private void pipe(Socket from, Socket to, boolean fromClient) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            // Not closed by try-with-resources: closing a stream closes its socket, and an abandoned one stays open.
+            try {
+                InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream();
+                byte[] window = NOTHING;
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
+                    if (!fromClient && (muted || abandoned.contains(from))) {
+                        continue;
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
+                    if (fromClient) {
+                        window = requestSent(window, buffer, n);
+                    }
                 }
             } catch (IOException e) {
                 // the other side closed, or the proxy was cut
             } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                open.remove(from);
-                open.remove(to);
+                for (Socket socket : new Socket[] {from, to}) {
+                    if (!abandoned.contains(socket)) {
+                        closeQuietly(socket);
+                        open.remove(socket);
+                        clients.remove(socket);
+                    }
+                }
             }
         }, "tcp-proxy-pipe");
         t.setDaemon(true);

@@ -19,7 +19,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The apply thread's connection to the target, set up for applying (session settings, Sluice's
  * own tables there), and the work done on it: a failure drops the connection, and one that says
- * the target cannot be reached is tried again on a new one. Used on the apply thread only.
+ * the target cannot be reached is tried again on a new one. Work that may have committed before
+ * its connection died (the reply to COMMIT lost) is first looked for on the target, once the
+ * lost connection's backend has gone: applied twice, a keyless table's rows would be doubled.
+ * Used on the apply thread only.
  */
 final class ApplySession implements AutoCloseable {
 
@@ -30,10 +33,13 @@ final class ApplySession implements AutoCloseable {
     private final AppliedPositions positions;
     private final KafkaOffsets offsets;
     private final RetryPolicy retry;
+    private final long retryTimeoutMillis;
     private final String retryTimeoutKey;
     /** Staging tables created on this connection; a new connection has none. */
     private final Set<String> createdStages = new HashSet<>();
     private Connection connection;
+    /** The server's backend of {@link #connection}; null when the server did not say. */
+    private TargetBackend backend;
 
     /**
      * @param setUp              session settings (replica role); must not throw for a setting merely refused
@@ -48,6 +54,7 @@ final class ApplySession implements AutoCloseable {
         this.positions = positions;
         this.offsets = offsets;
         this.retry = RetryPolicy.reconnecting(retryTimeoutMillis);
+        this.retryTimeoutMillis = retryTimeoutMillis;
         this.retryTimeoutKey = retryTimeoutKey;
     }
 
@@ -65,9 +72,40 @@ final class ApplySession implements AutoCloseable {
      * @param what what the work does, for messages ("Applying 20 changes")
      */
     void run(String what, ChangeApplier.TargetWork work) {
+        run(what, work, c -> false);
+    }
+
+    /** Tells, on a new connection, whether work tried on a lost one is on the target after all. */
+    @FunctionalInterface
+    interface Committed {
+        boolean isOn(Connection c) throws SQLException;
+    }
+
+    /**
+     * As {@link #run(String, ChangeApplier.TargetWork)}, for work that commits: when a try was
+     * sent and its connection lost, the next try first waits for that connection's backend to end
+     * (see {@link TargetBackend}) and asks {@code committed}; if the work is on the target, it is
+     * not done again.
+     */
+    void run(String what, ChangeApplier.TargetWork work, Committed committed) {
+        TargetBackend[] sentOn = {null};
+        boolean[] sent = {false};
         try {
             retry.run(() -> {
-                work.run(connection());
+                Connection c = connection();
+                if (sent[0]) {
+                    if (sentOn[0] != null) {
+                        sentOn[0].awaitGone(c, retryTimeoutMillis, what);
+                    }
+                    if (committed.isOn(c)) {
+                        LOG.info("{} to {}: the target committed it before the connection was lost; not doing it again", what,
+                                endpoint.display());
+                        return null;
+                    }
+                }
+                sent[0] = true;
+                sentOn[0] = backend;
+                work.run(c);
                 return null;
             }, new RetryPolicy.Failures() {
                 @Override
@@ -122,6 +160,12 @@ final class ApplySession implements AutoCloseable {
                 throw new ConnectException("Creating the position table " + positions.name() + " on " + endpoint.display()
                         + " failed: " + PgConnect.explain(e, endpoint).getMessage() + ". The sink's user needs CREATE on the database, "
                         + "or create the table beforehand", e);
+            }
+            try {
+                backend = TargetBackend.of(c);
+            } catch (SQLException e) {
+                LOG.debug("Reading the apply connection's backend", e);
+                backend = null;
             }
             createdStages.clear();
             connection = c;

@@ -292,7 +292,7 @@ public final class ChangeApplier implements AutoCloseable {
             }
             c.commit();
             c.setAutoCommit(true);
-        });
+        }, c -> batch.isOn(c, positions, offsets));
         batch.positions().forEach((source, position) -> appliedPositions.merge(source, position, ChangeApplier::newer));
         rowsApplied += batch.changes();
         long nanos = System.nanoTime() - started;
@@ -332,7 +332,7 @@ public final class ChangeApplier implements AutoCloseable {
                 try (Statement s = c.createStatement()) {
                     s.execute("DISCARD TEMP");
                 }
-            });
+            }, c -> ChangeBatch.isOn(c, positions, offsets, position == null ? Map.of() : Map.of(source, position), nextOffsets));
             session.createdStages().clear();
             return null;
         });

@@ -53,4 +53,36 @@ record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<
             offsetTable.write(c, offsets, partitionPositions);
         }
     }
+
+    /** Whether the target has this batch: what it stores is at or past every position and offset the batch writes. */
+    boolean isOn(Connection c, AppliedPositions positionTable, KafkaOffsets offsetTable) throws SQLException {
+        return isOn(c, positionTable, offsetTable, positions, offsets);
+    }
+
+    /**
+     * Whether the target has a transaction that wrote these positions and offsets: what it stores
+     * is at or past each. False when there are none, since then nothing tells.
+     */
+    static boolean isOn(Connection c, AppliedPositions positionTable, KafkaOffsets offsetTable, Map<String, SourcePosition> positions,
+                        Map<TopicPartition, Long> offsets) throws SQLException {
+        if (positions.isEmpty() && (offsets.isEmpty() || offsetTable == null)) {
+            return false;
+        }
+        for (Map.Entry<String, SourcePosition> p : positions.entrySet()) {
+            SourcePosition stored = positionTable.read(c, p.getKey());
+            if (stored == null || stored.compareTo(p.getValue()) < 0) {
+                return false;
+            }
+        }
+        if (!offsets.isEmpty() && offsetTable != null) {
+            Map<TopicPartition, Long> stored = offsetTable.read(c, offsets.keySet());
+            for (Map.Entry<TopicPartition, Long> o : offsets.entrySet()) {
+                Long next = stored.get(o.getKey());
+                if (next == null || next < o.getValue()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
 }
