@@ -32,7 +32,9 @@
 # Throughput: every pipeline is paused, a backlog is written to the source, then one pipeline at a
 # time is resumed and timed until the target equals the source (row counts and sums of every
 # table, compared once the target has a one-row mark written after the backlog, which is polled
-# every 50 ms): the same backlog for all, the order rotating between rounds.
+# every 50 ms): the same backlog for all, the order rotating between rounds. Each pipeline is resumed
+# once both servers are idle (QUIET=1, the default; see await_quiet): the other slots' walsenders
+# have then decoded what they can, so no pipeline's time holds another slot's decoding.
 # Backlogs: a pgbench run of TXNS transactions per client (4 clients; 3 updates and an insert
 # each), and one UPDATE of UPDATE_ROWS rows in one transaction. Before the first round each
 # pipeline drains an uncounted warm-up backlog (WARMUP_TXNS=2000 transactions per client and an
@@ -325,11 +327,46 @@ await_all() {
 await_all
 echo "Kafka $kafka_port, Connect $connect_port, source $source_port, target $target_port (work: $tp_work)"
 
+# CPU time, in clock ticks, of a server's processes (its postmaster's children: backends,
+# walsenders, autovacuum, checkpointer).
+server_ticks() {
+  local postmaster child total=0
+  postmaster="$(head -1 "$tp_work/$1/postmaster.pid")"
+  for child in $(pgrep -P "$postmaster"); do
+    total=$(( total + $(awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$child/stat" 2>/dev/null || echo 0) ))
+  done
+  echo "$total"
+}
+# Waits until both servers are idle: under 5 % of a core in a second (at most QUIET_MAX_SECONDS,
+# default 300). After a backlog is written, every paused pipeline's walsender decodes it until its
+# client's socket is full (a one-transaction UPDATE whole, before its commit is sent), and
+# autovacuum and the checkpointer follow the writes: a pipeline resumed meanwhile shares the two
+# cores with the others' decoding and pays for work that is not its own, while the next one finds
+# its walsender done. So each is resumed on quiet servers, all on the same footing. QUIET=0 skips it.
+await_quiet() {
+  [ "${QUIET:-1}" = 1 ] || return 0
+  local hz start before after
+  hz="$(getconf CLK_TCK)"
+  start="$(now)"
+  before=$(( $(server_ticks source) + $(server_ticks target) ))
+  while :; do
+    sleep 1
+    after=$(( $(server_ticks source) + $(server_ticks target) ))
+    if (( after >= before && (after - before) * 20 < hz )); then break; fi
+    if (( $(echo "$(now) - $start > ${QUIET_MAX_SECONDS:-300}" | bc) )); then
+      echo "  (servers still busy after ${QUIET_MAX_SECONDS:-300} s; going on)"; break
+    fi
+    before="$after"
+  done
+  echo "  servers quiet after $(printf '%.0f' "$(echo "$(now) - $start" | bc)") s"
+}
+
 # Throughput: one backlog, drained by each pipeline in turn.
 throughput() {
   local round="$1" scenario="$2" changes="$3" i tool started seconds
   for (( i = 0; i < ${#tools[@]}; i++ )); do
     tool="${tools[$(( (i + round - 1) % ${#tools[@]} ))]}"
+    await_quiet >&2
     on_connect "$tool" && { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid")"; }
     started="$(now)"
     resume "$tool"
@@ -439,6 +476,7 @@ done
   [ -z "${native[*]}" ] || echo "(\"native\": PostgreSQL's own logical replication, a subscription on the target, paused by disabling it)"
   echo "(pgbench's transactions with 4 clients, the same UPDATE) on a copy of its own;"
   echo "caught up: the mark written after a backlog is on the target (polled every 50 ms), then every table equals the source's."
+  [ "${QUIET:-1}" = 1 ] && echo "Each pipeline resumed once both servers were idle (under 5 % of a core for a second), the other slots' decoding done."
   echo
   echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) | worker heap peaks, MB used / old generation (runs) | CPU s, worker / broker (runs) |"
   echo "|---|---|---|---|---|---|---|---|"
