@@ -477,6 +477,7 @@ done
   echo "(pgbench's transactions with 4 clients, the same UPDATE) on a copy of its own;"
   echo "caught up: the mark written after a backlog is on the target (polled every 50 ms), then every table equals the source's."
   [ "${QUIET:-1}" = 1 ] && echo "Each pipeline resumed once both servers were idle (under 5 % of a core for a second), the other slots' decoding done."
+  [ -z "${WORKER_JAVA_OPTS:-}" ] || echo "The worker's JVM with WORKER_JAVA_OPTS=${WORKER_JAVA_OPTS}."
   echo
   echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) | worker heap peaks, MB used / old generation (runs) | CPU s, worker / broker (runs) |"
   echo "|---|---|---|---|---|---|---|---|"

@@ -127,8 +127,10 @@ public final class PostgresSinkConfig extends AbstractConfig {
             .define(APPLY_RETRY_TIMEOUT, Type.LONG, 300_000L, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
                     "How long streamed changes are tried again while the target cannot be reached (connection lost, server "
                             + "restarting or refusing connections), with pauses growing from 100 ms to 10 s (exponential backoff with full jitter). Nothing is lost "
-                            + "meanwhile: the changes stay pending and the source keeps them. After this long the pipeline stops "
-                            + "with the reason; 0 stops at the first failure.", CHANGES, 4, Width.SHORT, "Retry timeout"),
+                            + "meanwhile: the changes stay pending and the source keeps them. A batch whose connection died "
+                            + "while it committed is looked for on the target before it is sent again, once the lost connection's "
+                            + "session there has ended (the sink ends it, or waits this long for the server to). After this long "
+                            + "the pipeline stops with the reason; 0 stops at the first failure.", CHANGES, 4, Width.SHORT, "Retry timeout"),
             TUNING, BATCH_BYTES);
 
     static {
