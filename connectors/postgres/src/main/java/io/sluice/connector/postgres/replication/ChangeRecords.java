@@ -88,9 +88,19 @@ public final class ChangeRecords {
     private String transactionId;
     private long event;
     private long lastCompleteEnd;
-    private final Map<StreamTable, Struct> sources = new HashMap<>();
-    /** Events of each table in the open transaction, for the transaction block's per-table order. */
-    private final Map<StreamTable, long[]> tableEvents = new HashMap<>();
+    /**
+     * Each table of the open transaction, by oid: not by {@link StreamTable}, whose record hash and
+     * equality walk its whole schema, on every change.
+     */
+    private final Map<Integer, TableInTransaction> inTransaction = new HashMap<>();
+
+    /** A table's events so far in the open transaction, and its source block, made for the relation it has now. */
+    private static final class TableInTransaction {
+        /** For the transaction block's per-table order; goes on across a new relation message of the table. */
+        long events;
+        StreamTable table;
+        Struct source;
+    }
 
     /**
      * @param baseOffset        entries every stream offset carries (that the snapshot finished)
@@ -128,8 +138,7 @@ public final class ChangeRecords {
             transaction = b;
             transactionId = Envelope.transactionId(Integer.toUnsignedLong(b.xid()), b.finalLsn());
             event = 0;
-            sources.clear();
-            tableEvents.clear();
+            inTransaction.clear();
         } else if (message instanceof Commit c) {
             if (held != null && transaction != null) {
                 held = withConfirm(held, capped(c.endLsn()));
@@ -352,7 +361,12 @@ public final class ChangeRecords {
             throw new ConnectException("pgoutput sent a change of " + table.qualifiedName() + " outside a transaction");
         }
         event++;
-        long tableEvent = ++tableEvents.computeIfAbsent(table, t -> new long[1])[0];
+        TableInTransaction inThis = inTransaction.get(table.relation().oid());
+        if (inThis == null) { // not computeIfAbsent: its capturing lambda would be made for every change
+            inThis = new TableInTransaction();
+            inTransaction.put(table.relation().oid(), inThis);
+        }
+        long tableEvent = ++inThis.events;
         if (alreadySent() || copies.holds(table.relation().oid())) {
             return; // a table being copied: the copy holds this change
         }
@@ -363,12 +377,13 @@ public final class ChangeRecords {
             }
         }
         TableSchema schema = table.schema();
-        Struct source = sources.get(table);
-        if (source == null) { // not computeIfAbsent: its capturing lambda would be made for every change
-            source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(), transaction.commitTimestamp() + PG_EPOCH_MICROS,
-                    SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()), transaction.finalLsn(), null).toStruct();
-            sources.put(table, source);
+        if (inThis.table != table) { // the first change of the table, or a new relation message (a rename, say) came since
+            inThis.source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(),
+                    transaction.commitTimestamp() + PG_EPOCH_MICROS, SourceInfo.Snapshot.FALSE, Integer.toUnsignedLong(transaction.xid()),
+                    transaction.finalLsn(), null).toStruct();
+            inThis.table = table;
         }
+        Struct source = inThis.source;
         // The sink orders and deduplicates changes by commit position and place in the transaction.
         Struct value = Envelope.create(schema.envelopeSchema(), op, before, after, source,
                 Envelope.transaction(transactionId, event, tableEvent),

@@ -143,6 +143,33 @@ class StreamingIT {
     }
 
     @Test
+    void eachTableOfATransactionCountsItsOwnEventsAndNamesItselfInTheSourceBlock(TestDatabase db) throws Exception {
+        db.execute("CREATE TABLE ta (id int PRIMARY KEY)", "CREATE TABLE tb (id int PRIMARY KEY)");
+        PostgresSourceTask task = start(db, new ConcurrentHashMap<>(), "topic.prefix", "order", "snapshot.mode", "never",
+                "table.include.list", "public.ta,public.tb,public.tc");
+        try {
+            // A rename inside the transaction sends tb's relation again, by the same oid with a new name.
+            db.execute("BEGIN; INSERT INTO ta VALUES (1); INSERT INTO tb VALUES (1); INSERT INTO ta VALUES (2); "
+                    + "ALTER TABLE tb RENAME TO tc; INSERT INTO tc VALUES (2); INSERT INTO ta VALUES (3); COMMIT",
+                    "INSERT INTO ta VALUES (4)");
+            List<SourceRecord> records = new ArrayList<>();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (records.stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).count() < 6 && System.nanoTime() < deadline) {
+                records.addAll(poll(task));
+            }
+            assertThat(records.stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).map(r -> {
+                Struct value = (Struct) r.value();
+                Struct transaction = value.getStruct(Envelope.TRANSACTION);
+                return value.getStruct(Envelope.SOURCE).getString("table") + value.getStruct(Envelope.AFTER).getInt32("id") + " "
+                        + transaction.getInt64("total_order") + "/" + transaction.getInt64("data_collection_order");
+            })).as("table, row, place in the transaction / among the table's changes in it").containsExactly(
+                    "ta1 1/1", "tb1 2/1", "ta2 3/2", "tc2 5/2", "ta3 6/3", "ta4 1/1"); // 4: the rename's schema-change event
+        } finally {
+            task.stop();
+        }
+    }
+
+    @Test
     void aKeyChangeIsPrecededByADeleteOfTheOldKeyUnlessItKeepsToastedValues(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE moving (id int PRIMARY KEY, body text NOT NULL)", "ALTER TABLE moving ALTER COLUMN body SET STORAGE EXTERNAL",
                 "INSERT INTO moving VALUES (10, 'small'), (20, '" + "x".repeat(10_000) + "')");
