@@ -41,7 +41,8 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     /** Server sides left open and silent after their clients were dropped; closed with the proxy. */
     private final Set<Socket> abandoned = ConcurrentHashMap.newKeySet();
-    private final CountDownLatch replyLost = new CountDownLatch(1);
+    /** Opens once the armed request's connections were dropped; a new one at each arming. */
+    private volatile CountDownLatch replyLost = new CountDownLatch(1);
     private final ShapedPipe.Bandwidth upstream = new ShapedPipe.Bandwidth();
     private final ShapedPipe.Bandwidth downstream = new ShapedPipe.Bandwidth();
 
@@ -94,7 +95,7 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     /**
-     * Arms a lost reply, once: the first request from a client (unshaped connections) whose bytes
+     * Arms a lost reply (once per call): the first request from a client (unshaped connections) whose bytes
      * contain {@code request} reaches the server, but nothing the server sends back afterwards
      * reaches any client, and {@code afterMillis} later every connection is dropped. So the server
      * has done the request (a COMMIT, say) while the client never learns it.
@@ -115,10 +116,12 @@ public final class TcpProxy implements AutoCloseable {
         if (request.length == 0 || request.length > 255) {
             throw new IllegalArgumentException("A request to lose the reply to is 1 to 255 bytes, got " + request.length);
         }
+        CountDownLatch lost = new CountDownLatch(1);
+        this.replyLost = lost;
         this.lostReplyDelayMillis = afterMillis;
         this.serverSideStaysOpen = serverSideStaysOpen;
         this.loseReplyTo = request.clone();
-        return replyLost;
+        return lost;
     }
 
     /**
@@ -139,6 +142,7 @@ public final class TcpProxy implements AutoCloseable {
         }
         loseReplyTo = null;
         muted = true;
+        CountDownLatch lost = replyLost;
         Thread later = new Thread(() -> {
             try {
                 Thread.sleep(lostReplyDelayMillis);
@@ -152,7 +156,7 @@ public final class TcpProxy implements AutoCloseable {
                 dropAll();
             }
             muted = false;
-            replyLost.countDown();
+            lost.countDown();
         }, "tcp-proxy-lose-reply");
         later.setDaemon(true);
         later.start();
