@@ -38,7 +38,8 @@
 # Backlogs: a pgbench run of TXNS transactions per client (4 clients; 3 updates and an insert
 # each), and one UPDATE of UPDATE_ROWS rows in one transaction. Before the first round each
 # pipeline drains an uncounted warm-up backlog (WARMUP_TXNS=2000 transactions per client and an
-# UPDATE of WARMUP_ROWS=100000 rows), so both are timed with their code compiled.
+# UPDATE of WARMUP_ROWS=100000 rows) WARMUP_PASSES=2 times, so both are timed with their code
+# compiled (see the warm-up below).
 #
 # Pausing: the Connect pipelines' connectors are paused through Connect's REST API, which keeps the worker's
 # JVM, its replication connection and the walsender behind it (the source task even keeps reading
@@ -107,7 +108,7 @@ src="postgres://sluice@127.0.0.1:$source_port/bench"
 results="$here/results/streaming-$(date -u +%Y%m%d-%H%M%S)"
 tsv="$results.tsv"
 mkdir -p "$here/results"
-printf 'round\tscenario\ttool\tchanges\tseconds\trows_per_s\tworker_heap_peaks_mb_used/old\tcpu_s_worker/broker\n' >"$tsv"
+printf 'round\tscenario\ttool\tchanges\tseconds\trows_per_s\tworker_heap_peaks_mb_used/old\tcpu_s_worker/broker/worker_jit\n' >"$tsv"
 pids=()
 cleanup() {
   local p
@@ -367,7 +368,7 @@ throughput() {
   for (( i = 0; i < ${#tools[@]}; i++ )); do
     tool="${tools[$(( (i + round - 1) % ${#tools[@]} ))]}"
     await_quiet >&2
-    on_connect "$tool" && { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid")"; }
+    on_connect "$tool" && { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid") $(jit_seconds "$connect_pid")"; }
     started="$(now)"
     resume "$tool"
     seconds="$(await_caught_up "$tool" "$started")"
@@ -375,21 +376,30 @@ throughput() {
     heap_peaks="-" cpu="-"
     if on_connect "$tool"; then
       heap_watch_stop
-      read -r worker_before kafka_before <<<"$cpu_before"
+      read -r worker_before kafka_before jit_before <<<"$cpu_before"
       cpu="$(echo "$(cpu_seconds "$connect_pid") - $worker_before" | bc)/$(echo "$(cpu_seconds "$kafka_pid") - $kafka_before" | bc)"
+      cpu+="/$(echo "$(jit_seconds "$connect_pid") - $jit_before" | bc)"
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\n' "$round" "$scenario" "$tool" "$changes" "$seconds" "$(echo "$changes / $seconds" | bc -l)" \
       "$heap_peaks" "$cpu" | tee -a "$tsv"
   done
 }
-# Warm-up, not counted: each pipeline drains a small backlog of both kinds first, so neither is
-# timed while its JVM still interprets the paths it has not run yet (the worker's JVM has run
-# nothing but start-up either).
-echo "Warm-up: pgbench backlog ($warmup_txns transactions x 4 clients) and an UPDATE of $warmup_rows rows..."
-"$tp_bin/pgbench" -n -c 4 -j 2 -t "$warmup_txns" "$src" >"$tp_work/pgbench-warmup.out" 2>&1
-"${psql[@]}" "$src" -c "UPDATE big SET v = v + 1 WHERE id <= $warmup_rows"
-mark
-await_all
+# Warm-up, not counted: each pipeline drains a backlog of both kinds WARMUP_PASSES times (default
+# 2) first, so neither is timed while its JVM still runs the paths interpreted or in C1's profiling
+# tier. One pass is not enough on two cores: the worker holds both pipelines' code (Debezium's JDBC
+# sink brings Hibernate), its one C2 compiler thread works through a long queue during the first
+# drains, and HotSpot raises the threshold for handing a method to C2 with that queue's length;
+# Sluice's per-record methods then ran profiled C1 code through the first pass and the first timed
+# round (seen with -XX:+PrintCompilation: their C2 compiles came at the end of round 1, and that
+# round's drain took twice round 2's, with the JIT threads busy a third of it). The JIT's CPU time
+# in each drain is reported beside the worker's (column "CPU s").
+for (( pass = 1; pass <= ${WARMUP_PASSES:-2}; pass++ )); do
+  echo "Warm-up $pass: pgbench backlog ($warmup_txns transactions x 4 clients) and an UPDATE of $warmup_rows rows..."
+  "$tp_bin/pgbench" -n -c 4 -j 2 -t "$warmup_txns" "$src" >"$tp_work/pgbench-warmup-$pass.out" 2>&1
+  "${psql[@]}" "$src" -c "UPDATE big SET v = v + 1 WHERE id <= $warmup_rows"
+  mark
+  await_all
+done
 
 for round in $(seq 1 "$rounds"); do
   echo "Round $round: pgbench backlog ($txns transactions x 4 clients)..."
@@ -468,7 +478,7 @@ done
   echo "PostgreSQL $("$tp_bin/postgres" --version | awk '{print $3}'); Kafka 4.1.2; Debezium 3.3.1.Final; pgbench scale $scale; $rounds rounds;"
   [ -z "${TARGET_SETTINGS:-}" ] || echo "target server settings: $TARGET_SETTINGS;"
   echo "pipelines: ${tools[*]}; sluice paused by $( [ "$pause_mode" = restart ] && echo "stopping and restarting it" || echo "SIGSTOP/SIGCONT"), the Connect pipelines by Connect's pause/resume;"
-  echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) first, not counted;"
+  echo "each drained a warm-up backlog ($warmup_txns transactions x 4 clients, an UPDATE of $warmup_rows rows) ${WARMUP_PASSES:-2} times first, not counted;"
   echo "Debezium's topics have $dbz_partitions partitions ($dbz_tasks JDBC sink tasks), its sink connects with reWriteBatchedInserts=true;"
   echo "Sluice's on Connect as many (and $dbz_partitions sink tasks), $( [ "${CONNECT_CONVERTER:-binary}" = json ] && echo "Kafka's JSON converter with schemas" || echo "Sluice's binary converter");"
   echo "both sources' producers with linger.ms=5, batch.size=1048576 and lz4$([[ " ${connect_tools[*]} " == *" connect_b "* ]] && echo "; connect_b: Sluice's connectors again, with ${SLUICE_B_SOURCE_EXTRA:-} ${SLUICE_B_SINK_EXTRA:-}");"
@@ -479,7 +489,7 @@ done
   [ "${QUIET:-1}" = 1 ] && echo "Each pipeline resumed once both servers were idle (under 5 % of a core for a second), the other slots' decoding done."
   [ -z "${WORKER_JAVA_OPTS:-}" ] || echo "The worker's JVM with WORKER_JAVA_OPTS=${WORKER_JAVA_OPTS}."
   echo
-  echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) | worker heap peaks, MB used / old generation (runs) | CPU s, worker / broker (runs) |"
+  echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) | worker heap peaks, MB used / old generation (runs) | CPU s, worker / broker / worker's JIT compilers (runs) |"
   echo "|---|---|---|---|---|---|---|---|"
   for scenario in pgbench update_1m; do
     for tool in "${tools[@]}" target; do
@@ -489,7 +499,9 @@ done
       mid=$(( (n + 1) / 2 ))
       median_s="$(sed -n "${mid}p" "$tp_work/runs" | cut -f1)"
       median_rate="$(cut -f2 "$tp_work/runs" | sort -n | sed -n "${mid}p")"
-      echo "| $scenario | $tool | $(head -1 "$tp_work/runs" | cut -f3) | $(printf '%.1f' "$median_s") | $median_rate | $(cut -f2 "$tp_work/runs" | paste -sd, -) | $(cut -f4 "$tp_work/runs" | paste -sd, -) | $(cut -f5 "$tp_work/runs" | paste -sd, -) |"
+      # The runs in round order (the medians above come from them sorted).
+      awk -F'\t' -v s="$scenario" -v t="$tool" '$2 == s && $3 == t {print $6 "\t" $7 "\t" $8}' "$tsv" >"$tp_work/runs-in-order"
+      echo "| $scenario | $tool | $(head -1 "$tp_work/runs" | cut -f3) | $(printf '%.1f' "$median_s") | $median_rate | $(cut -f1 "$tp_work/runs-in-order" | paste -sd, -) | $(cut -f2 "$tp_work/runs-in-order" | paste -sd, -) | $(cut -f3 "$tp_work/runs-in-order" | paste -sd, -) |"
     done
   done
   echo

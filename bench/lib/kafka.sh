@@ -146,3 +146,15 @@ cpu_seconds() {
   # Fields 14 and 15 of /proc/PID/stat, counted after the command's closing parenthesis (it may hold spaces).
   awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%.1f", ($12 + $13) / hz}' "/proc/$1/stat"
 }
+# CPU seconds of a JVM's JIT compiler threads (HotSpot names them "C1 CompilerThread<n>" and
+# "C2 CompilerThread<n>"): how much of a run the JVM spent compiling rather than running the code.
+jit_seconds() {
+  local task total=0
+  for task in /proc/"$1"/task/*; do
+    case "$(cat "$task/comm" 2>/dev/null)" in
+      C1\ CompilerThre* | C2\ CompilerThre*)
+        total=$(( total + $(awk '{sub(/.*\) /, ""); print $12 + $13}' "$task/stat" 2>/dev/null || echo 0) )) ;;
+    esac
+  done
+  awk -v t="$total" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", t / hz}'
+}

@@ -7,6 +7,12 @@ import java.util.Arrays;
 /** A growable byte buffer with the few encodings the binary format uses: varints, zigzag, fixed-width numbers, strings. */
 final class BinaryOut {
 
+    /**
+     * Strings this long or longer are encoded by getBytes, shorter ones char by char (16: above
+     * the source block's names and codes, below a pgbench filler; not tuned).
+     */
+    private static final int SHORT_STRING = 16;
+
     private byte[] buf;
     private int size;
 
@@ -54,13 +60,17 @@ final class BinaryOut {
     }
 
     /**
-     * UTF-8 with its byte length first. Most strings in change events are ASCII (names, codes, the
-     * source block), whose UTF-8 is one byte a char: those are written straight into the buffer,
-     * without the array getBytes would make for each; at the first other char, the string is
-     * written again the general way.
+     * UTF-8 with its byte length first. Short strings (names, codes, most of the source block),
+     * when ASCII, are written char by char straight into the buffer, without the array getBytes
+     * makes; longer ones through getBytes, whose check and copy of an ASCII string are each one
+     * vectorised pass (a char loop over a pgbench filler was a fifth of encoding an event).
      */
     void writeString(String s) {
         int n = s.length();
+        if (n >= SHORT_STRING) {
+            writeBytes(s.getBytes(StandardCharsets.UTF_8));
+            return;
+        }
         int start = size;
         writeVarLong(n);
         ensure(n);
@@ -88,6 +98,14 @@ final class BinaryOut {
         ensure(length);
         view.get(buf, size, length);
         size += length;
+    }
+
+    /** Empties the buffer for the next message, keeping its array unless a huge message grew it past {@code maxKept} bytes. */
+    void reset(int maxKept) {
+        size = 0;
+        if (buf.length > maxKept) {
+            buf = new byte[maxKept];
+        }
     }
 
     byte[] toByteArray() {

@@ -84,10 +84,14 @@ final class ValueEncoding {
                     throw new DataException("A struct's own schema" + named(struct.schema()) + " differs from the schema it is sent with"
                             + named(schema));
                 }
-                for (Field field : schema.fields()) {
+                // By index: an iterator over the fields (an unmodifiable list) was made for every struct written.
+                List<Field> fields = schema.fields();
+                for (int i = 0, n = fields.size(); i < n; i++) {
+                    Field field = fields.get(i);
+                    Schema fieldSchema = field.schema();
                     // Without a default, get(field) is the stored value; with one, get would hide a null behind the default.
-                    Object fieldValue = field.schema().defaultValue() == null ? struct.get(field) : struct.getWithoutDefault(field.name());
-                    write(field.schema(), fieldValue, out);
+                    Object fieldValue = fieldSchema.defaultValue() == null ? struct.get(field) : struct.getWithoutDefault(field.name());
+                    write(fieldSchema, fieldValue, out);
                 }
             }
             default -> throw new DataException("Schema type " + schema.type() + " cannot be written");

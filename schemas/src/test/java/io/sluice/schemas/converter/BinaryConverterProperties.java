@@ -63,7 +63,8 @@ class BinaryConverterProperties {
 
     @Property(tries = 300)
     void aConverterKeepsManySchemasApartThroughItsCaches(@ForAll("someSchemasAndValues") List<Tuple2<Schema, Object>> sent) {
-        // A cache of two makes every message after the second likely to evict a schema it will need again.
+        // A cache of two makes every message after the second likely to evict a schema it will need again. Every message is
+        // written in the writer's one scratch buffer, grown by any megabyte value and let go after it.
         BinaryConverter writer = converter(2);
         BinaryConverter reader = converter(2);
         List<byte[]> messages = new ArrayList<>();

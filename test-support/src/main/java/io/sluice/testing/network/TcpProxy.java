@@ -41,8 +41,8 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> clients = ConcurrentHashMap.newKeySet();
     /** Server sides left open and silent after their clients were dropped; closed with the proxy. */
     private final Set<Socket> abandoned = ConcurrentHashMap.newKeySet();
-    /** Opens once the armed request's connections were dropped; a new one at each arming. */
-    private volatile CountDownLatch replyLost = new CountDownLatch(1);
+    /** Opens once the armed request's connections were dropped; made by each arming (none before the first). */
+    private volatile CountDownLatch replyLost;
     private final ShapedPipe.Bandwidth upstream = new ShapedPipe.Bandwidth();
     private final ShapedPipe.Bandwidth downstream = new ShapedPipe.Bandwidth();
 

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 import io.sluice.connector.postgres.PostgresSourceTask;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
@@ -113,11 +114,7 @@ class StreamingIT {
                     "DELETE FROM audit",
                     "DELETE FROM docs WHERE id = 1",
                     "TRUNCATE docs, audit");
-            List<SourceRecord> records = new ArrayList<>();
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (records.size() < 8 && System.nanoTime() < deadline) {
-                records.addAll(poll(task));
-            }
+            List<SourceRecord> records = pollUntil(task, r -> r.size() >= 8);
             assertThat(records).extracting(r -> r.topic() + ":" + ((Struct) r.value()).getString(Envelope.OP)).containsExactly(
                     "kinds.public.docs:c", "kinds.public.docs:u", "kinds.public.audit:c", "kinds.public.audit:u",
                     "kinds.public.audit:d", "kinds.public.docs:d", "kinds.public.docs:t", "kinds.public.audit:t");
@@ -152,11 +149,7 @@ class StreamingIT {
             db.execute("BEGIN; INSERT INTO ta VALUES (1); INSERT INTO tb VALUES (1); INSERT INTO ta VALUES (2); "
                     + "ALTER TABLE tb RENAME TO tc; INSERT INTO tc VALUES (2); INSERT INTO ta VALUES (3); COMMIT",
                     "INSERT INTO ta VALUES (4)");
-            List<SourceRecord> records = new ArrayList<>();
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (records.stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).count() < 6 && System.nanoTime() < deadline) {
-                records.addAll(poll(task));
-            }
+            List<SourceRecord> records = pollUntil(task, r -> r.stream().filter(c -> Envelope.isEnvelope(c.valueSchema())).count() >= 6);
             assertThat(records.stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).map(r -> {
                 Struct value = (Struct) r.value();
                 Struct transaction = value.getStruct(Envelope.TRANSACTION);
@@ -178,11 +171,7 @@ class StreamingIT {
         try {
             db.execute("BEGIN; UPDATE moving SET id = 11 WHERE id = 10; UPDATE moving SET id = 21 WHERE id = 20; "
                     + "UPDATE moving SET body = 'b' WHERE id = 11; COMMIT");
-            List<SourceRecord> records = new ArrayList<>();
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (records.size() < 4 && System.nanoTime() < deadline) {
-                records.addAll(poll(task));
-            }
+            List<SourceRecord> records = pollUntil(task, r -> r.size() >= 4);
             assertThat(records).extracting(r -> ((Struct) r.value()).getString(Envelope.OP) + ((Struct) r.key()).getInt32("id")
                     + (r.headers().lastWithName(EventHeaders.KEY_MOVED_AWAY) != null ? " moved away" : "")
                     + (r.headers().lastWithName(EventHeaders.KEY_CHANGED) != null ? " key changed" : ""))
@@ -303,6 +292,16 @@ class StreamingIT {
         } finally {
             task.stop();
         }
+    }
+
+    /** Polls the task until the records so far are {@code enough}, for up to 30 s (the assertions after say what is missing). */
+    private static List<SourceRecord> pollUntil(PostgresSourceTask task, Predicate<List<SourceRecord>> enough) throws InterruptedException {
+        List<SourceRecord> records = new ArrayList<>();
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!enough.test(records) && System.nanoTime() < deadline) {
+            records.addAll(poll(task));
+        }
+        return records;
     }
 
     private static void dropSlot(TestDatabase db, String slot) throws Exception {
