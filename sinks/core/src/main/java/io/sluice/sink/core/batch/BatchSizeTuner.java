@@ -144,7 +144,7 @@ public final class BatchSizeTuner {
             return;
         }
         if (state == State.CLIMBING) {
-            climbed(bytesPerSecond);
+            climbed(bytesPerSecond, nanos);
             return;
         }
         current.add(bytesPerSecond);
@@ -169,9 +169,9 @@ public final class BatchSizeTuner {
         next();
     }
 
-    private void climbed(double bytesPerSecond) {
+    private void climbed(double bytesPerSecond, long nanos) {
         long bytes = climb.bytes();
-        boolean over = climb.record(bytesPerSecond);
+        boolean over = climb.record(bytesPerSecond, nanos);
         path.add(new Step(State.CLIMBING, bytes, bytesPerSecond, 1, settings.size(0), settings.size(settings.candidates() - 1)));
         if (!over) {
             return;

@@ -10,7 +10,8 @@ package io.sluice.sink.core.batch;
  * 16 MB one does in about the same time) would spend them at every power of two on the way; a
  * 250 MB table ended before such a search did. Far from the peak, a fourfold step changes
  * throughput by far more than one batch's noise, so one batch a size decides it; near the peak
- * the gain falls below {@link #GAIN} and the careful search takes over.
+ * the gain falls below {@link #GAIN} and the careful search takes over. Going up, the batch
+ * times of the last two sizes may send a step further ({@link #predictedBest}).
  */
 final class Climb {
 
@@ -22,6 +23,11 @@ final class Climb {
     static final double GAIN = 0.15;
     /** Each step is about this many times larger or smaller than the best so far. */
     static final double STEP = 4;
+    /**
+     * Going up, a step goes at least as far as the size whose fixed cost (round trips, the COPY's
+     * start and commit) is this share of its time, as two sizes' batch times predict.
+     */
+    static final double FIXED_SHARE = 0.1;
 
     private final TunerSettings settings;
     private final int start;
@@ -32,6 +38,15 @@ final class Climb {
     private double startRate;
     private int direction;
     private boolean turned;
+    /** The best size's bytes and its batch's time: with the next size up, a line through them predicts batch times. */
+    private long bestBytes;
+    private long bestNanos;
+    /** Where the line through two batch times sends the next step up; -1 for none. */
+    private int predicted = -1;
+    /** Whether the size measured now lies beyond the usual step, where the line sent it. */
+    private boolean jumped;
+    /** No step up reaches this candidate: a jump there did not gain. */
+    private int ceiling = Integer.MAX_VALUE;
 
     Climb(TunerSettings settings) {
         this.settings = settings;
@@ -50,15 +65,30 @@ final class Climb {
      *
      * @return whether the climb is over
      */
-    boolean record(double bytesPerSecond) {
+    boolean record(double bytesPerSecond, long nanos) {
         if (at < 0) {
             startRate = bytesPerSecond;
             bestRate = bytesPerSecond;
+            bestBytes = settings.defaultBytes();
+            bestNanos = nanos;
             return !step();
         }
         if (bytesPerSecond >= (1 + GAIN) * bestRate) {
+            if (direction > 0) {
+                predicted = predictedBest(bestBytes, bestNanos, settings.size(at), nanos);
+            }
             best = at;
             bestRate = bytesPerSecond;
+            bestBytes = settings.size(at);
+            bestNanos = nanos;
+            return !step();
+        }
+        if (jumped) {
+            // The line's size did not gain: throughput is not the line there (it falls past a
+            // peak). The usual step from the best, below that size, goes on instead.
+            jumped = false;
+            predicted = -1;
+            ceiling = at;
             return !step();
         }
         if (bytesPerSecond > bestRate) {
@@ -89,6 +119,13 @@ final class Climb {
             direction = -direction;
             next = next(best, direction);
         }
+        jumped = false;
+        if (direction > 0 && predicted > next && predicted < ceiling) {
+            // At most a second usual step further: the line holds for sizes a few times apart, not
+            // across the range (where throughput may fall again past a peak).
+            next = Math.max(next, Math.min(predicted, next(next, direction)));
+            jumped = next > next(best, direction);
+        }
         if (next == best) {
             return false;
         }
@@ -100,11 +137,43 @@ final class Climb {
         long size = settings.size(from);
         int to = settings.nearest(way > 0 ? (long) Math.min(Long.MAX_VALUE / 2.0, size * STEP) : (long) (size / STEP));
         if (way > 0) {
-            to = Math.max(to, from + 1);
+            to = Math.min(Math.max(to, from + 1), ceiling - 1);
+            if (to <= from) {
+                return from;
+            }
         } else {
             to = Math.min(to, from - 1);
         }
         return Math.max(0, Math.min(settings.candidates() - 1, to));
+    }
+
+    /**
+     * The candidate the batch times of two sizes point to, going up: a batch's time is taken as a
+     * fixed cost plus a cost per byte, the line through the two; the size whose fixed cost is
+     * {@link #FIXED_SHARE} of its time is where throughput comes within about a tenth of the
+     * most a stream moves. -1 when the two say nothing (the larger was no slower, or the line
+     * has no fixed cost): only the usual step is taken.
+     *
+     * <p>Why: from far below, a fourfold step at a time crosses the range in as many batches as
+     * there are steps, all at sizes that move a fraction of what the best does; through a 200 ms
+     * link from 1 MB, 1 and 4 MB batches cost 0.8 and 1.2 s, a line that puts the best near 50 MB,
+     * so the climb goes from 4 MB to the largest size at once instead of by way of 16 MB.
+     */
+    int predictedBest(long smallBytes, long smallNanos, long largeBytes, long largeNanos) {
+        if (largeBytes <= smallBytes || largeNanos <= smallNanos || smallNanos <= 0) {
+            return -1;
+        }
+        double perByte = (double) (largeNanos - smallNanos) / (largeBytes - smallBytes);
+        double fixed = smallNanos - perByte * smallBytes;
+        if (fixed <= 0) {
+            return -1;
+        }
+        double bytes = fixed * (1 - FIXED_SHARE) / FIXED_SHARE / perByte;
+        if (bytes >= settings.size(settings.candidates() - 1)) {
+            return settings.candidates() - 1;
+        }
+        int i = settings.nearest((long) bytes);
+        return settings.size(i) < bytes ? Math.min(i + 1, settings.candidates() - 1) : i;
     }
 
     /** The candidate that did best; where the careful search starts. */

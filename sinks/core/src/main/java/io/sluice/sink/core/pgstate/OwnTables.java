@@ -44,10 +44,13 @@ public final class OwnTables {
             c.setAutoCommit(false);
         }
         try (Statement s = c.createStatement()) {
-            s.execute("SELECT pg_advisory_xact_lock(" + LOCK + ")");
+            // One round trip for the lock and the statements (and the BEGIN): through a 200 ms link
+            // each statement on its own added 0.4 s to the start of a load.
+            StringBuilder all = new StringBuilder("SELECT pg_advisory_xact_lock(" + LOCK + ")");
             for (String statement : statements) {
-                s.execute(statement);
+                all.append(";\n").append(statement);
             }
+            s.execute(all.toString());
             if (own) {
                 c.commit();
             }

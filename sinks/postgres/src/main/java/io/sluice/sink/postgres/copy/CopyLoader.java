@@ -93,6 +93,15 @@ public final class CopyLoader implements AutoCloseable {
         this.connections = new ConnectionPool(endpoint, "sluice load", new ReplicaRole(endpoint, replicaRole));
     }
 
+    /**
+     * Waits until a COPY stream is free, without taking it. The caller is the one thread that
+     * submits, so the stream is still free when it submits next.
+     */
+    public void awaitFreeStream() throws InterruptedException {
+        slots.acquire();
+        slots.release();
+    }
+
     /** Buffers for the next chunks; a chunk's own comes back once its COPY has ended. */
     public EncodeBuffers buffers() {
         return buffers;
@@ -145,7 +154,9 @@ public final class CopyLoader implements AutoCloseable {
             commitFrozen(chunk.target()); // staged rows cannot go in frozen; what is in so far is committed first
             load = null;
         }
-        long bytes = chunk.bytes();
+        // A full batch passes its size by up to one record; counted at its size, batches of the load
+        // buffer's share of a stream all fit (four 32 MB batches and a few KB went three at a time).
+        long bytes = Math.min(chunk.bytes(), Math.max(1, plannedBytes));
         budget.acquire(bytes);
         try {
             slots.acquire();

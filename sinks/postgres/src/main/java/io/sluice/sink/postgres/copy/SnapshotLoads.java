@@ -223,7 +223,16 @@ public final class SnapshotLoads implements AutoCloseable {
     private void sendIfFull(TableBatch batch) throws InterruptedException {
         long size = copyBatches.bytes();
         if (batch.bytes() >= size) {
-            send(batch, Closing.FULL);
+            // Closed only once a stream is free to take it: while every stream is busy, the tuner
+            // may move on (the batch it measures ends), and a batch closed at the size it left
+            // would load at that size and measure nothing.
+            loader.awaitFreeStream();
+            long now = copyBatches.bytes();
+            if (batch.bytes() < now) {
+                return; // the size grew: the batch fills on
+            }
+            send(batch, now < size ? Closing.EARLY : Closing.FULL); // filled past a size that shrank: not a measurement of it
+            size = now;
         }
         if (pendingBytes >= 2 * size) {
             Optional<TableBatch> largest = batches.largest();

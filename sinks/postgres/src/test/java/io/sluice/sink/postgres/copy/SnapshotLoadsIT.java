@@ -134,6 +134,91 @@ class SnapshotLoadsIT {
         assertThat(committable()).containsEntry(P, new OffsetAndMetadata(5));
     }
 
+    @Test
+    void batchesOfTheBuffersShareAllGoAtOnceThoughEachPassesItsSizeByARow() throws Exception {
+        // Two streams and a buffer of two 16 kB batches; each batch closes a row past 16 kB. Counted
+        // at their own bytes, the second would wait for the first (the buffer's share of a stream
+        // then left one stream idle: four 32 MB batches went three at a time).
+        loads.close();
+        PgEndpoint endpoint = PgEndpoint.parse(target.url());
+        TunedBatchSize size = new TunedBatchSize("test", Optional.empty(), 16 * 1024);
+        loader = new CopyLoader(endpoint, 2, false, 2 * 16 * 1024, size, null);
+        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+        String wide = "x".repeat(1_000);
+        try (java.sql.Connection lock = target.connect()) {
+            lock.setAutoCommit(false);
+            try (java.sql.Statement s = lock.createStatement()) {
+                s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // both COPYs wait here, holding their batches
+            }
+            java.util.concurrent.CompletableFuture<Void> loading = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    for (int i = 0; i < 34; i++) {
+                        load(i, wide);
+                    }
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long deadline = System.currentTimeMillis() + 10_000;
+            long copying = 0;
+            while (copying < 2 && System.currentTimeMillis() < deadline) {
+                copying = target.queryLong("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY %' AND wait_event_type = 'Lock'");
+                Thread.sleep(20);
+            }
+            assertThat(copying).as("COPYs under way at once").isEqualTo(2);
+            assertThat(loading).as("two full batches taken without waiting").succeedsWithin(java.time.Duration.ofSeconds(10));
+            lock.rollback();
+        }
+        loads.sendAll();
+        loads.awaitSent();
+        assertThat(target.queryLong("SELECT count(*) FROM app.t")).isEqualTo(34);
+    }
+
+    @Test
+    void aFullBatchWaitingForAStreamGrowsToASizeTheTunerMovesTo() throws Exception {
+        loads.close();
+        PgEndpoint endpoint = PgEndpoint.parse(target.url());
+        TunedBatchSize size = new TunedBatchSize("test", Optional.of(io.sluice.sink.core.batch.TunerSettings.between(16 * 1024, 64 * 1024,
+                16 * 1024)), 16 * 1024);
+        loader = new CopyLoader(endpoint, 1, false, 1 << 20, size, null);
+        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+        String wide = "x".repeat(1_000);
+        java.util.concurrent.atomic.AtomicInteger loaded = new java.util.concurrent.atomic.AtomicInteger();
+        try (java.sql.Connection lock = target.connect()) {
+            lock.setAutoCommit(false);
+            try (java.sql.Statement s = lock.createStatement()) {
+                s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // the first batch's COPY waits here, holding the one stream
+            }
+            java.util.concurrent.CompletableFuture<Void> loading = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    for (int i = 0; i < 40; i++) {
+                        load(i, wide);
+                        loaded.incrementAndGet();
+                    }
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (loaded.get() < 33 && System.currentTimeMillis() < deadline) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(300);
+            assertThat(loaded.get()).as("rows taken before the second full batch waits for the stream").isEqualTo(33);
+            // The tuner moves on meanwhile (a warm-up batch and one counted at 16 kB): its climb goes to 64 kB.
+            size.record(16 * 1024, 16 * 1024, 1_000_000, TunedBatchSize.Closing.FULL);
+            size.record(16 * 1024, 16 * 1024, 1_000_000, TunedBatchSize.Closing.FULL);
+            assertThat(size.bytes()).isEqualTo(64 * 1024);
+            lock.rollback();
+            assertThat(loading).succeedsWithin(java.time.Duration.ofSeconds(10));
+        }
+        loads.awaitSent();
+        assertThat(target.queryLong("SELECT count(*) FROM app.t")).as("only the first batch went; the second grows towards 64 kB").isEqualTo(17);
+        loads.sendAll();
+        loads.awaitSent();
+        assertThat(target.queryLong("SELECT count(*) FROM app.t")).isEqualTo(40);
+    }
+
     private void load(int offset, String v) throws InterruptedException {
         SourceInfo source = new SourceInfo("src", "src", "app", "t", 1_700_000_000_000_000L, SourceInfo.Snapshot.TRUE, 1L, 1L, null);
         Struct value = Envelope.create(ENVELOPE, Operation.READ, null, new Struct(ROW).put("id", offset).put("v", v), source,
