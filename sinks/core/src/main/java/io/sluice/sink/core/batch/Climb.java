@@ -38,8 +38,7 @@ final class Climb {
     private double startRate;
     private int direction;
     private boolean turned;
-    /** The best size's bytes and its batch's time: with the next size up, a line through them predicts batch times. */
-    private long bestBytes;
+    /** The best size's batch time: with the next size up, a line through the two predicts batch times. */
     private long bestNanos;
     /** Where the line through two batch times sends the next step up; -1 for none. */
     private int predicted = -1;
@@ -69,17 +68,15 @@ final class Climb {
         if (at < 0) {
             startRate = bytesPerSecond;
             bestRate = bytesPerSecond;
-            bestBytes = settings.defaultBytes();
             bestNanos = nanos;
             return !step();
         }
         if (bytesPerSecond >= (1 + GAIN) * bestRate) {
             if (direction > 0) {
-                predicted = predictedBest(bestBytes, bestNanos, settings.size(at), nanos);
+                predicted = predictedBest(bestBytes(), bestNanos, settings.size(at), nanos);
             }
             best = at;
             bestRate = bytesPerSecond;
-            bestBytes = settings.size(at);
             bestNanos = nanos;
             return !step();
         }
@@ -119,12 +116,13 @@ final class Climb {
             direction = -direction;
             next = next(best, direction);
         }
-        jumped = false;
-        if (direction > 0 && predicted > next && predicted < ceiling) {
+        jumped = direction > 0 && predicted > next && predicted < ceiling;
+        if (jumped) {
             // At most a second usual step further: the line holds for sizes a few times apart, not
             // across the range (where throughput may fall again past a peak).
-            next = Math.max(next, Math.min(predicted, next(next, direction)));
-            jumped = next > next(best, direction);
+            int usual = next;
+            next = Math.min(predicted, next(usual, direction));
+            jumped = next > usual;
         }
         if (next == best) {
             return false;
@@ -184,6 +182,11 @@ final class Climb {
     /** Whether the best is the starting size itself (measured in the load's first batches). */
     boolean bestIsStart() {
         return best == start;
+    }
+
+    /** The best size in bytes: the starting size itself (maybe no candidate) or a candidate's. */
+    private long bestBytes() {
+        return bestIsStart() ? settings.defaultBytes() : settings.size(best);
     }
 
     /** The best's one batch, in bytes per second. */

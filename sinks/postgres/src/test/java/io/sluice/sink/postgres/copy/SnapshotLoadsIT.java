@@ -2,14 +2,20 @@ package io.sluice.sink.postgres.copy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.TunedBatchSize;
+import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.postgres.schema.MissingColumns;
 import io.sluice.sink.postgres.schema.TargetTables;
@@ -145,12 +151,12 @@ class SnapshotLoadsIT {
         loader = new CopyLoader(endpoint, 2, false, 2 * 16 * 1024, size, null);
         loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
         String wide = "x".repeat(1_000);
-        try (java.sql.Connection lock = target.connect()) {
+        try (Connection lock = target.connect()) {
             lock.setAutoCommit(false);
-            try (java.sql.Statement s = lock.createStatement()) {
+            try (Statement s = lock.createStatement()) {
                 s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // both COPYs wait here, holding their batches
             }
-            java.util.concurrent.CompletableFuture<Void> loading = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            CompletableFuture<Void> loading = CompletableFuture.runAsync(() -> {
                 try {
                     for (int i = 0; i < 34; i++) {
                         load(i, wide);
@@ -166,7 +172,7 @@ class SnapshotLoadsIT {
                 Thread.sleep(20);
             }
             assertThat(copying).as("COPYs under way at once").isEqualTo(2);
-            assertThat(loading).as("two full batches taken without waiting").succeedsWithin(java.time.Duration.ofSeconds(10));
+            assertThat(loading).as("two full batches taken without waiting").succeedsWithin(Duration.ofSeconds(10));
             lock.rollback();
         }
         loads.sendAll();
@@ -178,18 +184,18 @@ class SnapshotLoadsIT {
     void aFullBatchWaitingForAStreamGrowsToASizeTheTunerMovesTo() throws Exception {
         loads.close();
         PgEndpoint endpoint = PgEndpoint.parse(target.url());
-        TunedBatchSize size = new TunedBatchSize("test", Optional.of(io.sluice.sink.core.batch.TunerSettings.between(16 * 1024, 64 * 1024,
+        TunedBatchSize size = new TunedBatchSize("test", Optional.of(TunerSettings.between(16 * 1024, 64 * 1024,
                 16 * 1024)), 16 * 1024);
         loader = new CopyLoader(endpoint, 1, false, 1 << 20, size, null);
         loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
         String wide = "x".repeat(1_000);
-        java.util.concurrent.atomic.AtomicInteger loaded = new java.util.concurrent.atomic.AtomicInteger();
-        try (java.sql.Connection lock = target.connect()) {
+        AtomicInteger loaded = new AtomicInteger();
+        try (Connection lock = target.connect()) {
             lock.setAutoCommit(false);
-            try (java.sql.Statement s = lock.createStatement()) {
+            try (Statement s = lock.createStatement()) {
                 s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // the first batch's COPY waits here, holding the one stream
             }
-            java.util.concurrent.CompletableFuture<Void> loading = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            CompletableFuture<Void> loading = CompletableFuture.runAsync(() -> {
                 try {
                     for (int i = 0; i < 40; i++) {
                         load(i, wide);
@@ -210,7 +216,7 @@ class SnapshotLoadsIT {
             size.record(16 * 1024, 16 * 1024, 1_000_000, TunedBatchSize.Closing.FULL);
             assertThat(size.bytes()).isEqualTo(64 * 1024);
             lock.rollback();
-            assertThat(loading).succeedsWithin(java.time.Duration.ofSeconds(10));
+            assertThat(loading).succeedsWithin(Duration.ofSeconds(10));
         }
         loads.awaitSent();
         assertThat(target.queryLong("SELECT count(*) FROM app.t")).as("only the first batch went; the second grows towards 64 kB").isEqualTo(17);
