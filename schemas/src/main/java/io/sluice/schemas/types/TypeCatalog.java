@@ -21,14 +21,16 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class TypeCatalog {
 
-    private static final String TYPE_QUERY = """
-            SELECT t.oid, n.nspname, t.typname, t.typtype, t.typcategory, t.typelem, t.typbasetype, t.typtypmod,
-                   t.typdelim, t.typreceive::regproc::text, t.typrelid, r.rngsubtype, m.rngtypid
-              FROM pg_catalog.pg_type t
+    /** A type's row ({@link TypeRow}), of {@code t} in {@link #TYPE_JOINS}. */
+    private static final String TYPE_COLUMNS = """
+            t.oid, n.nspname, t.typname, t.typtype, t.typcategory, t.typelem, t.typbasetype, t.typtypmod,
+                   t.typdelim, t.typreceive::regproc::text, t.typrelid, r.rngsubtype, m.rngtypid""";
+    private static final String TYPE_JOINS = """
               JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
               LEFT JOIN pg_catalog.pg_range r ON r.rngtypid = t.oid
-              LEFT JOIN pg_catalog.pg_range m ON m.rngmultitypid = t.oid
-             WHERE t.oid = ANY (?::oid[])""";
+              LEFT JOIN pg_catalog.pg_range m ON m.rngmultitypid = t.oid""";
+    private static final String TYPE_QUERY = "SELECT " + TYPE_COLUMNS + "\n  FROM pg_catalog.pg_type t\n" + TYPE_JOINS
+            + "\n WHERE t.oid = ANY (?::oid[])";
 
     private final Connection connection;
     private final Map<Integer, PgType> types = new ConcurrentHashMap<>();
@@ -58,7 +60,6 @@ public final class TypeCatalog {
      * query is a round trip.
      */
     public void preload(Collection<Integer> oids) {
-        Map<Integer, TypeRow> rows = new HashMap<>();
         Set<Integer> wanted = new HashSet<>();
         for (int oid : oids) {
             if (!types.containsKey(oid)) {
@@ -66,40 +67,52 @@ public final class TypeCatalog {
             }
         }
         try {
-            while (!wanted.isEmpty()) {
-                List<TypeRow> read = read(wanted);
-                read.forEach(r -> rows.put(r.oid(), r));
-                for (int oid : wanted) {
-                    if (!rows.containsKey(oid)) {
-                        throw new IllegalArgumentException("No type with oid " + oid + " in this database");
-                    }
-                }
-                wanted = new HashSet<>();
-                for (TypeRow r : read) {
-                    int base = r.builtOn();
-                    if (base != 0 && !types.containsKey(base) && !rows.containsKey(base)) {
-                        wanted.add(base);
-                    }
-                }
-            }
-            for (int oid : rows.keySet()) {
-                build(oid, rows);
-            }
+            complete(new HashMap<>(), wanted);
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot read type oids " + oids + " from pg_catalog: " + e.getMessage(), e);
         }
     }
 
+    /** Reads the {@code wanted} types and what they are built on, besides the {@code rows} read already, and builds them all. */
+    private void complete(Map<Integer, TypeRow> rows, Set<Integer> wanted) throws SQLException {
+        while (!wanted.isEmpty()) {
+            List<TypeRow> read = read(wanted);
+            read.forEach(r -> rows.put(r.oid(), r));
+            for (int oid : wanted) {
+                if (!rows.containsKey(oid)) {
+                    throw new IllegalArgumentException("No type with oid " + oid + " in this database");
+                }
+            }
+            wanted = basesToRead(read, rows);
+        }
+        for (int oid : rows.keySet()) {
+            build(oid, rows);
+        }
+    }
+
+    /** The types these are built on that are neither known nor among the rows read. */
+    private Set<Integer> basesToRead(Collection<TypeRow> of, Map<Integer, TypeRow> rows) {
+        Set<Integer> wanted = new HashSet<>();
+        for (TypeRow r : of) {
+            int base = r.builtOn();
+            if (base != 0 && !types.containsKey(base) && !rows.containsKey(base)) {
+                wanted.add(base);
+            }
+        }
+        return wanted;
+    }
+
     /** The columns of a table in order, without dropped ones. */
     public List<PgColumn> columns(String schema, String table) {
-        String sql = """
-                SELECT a.attname, a.atttypid, a.atttypmod, a.attndims, a.attnotnull,
-                       pg_catalog.format_type(a.atttypid, a.atttypmod), a.attgenerated <> ''
-                  FROM pg_catalog.pg_attribute a
-                 WHERE a.attrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::regclass
-                   AND a.attnum > 0 AND NOT a.attisdropped
-                 ORDER BY a.attnum""";
+        // The columns' types come with them (one round trip less, on a distant target one per
+        // table loaded); only the types those are built on are read after.
+        String sql = "SELECT a.attname, a.atttypid, a.atttypmod, a.attndims, a.attnotnull, "
+                + "pg_catalog.format_type(a.atttypid, a.atttypmod), a.attgenerated <> '', " + TYPE_COLUMNS
+                + "\n  FROM pg_catalog.pg_attribute a\n  JOIN pg_catalog.pg_type t ON t.oid = a.atttypid\n" + TYPE_JOINS
+                + "\n WHERE a.attrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::regclass"
+                + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum";
         List<Object[]> raw = new ArrayList<>();
+        Map<Integer, TypeRow> rows = new HashMap<>();
         try (PreparedStatement s = connection.prepareStatement(sql)) {
             s.setString(1, schema);
             s.setString(2, table);
@@ -107,12 +120,16 @@ public final class TypeCatalog {
                 while (rs.next()) {
                     raw.add(new Object[] {rs.getString(1), (int) rs.getLong(2), rs.getInt(3), rs.getInt(4), !rs.getBoolean(5),
                             rs.getString(6), rs.getBoolean(7)});
+                    TypeRow type = TypeRow.of(rs, 8);
+                    if (!types.containsKey(type.oid())) {
+                        rows.put(type.oid(), type);
+                    }
                 }
             }
+            complete(rows, basesToRead(rows.values(), rows));
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot read the columns of " + schema + "." + table + ": " + e.getMessage(), e);
         }
-        preload(raw.stream().map(c -> (Integer) c[1]).toList());
         List<PgColumn> columns = new ArrayList<>();
         for (Object[] c : raw) {
             columns.add(new PgColumn(schema + "." + table, (String) c[0], type((Integer) c[1]), (Integer) c[2], (Integer) c[3],
@@ -155,9 +172,18 @@ public final class TypeCatalog {
         return columns;
     }
 
-    /** One row of {@link #TYPE_QUERY}. */
+    /** One row of {@link #TYPE_COLUMNS}. */
     private record TypeRow(int oid, String schema, String name, char typtype, char category, int element, int base, int typmod,
             char delimiter, String receive, int relation, int rangeSubtype, int multirangeRange) {
+
+        /** The row's {@link #TYPE_COLUMNS}, from column {@code first} on. */
+        static TypeRow of(ResultSet rs, int first) throws SQLException {
+            int i = first;
+            return new TypeRow((int) rs.getLong(i), rs.getString(i + 1), rs.getString(i + 2), rs.getString(i + 3).charAt(0),
+                    rs.getString(i + 4).charAt(0), (int) rs.getLong(i + 5), (int) rs.getLong(i + 6), rs.getInt(i + 7),
+                    rs.getString(i + 8).charAt(0), rs.getString(i + 9), (int) rs.getLong(i + 10), (int) rs.getLong(i + 11),
+                    (int) rs.getLong(i + 12));
+        }
 
         /** The type this one is made of (a domain's base, an array's element, a range's subtype), or 0. */
         int builtOn() {
@@ -177,10 +203,7 @@ public final class TypeCatalog {
             s.setArray(1, connection.createArrayOf("int8", oids.stream().map(oid -> oid & 0xFFFFFFFFL).toArray()));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    rows.add(new TypeRow((int) rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(4).charAt(0),
-                            rs.getString(5).charAt(0), (int) rs.getLong(6), (int) rs.getLong(7), rs.getInt(8),
-                            rs.getString(9).charAt(0), rs.getString(10), (int) rs.getLong(11), (int) rs.getLong(12),
-                            (int) rs.getLong(13)));
+                    rows.add(TypeRow.of(rs, 1));
                 }
             }
         }

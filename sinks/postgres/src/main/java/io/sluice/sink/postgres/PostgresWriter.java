@@ -73,7 +73,8 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
         // Where tuning starts: where the last run's ended (read as the sink starts), unless sizes are fixed.
         batchSizes = config.batchTuning().isPresent() ? state.batchSizes(config.endpoint()) : null;
         RememberedSizes remembered = batchSizes != null ? batchSizes : RememberedSizes.NONE;
-        copyBatches = new TunedBatchSize("snapshot COPY", config.copyBatchTuning(), config.batchBytes(), remembered, "snapshot-copy");
+        copyBatches = new TunedBatchSize("snapshot COPY", config.copyBatchTuning(), config.batchBytes(), remembered, "snapshot-copy",
+                config.copyParallelism());
         applyBatches = new TunedBatchSize("stream apply", config.batchTuning(), config.batchBytes(), remembered, "stream-apply");
         schema = new SchemaApplier(config.endpoint(), config.copyParallelism(), config.maintenanceWorkMem(), config.vacuum());
         CopyLoader loader = new CopyLoader(config.endpoint(), config.copyParallelism(), config.replicaRole(), config.loadBufferBytes(),

@@ -105,12 +105,17 @@ final class SchemaEvents {
             // Connections opened meanwhile, as the schema is created: each costs round trips.
             loads.openAhead();
             schema.openAhead();
+            SchemaApplier.SnapshotMark mark = snapshotMark(value, source);
+            boolean created = false;
             if (config.schemaApply() && ddl != null) {
-                loads.freezeCreatedTables(schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims,
-                        source.getString("name")) && config.freeze());
+                created = schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, source.getString("name"),
+                        snapshotRecords, mark);
+                loads.freezeCreatedTables(created && config.freeze());
                 tables.invalidate();
             }
-            schema.snapshotStarted(snapshotRecords, snapshotMark(value, source));
+            if (!created) {
+                schema.snapshotStarted(snapshotRecords, mark); // recorded with the tables where they were created
+            }
         } else if ("last_in_data_collection".equals(marker)) {
             String[] target = tables.resolve(record.topic(), source.getString("schema"), source.getString("table"));
             loads.hold(target, record);
@@ -142,11 +147,15 @@ final class SchemaEvents {
         if ("first".equals(marker)) {
             loads.openAhead();
             schema.openAhead();
+            SchemaApplier.SnapshotMark mark = snapshotMark(value, source);
+            boolean created = false;
             if (config.schemaApply() && ddl != null) {
-                schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, sourceName);
+                created = schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, sourceName, snapshotRecords, mark);
                 tables.invalidate();
             }
-            schema.snapshotStarted(snapshotRecords, snapshotMark(value, source));
+            if (!created) {
+                schema.snapshotStarted(snapshotRecords, mark); // recorded with the tables where they were created
+            }
             gate.release(barrier.id());
         } else if ("last_in_data_collection".equals(marker)) {
             String[] target = tableTarget(sourceName, source);

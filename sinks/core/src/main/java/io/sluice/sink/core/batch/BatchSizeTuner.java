@@ -2,9 +2,7 @@ package io.sluice.sink.core.batch;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 
@@ -55,32 +53,18 @@ public final class BatchSizeTuner {
     public record Step(State state, long bytes, double meanBytesPerSecond, int samples, long lowBytes, long highBytes) {
     }
 
-    /** {@link #compare}: more batches of a size are on their way. */
-    private static final int MEASURING = 0;
-    /** {@link #compare}: closer than their noise after the most batches a size may have. */
-    private static final int TIE = 2;
-
     private final TunerSettings settings;
     private final List<Step> path = new ArrayList<>();
-    private final Map<Integer, SizeMeasurement> measured = new HashMap<>();
     private State state = State.BASELINE;
     private SizeMeasurement current;
-    private int low;
-    private int high;
+    /** The careful search; null before the first, the last one's while tuned. */
+    private DirectionalSearch search;
     /** The size measured first, to beat: the default, or after a drop the size that was in use. */
     private long baselineBytes;
     private double baselineMean;
-    /** The starting size's measurement while it may still be taken again; null after. */
-    private SizeMeasurement startingMeasurement;
     private long chosenBytes;
     private double tunedMean;
     private final DropWatch drops;
-    /** The candidate the next comparison starts from, once; -1 for the middle of the range. */
-    private int pivot = -1;
-    /** Which way the search gallops from the pivot (-1 smaller, +1 larger), 0 once it halves the range. */
-    private int direction;
-    /** How many candidates the next comparison lies beyond the best so far, while galloping. */
-    private int stride;
     private double lastBytesPerSecond;
     private int searches;
     /** Where in {@link #path} the current search began (after a drop, the measurement of the size in use). */
@@ -90,22 +74,23 @@ public final class BatchSizeTuner {
 
     /** A tuner that climbs from the starting size first. */
     public BatchSizeTuner(TunerSettings settings) {
-        this(settings, true);
+        this(settings, true, 1);
     }
 
     /**
-     * @param climb whether to step coarsely from the start first; without, the start is measured
-     *              carefully and the search begins there (for a start known to be near the best:
-     *              where the last run's tuning ended)
+     * @param climb   whether to step coarsely from the start first; without, the start is measured
+     *                carefully and the search begins there (for a start known to be near the best:
+     *                where the last run's tuning ended)
+     * @param streams how many batches are written at once (see {@link Climb}'s opening round)
      */
-    public BatchSizeTuner(TunerSettings settings, boolean climb) {
+    public BatchSizeTuner(TunerSettings settings, boolean climb, int streams) {
         this.settings = settings;
         this.chosenBytes = settings.defaultBytes();
         this.baselineBytes = settings.defaultBytes();
         this.current = new SizeMeasurement(settings.defaultBytes(), settings);
         this.drops = new DropWatch(settings);
         if (climb) {
-            this.climb = new Climb(settings);
+            this.climb = new Climb(settings, streams);
             this.state = State.CLIMBING;
         }
     }
@@ -144,7 +129,9 @@ public final class BatchSizeTuner {
             return;
         }
         if (state == State.CLIMBING) {
-            climbed(bytesPerSecond, nanos);
+            if (!climb.awaitingRound()) {
+                climbed(bytesPerSecond, nanos);
+            }
             return;
         }
         current.add(bytesPerSecond);
@@ -157,7 +144,7 @@ public final class BatchSizeTuner {
 
     private void measured() {
         double mean = current.mean();
-        path.add(new Step(state, current.bytes, mean, current.samples.size(), settings.size(low), settings.size(high)));
+        path.add(step(state, current.bytes, mean, current.samples.size()));
         if (state == State.SEARCHING && current.bytes == baselineBytes) {
             baselineMean = mean; // measured again
         }
@@ -169,13 +156,56 @@ public final class BatchSizeTuner {
         next();
     }
 
+    /**
+     * A full batch went out, filled towards {@code plannedBytes}: while the climb opens with a
+     * round of sizes side by side, the next batch is filled to the round's next size. One that
+     * does not run beside the others ({@code alongside} false: queued on a connection) ends the
+     * round, whose sizes then would not run side by side.
+     */
+    public void sent(long plannedBytes, boolean alongside) {
+        if (state == State.CLIMBING) {
+            climb.sent(plannedBytes, alongside);
+        }
+    }
+
+    /**
+     * A batch of the climb's opening round is in (see {@link Climb}): judged by its own bytes
+     * over its time, times the streams, since the bytes of all streams while it ran were mostly
+     * other sizes'.
+     *
+     * @param plannedBytes the size it was filled towards
+     * @param ownBytes     its own bytes
+     * @return false when it was no batch of the round (record it as any other)
+     */
+    public boolean roundBatch(long plannedBytes, long ownBytes, long nanos) {
+        if (state != State.CLIMBING || nanos <= 0 || ownBytes <= 0) {
+            return false;
+        }
+        int rung = climb.rung(plannedBytes);
+        if (rung < 0) {
+            return false;
+        }
+        double bytesPerSecond = ownBytes * 1e9 / nanos * climb.streams();
+        lastBytesPerSecond = bytesPerSecond;
+        for (double[] taken : climb.rungIn(rung, bytesPerSecond, nanos)) {
+            path.add(new Step(State.CLIMBING, (long) taken[0], taken[1], 1, settings.size(0), settings.size(settings.candidates() - 1)));
+        }
+        if (climb.over()) {
+            climbEnded();
+        }
+        return true;
+    }
+
     private void climbed(double bytesPerSecond, long nanos) {
-        long bytes = climb.bytes();
+        long bytes = climb.measuredBytes();
         boolean over = climb.record(bytesPerSecond, nanos);
         path.add(new Step(State.CLIMBING, bytes, bytesPerSecond, 1, settings.size(0), settings.size(settings.candidates() - 1)));
-        if (!over) {
-            return;
+        if (over) {
+            climbEnded();
         }
+    }
+
+    private void climbEnded() {
         baselineMean = climb.startRate();
         int best = climb.best();
         long bestBytes = climb.bestIsStart() ? settings.defaultBytes() : settings.size(best);
@@ -188,72 +218,25 @@ public final class BatchSizeTuner {
 
     /**
      * Starts the careful search at candidate {@code at}, with {@code first} the measurement so far
-     * of the size there (taken while the load got going, so measured again before it loses);
-     * none when that size is not the candidate's.
+     * of the size there (see {@link DirectionalSearch}).
      */
     private void search(int at, SizeMeasurement first) {
         state = State.SEARCHING;
         searches++;
-        low = 0;
-        high = settings.candidates() - 1;
-        measured.clear();
-        startingMeasurement = null;
-        if (settings.size(at) == first.bytes) {
-            measured.put(at, first);
-            startingMeasurement = first;
-        }
-        pivot = Math.min(at, settings.candidates() - 2);
-        direction = 0;
+        search = new DirectionalSearch(settings, at, first);
         next();
     }
 
-    /** Picks the next size to measure, or narrows the range on two measured neighbours, or ends. */
+    /** Moves the search on; once it ends, uses the size it found if that beats the one to beat. */
     private void next() {
-        while (low < high) {
-            int mid = pairStart();
-            SizeMeasurement here = measured.get(mid);
-            SizeMeasurement above = measured.get(mid + 1);
-            if (here == null || !here.done()) {
-                measure(mid);
-                return;
-            }
-            if (above == null || !above.done()) {
-                measure(mid + 1);
-                return;
-            }
-            int way = compare(here, above);
-            if (way == TIE) {
-                way = wayFromFartherPair(mid);
-            }
-            if (way == MEASURING) {
-                return;
-            }
-            SizeMeasurement loser = way > 0 ? here : above;
-            if (loser == startingMeasurement) {
-                // The starting size was measured first, as the load or stream got going (caches,
-                // compilation, connections): before it loses to a size measured later, it is
-                // measured again, now.
-                startingMeasurement = null;
-                SizeMeasurement again = new SizeMeasurement(loser.bytes, settings);
-                measured.put(way > 0 ? mid : mid + 1, again);
-                current = again;
-                return;
-            }
-            if (way > 0) {
-                low = mid + 1;
-            } else {
-                high = mid;
-            }
-            steer(way);
-        }
-        SizeMeasurement last = measured.get(low);
-        if (last == null || !last.done()) {
-            measure(low);
+        boolean ended = search.next();
+        current = search.current();
+        if (!ended) {
             return;
         }
-        double best = last.mean();
+        double best = search.endedMean();
         if (best > baselineMean) {
-            chosenBytes = settings.size(low);
+            chosenBytes = settings.size(search.ended());
             tunedMean = best;
         } else {
             chosenBytes = baselineBytes; // nothing beat the size in use
@@ -261,100 +244,20 @@ public final class BatchSizeTuner {
         }
         state = State.TUNED;
         drops.reset();
-        path.add(new Step(State.TUNED, chosenBytes, tunedMean, 0, settings.size(low), settings.size(high)));
+        path.add(step(State.TUNED, chosenBytes, tunedMean, 0));
     }
 
-    /**
-     * Which of two sizes is better: +1 the second, -1 the first; {@link #MEASURING} when they
-     * are closer than their noise and one of them is now being measured with more batches;
-     * {@link #TIE} when they still are after the most batches a size may have.
-     */
-    private int compare(SizeMeasurement first, SizeMeasurement second) {
-        if (!first.clearlyDifferent(second, SizeMeasurement.pooledRelativeVariance(measured.values()))) {
-            SizeMeasurement fewer = first.samples.size() <= second.samples.size() ? first : second;
-            if (fewer.samples.size() + settings.minSamples() > settings.maxSamples()) {
-                return TIE;
-            }
-            fewer.extend();
-            current = fewer;
-            return MEASURING;
-        }
-        return second.mean() > first.mean() ? 1 : -1;
-    }
-
-    /**
-     * Neighbours that stay closer than their noise after the most batches a size may have are
-     * near the top of the curve, or on a gentle slope: deciding on their means would drop the
-     * half with the best size about as often as chance swaps two means a few percent apart.
-     * The sizes one further out on each side point the same way on a single-peak curve (the
-     * side nearer the top is the better one) and differ about three times as much, so they
-     * decide (at an end of the candidates, the end itself and the size two away: twice as
-     * much). Returns {@link #MEASURING} while one of them is measured; where those are a tie
-     * too, the neighbours' means decide.
-     */
-    private int wayFromFartherPair(int mid) {
-        int below = Math.max(0, mid - 1);
-        int beyond = Math.min(settings.candidates() - 1, mid + 2);
-        int byMeans = measured.get(mid + 1).mean() > measured.get(mid).mean() ? 1 : -1;
-        if (beyond - below < 2) {
-            return byMeans;
-        }
-        for (int candidate : new int[] {below, beyond}) {
-            SizeMeasurement m = measured.get(candidate);
-            if (m == startingMeasurement) {
-                // Measured as the load got going: too slow to judge by; measured again first.
-                startingMeasurement = null;
-                m = null;
-                measured.remove(candidate);
-            }
-            if (m == null || !m.done()) {
-                measure(candidate);
-                return MEASURING;
-            }
-        }
-        int way = compare(measured.get(below), measured.get(beyond));
-        return way == TIE ? byMeans : way;
-    }
-
-    /**
-     * The lower of the two neighbours to compare next. The first comparison is at the pivot (the
-     * size in use), and sets a direction; the search then gallops that way, comparing the
-     * neighbours 1, 2, 4... candidates beyond the best so far, until a comparison turns back,
-     * and halves the range from there. Sizes near the one in use, usually near the best, are
-     * measured first; a binary search from the middle of the range would spend batches on sizes
-     * far from it, which may be much slower.
-     */
-    private int pairStart() {
-        if (direction < 0) {
-            return Math.max(low, high - stride);
-        }
-        if (direction > 0) {
-            return Math.min(high - 1, low + stride - 1);
-        }
-        return pivot >= low && pivot < high ? pivot : (low + high) / 2;
-    }
-
-    private void steer(int way) {
-        if (pivot >= 0) {
-            direction = way;
-            stride = 1;
-            pivot = -1;
-        } else if (direction == way) {
-            stride *= 2;
-        } else {
-            direction = 0; // turned back: the best lies within the range, which halves from now on
-        }
-    }
-
-    private void measure(int candidate) {
-        current = measured.computeIfAbsent(candidate, i -> new SizeMeasurement(settings.size(i), settings));
+    /** A step of the path, with the search's range (the whole range before any search). */
+    private Step step(State in, long bytes, double mean, int samples) {
+        return search == null ? new Step(in, bytes, mean, samples, settings.size(0), settings.size(0))
+                : new Step(in, bytes, mean, samples, search.lowBytes(), search.highBytes());
     }
 
     private void watch(double bytesPerSecond) {
         OptionalDouble fell = drops.fellTo(bytesPerSecond);
         if (fell.isPresent()) {
             // The link changed: what was best may not be now. Measure the size in use again as the one to beat, then search.
-            path.add(new Step(State.TUNED, chosenBytes, fell.getAsDouble(), settings.dropWindow(), settings.size(low), settings.size(high)));
+            path.add(step(State.TUNED, chosenBytes, fell.getAsDouble(), settings.dropWindow()));
             searchFrom = path.size();
             state = State.BASELINE;
             baselineBytes = chosenBytes;
@@ -364,8 +267,7 @@ public final class BatchSizeTuner {
 
     private void stop(State why) {
         state = why;
-        path.add(new Step(why, settings.defaultBytes(), current.samples.isEmpty() ? 0 : current.mean(), current.samples.size(),
-                settings.size(low), settings.size(high)));
+        path.add(step(why, settings.defaultBytes(), current.samples.isEmpty() ? 0 : current.mean(), current.samples.size()));
     }
 
     public State state() {

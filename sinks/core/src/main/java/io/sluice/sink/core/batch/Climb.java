@@ -1,5 +1,8 @@
 package io.sluice.sink.core.batch;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The tuner's first, coarse phase: from the starting size, one batch per size, stepping four
  * times larger (or smaller) while each step gains at least {@link #GAIN}. It ends at the best
@@ -12,6 +15,16 @@ package io.sluice.sink.core.batch;
  * throughput by far more than one batch's noise, so one batch a size decides it; near the peak
  * the gain falls below {@link #GAIN} and the careful search takes over. Going up, the batch
  * times of the last two sizes may send a step further ({@link #predictedBest}).
+ *
+ * <p>With several streams writing at once, the climb up starts with an opening round: the
+ * streams' first batches are filled to the climb's first sizes, one each (1, 4, 16, 64 MB from a
+ * 1 MB start and four streams), so the steps are measured side by side instead of one after the
+ * other, and the larger ones move rows at their size while the smaller ones decide. A stream that
+ * finishes while the climb still waits for a size of the round takes the round's largest. Why:
+ * through a 200 ms link, one step after the other kept every stream on 1 and 4 MB batches for
+ * the first 2 s of a load whose 32 MB batches take 4 s, and the whole load ran that much later.
+ * Each size of the round is judged by its own batch (its bytes over its time, times the streams),
+ * since the bytes all streams move while it runs are mostly other sizes'.
  */
 final class Climb {
 
@@ -46,25 +59,141 @@ final class Climb {
     private boolean jumped;
     /** No step up reaches this candidate: a jump there did not gain. */
     private int ceiling = Integer.MAX_VALUE;
+    private boolean over;
+    /** Streams writing at once: the opening round's batches. */
+    private final int streams;
+    /** The opening round's sizes, smallest (the start) first; none with one stream or a climb down. */
+    private long[] rungs;
+    /** The opening round's batches sent so far. */
+    private int issued;
+    /** Each size's batch time once its batch of the round is in; 0 before. */
+    private final long[] rungNanos;
+    private final double[] rungRates;
+    /** Each size of the round whose batch the climb took. */
+    private final boolean[] rungTaken;
 
     Climb(TunerSettings settings) {
+        this(settings, 1);
+    }
+
+    /** @param streams how many batches are written at once: above one, the climb up opens with a round of sizes side by side */
+    Climb(TunerSettings settings, int streams) {
         this.settings = settings;
         this.start = settings.nearest(settings.defaultBytes());
         this.best = start;
         this.direction = start < settings.candidates() - 1 ? 1 : -1;
+        this.streams = Math.max(1, streams);
+        List<Long> sizes = new ArrayList<>();
+        if (this.streams > 1 && direction > 0) {
+            sizes.add(settings.defaultBytes());
+            for (int i = start; sizes.size() < this.streams; ) {
+                int up = next(i, 1);
+                if (up == i) {
+                    break;
+                }
+                sizes.add(settings.size(up));
+                i = up;
+            }
+        }
+        this.rungs = sizes.size() > 1 ? sizes.stream().mapToLong(Long::longValue).toArray() : new long[0];
+        this.rungNanos = new long[rungs.length];
+        this.rungRates = new double[rungs.length];
+        this.rungTaken = new boolean[rungs.length];
     }
 
-    /** The size of the batch to measure next. */
+    /** The size of the next batch: the opening round's next, or the size the climb measures now. */
     long bytes() {
+        boolean awaiting = awaitingRound();
+        if (issued < rungs.length && (issued == 0 || awaiting)) {
+            return rungs[issued];
+        }
+        return awaiting ? rungs[rungs.length - 1] : measuredBytes();
+    }
+
+    /** The size the climb measures now. */
+    long measuredBytes() {
         return at < 0 ? settings.defaultBytes() : settings.size(at);
     }
 
     /**
-     * One batch at {@link #bytes()} moved {@code bytesPerSecond}.
+     * A full batch of {@code plannedBytes} went out: the opening round moves on when it was the
+     * round's next. One not {@code alongside} the others ends the round: the climb goes on one
+     * size after the other from where it is, and batches of the round still out measure nothing.
+     */
+    void sent(long plannedBytes, boolean alongside) {
+        if (!alongside) {
+            rungs = new long[0];
+            issued = 0;
+        } else if (issued < rungs.length && plannedBytes == rungs[issued]) {
+            issued++;
+        }
+    }
+
+    /** Whether the climb waits for a batch of the opening round (other batches then measure nothing). */
+    boolean awaitingRound() {
+        return !over && rung(measuredBytes()) >= 0;
+    }
+
+    /** The opening round's batch of this size that went out and is not in yet; -1 for none. */
+    int rung(long plannedBytes) {
+        for (int i = 0; i < issued; i++) {
+            if (rungs[i] == plannedBytes && rungNanos[i] == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Streams writing at once. */
+    int streams() {
+        return streams;
+    }
+
+    /**
+     * The opening round's batch {@code rung} is in; the climb takes it, and any it waited for
+     * that came in before, in its order of sizes.
+     *
+     * @return the sizes the climb measured now, as {size, bytes per second}
+     */
+    List<double[]> rungIn(int rung, double bytesPerSecond, long nanos) {
+        rungNanos[rung] = Math.max(1, nanos);
+        rungRates[rung] = bytesPerSecond;
+        List<double[]> taken = new ArrayList<>();
+        for (int i = inRound(measuredBytes()); !over && i >= 0; i = inRound(measuredBytes())) {
+            long bytes = measuredBytes();
+            rungTaken[i] = true;
+            taken.add(new double[] {bytes, rungRates[i]});
+            record(rungRates[i], rungNanos[i]);
+        }
+        return taken;
+    }
+
+    /** The opening round's batch of this size that is in and not taken, -1 for none. */
+    private int inRound(long bytes) {
+        for (int i = 0; i < rungs.length; i++) {
+            if (rungs[i] == bytes && rungNanos[i] > 0 && !rungTaken[i]) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** Whether the climb ended. */
+    boolean over() {
+        return over;
+    }
+
+    /**
+     * One batch at {@link #measuredBytes()} moved {@code bytesPerSecond}.
      *
      * @return whether the climb is over
      */
     boolean record(double bytesPerSecond, long nanos) {
+        over = measure(bytesPerSecond, nanos);
+        return over;
+    }
+
+    private boolean measure(double bytesPerSecond, long nanos) {
         if (at < 0) {
             startRate = bytesPerSecond;
             bestRate = bytesPerSecond;

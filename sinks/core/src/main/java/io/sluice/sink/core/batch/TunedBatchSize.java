@@ -46,6 +46,7 @@ public final class TunedBatchSize {
     /** Searches of tuners replaced by a fresh one. */
     private int earlierSearches;
     private final long fixedBytes;
+    private final int streams;
     private long lastSize;
     /** Whether the next full batch is the first at a new size; its time overlapped batches of the size before, so it is not counted. */
     private boolean warmingUp = true;
@@ -70,6 +71,16 @@ public final class TunedBatchSize {
      * @param kind the batches' name in {@code remembered} and in metrics ({@code snapshot-copy})
      */
     public TunedBatchSize(String what, Optional<TunerSettings> settings, long fixedBytes, RememberedSizes remembered, String kind) {
+        this(what, settings, fixedBytes, remembered, kind, 1);
+    }
+
+    /**
+     * @param streams how many batches are written at once: with more than one, a climb opens
+     *                with a round of sizes side by side (see {@link #sent})
+     */
+    public TunedBatchSize(String what, Optional<TunerSettings> settings, long fixedBytes, RememberedSizes remembered, String kind,
+                          int streams) {
+        this.streams = Math.max(1, streams);
         this.what = what;
         this.remembered = remembered;
         this.kind = kind;
@@ -88,7 +99,7 @@ public final class TunedBatchSize {
                         ByteCounts.format(settings.defaultBytes()));
             }
             // A remembered size is near the best already: measured carefully, without the coarse climb's far steps.
-            tuner = new BatchSizeTuner(settings, last.isEmpty());
+            tuner = new BatchSizeTuner(settings, last.isEmpty(), streams);
             lastSize = tuner.batchBytes();
         }
         return tuner;
@@ -107,6 +118,31 @@ public final class TunedBatchSize {
      * @param nanos        the time they took
      */
     public synchronized void record(long plannedBytes, long bytes, long nanos, Closing closing) {
+        record(plannedBytes, bytes, bytes, nanos, closing);
+    }
+
+    /**
+     * A full batch goes out now, filled towards {@code plannedBytes}: with several streams, the
+     * climb's opening round fills the next batch to its next size.
+     *
+     * @param alongside whether it runs beside the other streams' batches (not queued behind
+     *                  batches on the same connection): one that does not ends the opening round
+     */
+    public synchronized void sent(long plannedBytes, boolean alongside) {
+        if (settings != null) {
+            tuner().sent(plannedBytes, alongside);
+        }
+    }
+
+    /**
+     * A batch is committed, one of several written at once.
+     *
+     * @param plannedBytes the size it was filled towards ({@link #bytes()} when it was started)
+     * @param ownBytes     its own bytes
+     * @param bytes        the bytes the measurement covers (all streams', while it was on its way)
+     * @param nanos        the time they took
+     */
+    public synchronized void record(long plannedBytes, long ownBytes, long bytes, long nanos, Closing closing) {
         if (nanos > 0) {
             lastBytesPerSecond = bytes * 1e9 / nanos;
         }
@@ -115,6 +151,11 @@ public final class TunedBatchSize {
         }
         BatchSizeTuner tuner = tuner();
         if (tuner.state() == BatchSizeTuner.State.SOURCE_BOUND && resumed(closing)) {
+            return;
+        }
+        if (closing == Closing.FULL && tuner.roundBatch(plannedBytes, ownBytes, nanos)) {
+            lastBytesPerSecond = tuner.lastBytesPerSecond();
+            logSteps();
             return;
         }
         long size = tuner.batchBytes();

@@ -171,8 +171,11 @@ public final class CopyLoader implements AutoCloseable {
         };
         try {
             inFlight.removeIf(f -> f.copy().isDone() && !f.copy().isCompletedExceptionally());
+            if (closing == TunedBatchSize.Closing.FULL) {
+                batchSize.sent(plannedBytes, load == null); // a frozen load's chunks go one after another on its connection
+            }
             if (load == null) {
-                Measure measure = new Measure(plannedBytes, closing);
+                Measure measure = new Measure(plannedBytes, chunk.bytes(), closing);
                 inFlight.add(new InFlight(chunk.target(), chunk.epoch(), CompletableFuture.runAsync(() -> {
                     try {
                         copy(chunk, measure);
@@ -183,7 +186,7 @@ public final class CopyLoader implements AutoCloseable {
                 }, executor)));
             } else {
                 FrozenLoad frozenLoad = load;
-                Measure measure = new Measure(plannedBytes, closing);
+                Measure measure = new Measure(plannedBytes, chunk.bytes(), closing);
                 load.tail = load.tail.handleAsync((done, failed) -> {
                     try {
                         rethrow(failed);
@@ -208,11 +211,13 @@ public final class CopyLoader implements AutoCloseable {
      */
     private final class Measure {
         private final long plannedBytes;
+        private final long ownBytes;
         private final TunedBatchSize.Closing closing;
         private ThroughputMeter.Mark mark;
 
-        Measure(long plannedBytes, TunedBatchSize.Closing closing) {
+        Measure(long plannedBytes, long ownBytes, TunedBatchSize.Closing closing) {
             this.plannedBytes = plannedBytes;
+            this.ownBytes = ownBytes;
             this.closing = closing;
         }
 
@@ -222,7 +227,7 @@ public final class CopyLoader implements AutoCloseable {
 
         void finish() {
             ThroughputMeter.Sample sample = meter.since(mark);
-            batchSize.record(plannedBytes, sample.bytes(), sample.nanos(), closing);
+            batchSize.record(plannedBytes, ownBytes, sample.bytes(), sample.nanos(), closing);
         }
     }
 

@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.List;
 
 import io.sluice.schemas.naming.Identifiers;
@@ -32,15 +31,20 @@ public final class SnapshotClaims {
 
     /** Records, in the caller's transaction, that the source's snapshot created these tables (quoted names). */
     public void claim(Connection c, String source, List<String> tables) throws SQLException {
-        // One string, one round trip.
-        OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
-                + " (source text PRIMARY KEY, tables text[] NOT NULL, created_at timestamptz NOT NULL DEFAULT now())");
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " (source, tables) VALUES (?, ?) "
-                + "ON CONFLICT (source) DO UPDATE SET tables = EXCLUDED.tables, created_at = now()")) {
-            s.setString(1, source);
-            s.setArray(2, c.createArrayOf("text", tables.toArray()));
-            s.execute();
-        }
+        OwnTables.createAndWrite(c, List.of(creation()), List.of(write(c, source, tables)));
+    }
+
+    /** What creates the table, for {@link OwnTables#createAndWrite}. */
+    public String creation() {
+        return "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
+                + " (source text PRIMARY KEY, tables text[] NOT NULL, created_at timestamptz NOT NULL DEFAULT now())";
+    }
+
+    /** The claim of {@link #claim}, to write together with other rows (one round trip). */
+    public OwnTables.Write write(Connection c, String source, List<String> tables) throws SQLException {
+        return new OwnTables.Write("INSERT INTO " + qualified + " (source, tables) VALUES (?, ?) "
+                + "ON CONFLICT (source) DO UPDATE SET tables = EXCLUDED.tables, created_at = now()",
+                List.of(source, c.createArrayOf("text", tables.toArray())));
     }
 
     /** The tables (quoted names) the source's unfinished snapshot created; empty when it has no claim. */
@@ -63,40 +67,27 @@ public final class SnapshotClaims {
     }
 
     /**
-     * Clears the source's claim: its snapshot finished (or its pipeline was torn down); false
-     * when it had none. The last claim takes the table with it: what stays is the record of the
-     * finished snapshot ({@link SnapshotRecords}).
+     * Clears the source's claim: its snapshot finished (or its pipeline was torn down). The last
+     * claim takes the table with it: what stays is the record of the finished snapshot
+     * ({@link SnapshotRecords}). Nothing to do without the table.
      */
-    public boolean release(Connection c, String source) throws SQLException {
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try (Statement s = c.createStatement(); PreparedStatement delete = c.prepareStatement("WITH gone AS (DELETE FROM "
-                + qualified + " WHERE source = ? RETURNING 1) SELECT EXISTS (SELECT 1 FROM gone), NOT EXISTS (SELECT 1 FROM "
-                + qualified + " WHERE source <> ?)")) {
-            // Locked first, so a claim being made meanwhile is not dropped with the table.
-            s.execute("LOCK TABLE " + qualified + " IN ACCESS EXCLUSIVE MODE");
-            // The delete and the check whether other claims remain in one statement (one round
-            // trip); its query sees the table as it was before the delete.
-            delete.setString(1, source);
-            delete.setString(2, source);
-            boolean released;
-            try (ResultSet rs = delete.executeQuery()) {
-                rs.next();
-                released = rs.getBoolean(1);
-                if (rs.getBoolean(2)) {
-                    s.execute("DROP TABLE " + qualified);
-                }
-            }
-            c.commit();
-            return released;
-        } catch (SQLException e) {
-            c.rollback();
-            if (MissingRelation.is(e)) {
-                return false;
-            }
-            throw e;
-        } finally {
-            c.setAutoCommit(autoCommit);
-        }
+    public void release(Connection c, String source) throws SQLException {
+        OwnTables.createAndWrite(c, List.of(), List.of(releaseWrite(source)));
+    }
+
+    /**
+     * {@link #release} as a write to run with others (one round trip): the source goes in as a
+     * setting of the transaction, which a server-side block reads, so the check for remaining
+     * claims and the drop need no round trips of their own.
+     */
+    public OwnTables.Write releaseWrite(String source) {
+        String table = qualified.replace("'", "''");
+        // Locked first, so a claim being made meanwhile is not dropped with the table.
+        return new OwnTables.Write("SELECT pg_catalog.set_config('sluice.released_source', ?, true);\n"
+                + "DO $release$ BEGIN IF pg_catalog.to_regclass('" + table + "') IS NOT NULL THEN "
+                + "LOCK TABLE " + qualified + " IN ACCESS EXCLUSIVE MODE; "
+                + "DELETE FROM " + qualified + " WHERE source = pg_catalog.current_setting('sluice.released_source'); "
+                + "IF NOT EXISTS (SELECT 1 FROM " + qualified + ") THEN DROP TABLE " + qualified + "; END IF; "
+                + "END IF; END $release$", List.of(source));
     }
 }

@@ -44,33 +44,44 @@ public final class SnapshotRecords {
     /** Records, in the caller's transaction, that a source's snapshot began loading (or began again). */
     public void started(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables)
             throws SQLException {
-        write(c, source, database, takenMicros, sourceTables, targetTables, false);
+        OwnTables.createAndWrite(c, List.of(creation()), List.of(row(c, source, database, takenMicros, sourceTables, targetTables, false)));
     }
 
     /** Records, in the caller's transaction, that a source's snapshot is complete on the target: rows, keys, post-data. */
     public void finished(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables)
             throws SQLException {
-        write(c, source, database, takenMicros, sourceTables, targetTables, true);
+        OwnTables.createAndWrite(c, List.of(creation()), List.of(row(c, source, database, takenMicros, sourceTables, targetTables, true)));
     }
 
-    private void write(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables,
-                       boolean finished) throws SQLException {
-        OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
+    /** What creates the table, for {@link OwnTables#createAndWrite}. */
+    public String creation() {
+        return "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema) + "; CREATE TABLE IF NOT EXISTS " + qualified
                 + " (source text PRIMARY KEY, source_database text NOT NULL, taken_at timestamptz NOT NULL, started_at timestamptz NOT NULL "
-                + "DEFAULT now(), finished_at timestamptz, source_tables text[] NOT NULL, target_tables text[] NOT NULL)");
-        // A resumed snapshot sends no start of its own: its end keeps the start of the run that began it.
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + qualified + " AS r (source, source_database, taken_at, finished_at, "
+                + "DEFAULT now(), finished_at timestamptz, source_tables text[] NOT NULL, target_tables text[] NOT NULL)";
+    }
+
+    /** The end of {@link #finished}, to write together with other rows (one round trip). */
+    public OwnTables.Write finishWrite(Connection c, String source, String database, long takenMicros, List<String> sourceTables,
+                                       List<String> targetTables) throws SQLException {
+        return row(c, source, database, takenMicros, sourceTables, targetTables, true);
+    }
+
+    /** The start of {@link #started}, to write together with other rows (one round trip). */
+    public OwnTables.Write startWrite(Connection c, String source, String database, long takenMicros, List<String> sourceTables,
+                                      List<String> targetTables) throws SQLException {
+        return row(c, source, database, takenMicros, sourceTables, targetTables, false);
+    }
+
+    /** A resumed snapshot sends no start of its own: its end keeps the start of the run that began it. */
+    private OwnTables.Write row(Connection c, String source, String database, long takenMicros, List<String> sourceTables,
+                                  List<String> targetTables, boolean finished) throws SQLException {
+        return new OwnTables.Write("INSERT INTO " + qualified + " AS r (source, source_database, taken_at, finished_at, "
                 + "source_tables, target_tables) VALUES (?, ?, to_timestamp(? / 1e6), " + (finished ? "now()" : "NULL") + ", ?, ?) "
                 + "ON CONFLICT (source) DO UPDATE SET source_database = EXCLUDED.source_database, taken_at = EXCLUDED.taken_at, "
                 + "finished_at = EXCLUDED.finished_at, source_tables = EXCLUDED.source_tables, target_tables = EXCLUDED.target_tables"
-                + (finished ? "" : ", started_at = now()"))) {
-            s.setString(1, source);
-            s.setString(2, database);
-            s.setLong(3, takenMicros);
-            s.setArray(4, c.createArrayOf("text", sourceTables.toArray()));
-            s.setArray(5, c.createArrayOf("text", targetTables.toArray()));
-            s.execute();
-        }
+                + (finished ? "" : ", started_at = now()"),
+                List.of(source, database, takenMicros, c.createArrayOf("text", sourceTables.toArray()),
+                        c.createArrayOf("text", targetTables.toArray())));
     }
 
     /** What the target records of a source's snapshot; empty when nothing (or the table does not exist). */

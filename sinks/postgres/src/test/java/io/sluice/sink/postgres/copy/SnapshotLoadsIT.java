@@ -14,6 +14,8 @@ import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.batch.BatchSizeTuner;
+import io.sluice.sink.core.batch.RememberedSizes;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.core.ledger.OffsetLedger;
@@ -156,22 +158,8 @@ class SnapshotLoadsIT {
             try (Statement s = lock.createStatement()) {
                 s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // both COPYs wait here, holding their batches
             }
-            CompletableFuture<Void> loading = CompletableFuture.runAsync(() -> {
-                try {
-                    for (int i = 0; i < 34; i++) {
-                        load(i, wide);
-                    }
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            long deadline = System.currentTimeMillis() + 10_000;
-            long copying = 0;
-            while (copying < 2 && System.currentTimeMillis() < deadline) {
-                copying = target.queryLong("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY %' AND wait_event_type = 'Lock'");
-                Thread.sleep(20);
-            }
-            assertThat(copying).as("COPYs under way at once").isEqualTo(2);
+            CompletableFuture<Void> loading = loadInBackground(34, wide, new AtomicInteger());
+            assertThat(copiesWaitingForTheLock(2)).as("COPYs under way at once").isEqualTo(2);
             assertThat(loading).as("two full batches taken without waiting").succeedsWithin(Duration.ofSeconds(10));
             lock.rollback();
         }
@@ -195,16 +183,7 @@ class SnapshotLoadsIT {
             try (Statement s = lock.createStatement()) {
                 s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // the first batch's COPY waits here, holding the one stream
             }
-            CompletableFuture<Void> loading = CompletableFuture.runAsync(() -> {
-                try {
-                    for (int i = 0; i < 40; i++) {
-                        load(i, wide);
-                        loaded.incrementAndGet();
-                    }
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
+            CompletableFuture<Void> loading = loadInBackground(40, wide, loaded);
             long deadline = System.currentTimeMillis() + 10_000;
             while (loaded.get() < 33 && System.currentTimeMillis() < deadline) {
                 Thread.sleep(10);
@@ -223,6 +202,69 @@ class SnapshotLoadsIT {
         loads.sendAll();
         loads.awaitSent();
         assertThat(target.queryLong("SELECT count(*) FROM app.t")).isEqualTo(40);
+    }
+
+    @Test
+    void theStreamsFirstBatchesAreTheClimbsSizesSideBySide() throws Exception {
+        // Four streams, a climb from 16 kB: the first four batches are 16, 64, 256 kB and 1 MB (the
+        // largest), all under way at once; the fifth fills to the largest and waits for a stream.
+        loads.close();
+        PgEndpoint endpoint = PgEndpoint.parse(target.url());
+        TunedBatchSize size = new TunedBatchSize("test", Optional.of(TunerSettings.between(16 * 1024, 1 << 20, 16 * 1024)), 16 * 1024,
+                RememberedSizes.NONE, null, 4);
+        loader = new CopyLoader(endpoint, 4, false, 8 << 20, size, null);
+        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+        String wide = "x".repeat(1_000);
+        int rows = 4_000;
+        AtomicInteger loaded = new AtomicInteger();
+        try (Connection lock = target.connect()) {
+            lock.setAutoCommit(false);
+            try (Statement s = lock.createStatement()) {
+                s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // every COPY waits here, holding its stream
+            }
+            CompletableFuture<Void> loading = loadInBackground(rows, wide, loaded);
+            assertThat(copiesWaitingForTheLock(4)).as("COPYs under way at once").isEqualTo(4);
+            int before = -1;
+            while (loaded.get() != before) {
+                before = loaded.get();
+                Thread.sleep(300);
+            }
+            // Each row is about 1 kB: 16 + 64 + 256 + 1024 rows went, and about 1024 more wait for a stream.
+            assertThat(loaded.get()).as("rows taken while every stream is busy").isBetween(2_300, 2_500);
+            assertThat(loading).isNotDone();
+            lock.rollback();
+            assertThat(loading).succeedsWithin(Duration.ofSeconds(30));
+        }
+        loads.sendAll();
+        loads.awaitSent();
+        assertThat(target.queryLong("SELECT count(*) FROM app.t")).isEqualTo(rows);
+        assertThat(size.path()).as("the climb took the round's sizes in order").extracting(BatchSizeTuner.Step::bytes)
+                .startsWith(16L * 1024, 64L * 1024);
+    }
+
+    /** Loads rows {@code 0..count-1} on another thread, counting each once it is taken. */
+    private CompletableFuture<Void> loadInBackground(int count, String v, AtomicInteger loaded) {
+        return CompletableFuture.runAsync(() -> {
+            try {
+                for (int i = 0; i < count; i++) {
+                    load(i, v);
+                    loaded.incrementAndGet();
+                }
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** How many COPYs wait for a lock on the target, once that many do (or 10 s passed). */
+    private long copiesWaitingForTheLock(int expected) throws Exception {
+        long deadline = System.currentTimeMillis() + 10_000;
+        long copying = 0;
+        while (copying < expected && System.currentTimeMillis() < deadline) {
+            copying = target.queryLong("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY %' AND wait_event_type = 'Lock'");
+            Thread.sleep(20);
+        }
+        return copying;
     }
 
     private void load(int offset, String v) throws InterruptedException {

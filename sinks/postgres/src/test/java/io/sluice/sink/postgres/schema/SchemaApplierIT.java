@@ -64,6 +64,57 @@ class SchemaApplierIT {
     }
 
     @Test
+    void theStartIsRecordedWithTheTablesItCreatesAndNotWithoutThem() throws Exception {
+        SnapshotRecords records = new SnapshotRecords("sluice");
+        List<String[]> tables = tables(3);
+        SchemaApplier.SnapshotMark mark = new SchemaApplier.SnapshotMark("src", "shop", 1_700_000_000_000_000L,
+                List.of("\"app\".\"t0\"", "\"app\".\"t1\"", "\"app\".\"t2\""), List.of("\"app\".\"t0\"", "\"app\".\"t1\"", "\"app\".\"t2\""));
+        assertThatThrownBy(() -> applier.applyPreData(script(tables, 1), tables, ExistingTables.FAIL, claims, "src", records, mark))
+                .isInstanceOf(ConnectException.class);
+        assertThat(target.queryLong("SELECT count(*) FROM pg_namespace WHERE nspname IN ('app', 'sluice')")).as("nothing recorded").isZero();
+
+        assertThat(applier.applyPreData(script(tables, -1), tables, ExistingTables.FAIL, claims, "src", records, mark)).isTrue();
+        assertThat(target.queryText("SELECT source_database || ' ' || array_length(target_tables, 1) || ' ' || (finished_at IS NULL) "
+                + "FROM sluice.snapshots WHERE source = 'src' AND started_at IS NOT NULL")).isEqualTo("shop 3 true");
+        assertThat(target.queryText("SELECT array_length(tables, 1) FROM sluice.snapshot_claims WHERE source = 'src'")).isEqualTo("3");
+        try (java.sql.Connection c = target.connect()) {
+            assertThat(records.read(c, "src")).hasValueSatisfying(s -> {
+                assertThat(s.takenAt().toInstant().getEpochSecond()).isEqualTo(1_700_000_000L);
+                assertThat(s.finished()).isFalse();
+            });
+        }
+    }
+
+    @Test
+    void theFinishReleasesTheClaimAndTheLastClaimTakesItsTable() throws Exception {
+        SnapshotRecords records = new SnapshotRecords("sluice");
+        List<String[]> first = List.<String[]>of(new String[] {"app", "a"});
+        List<String[]> second = List.<String[]>of(new String[] {"app", "b"});
+        SchemaApplier.SnapshotMark one = new SchemaApplier.SnapshotMark("it's one", "shop", 1_700_000_000_000_000L, List.of("\"app\".\"a\""),
+                List.of("\"app\".\"a\""));
+        SchemaApplier.SnapshotMark two = new SchemaApplier.SnapshotMark("two", "shop", 1_700_000_000_000_000L, List.of("\"app\".\"b\""),
+                List.of("\"app\".\"b\""));
+        applier.applyPreData(PREAMBLE + entry("SCHEMA", "app", "-", "CREATE SCHEMA app;") + entry("TABLE", "a", "app",
+                "CREATE TABLE app.a (id int);"), first, ExistingTables.FAIL, claims, "it's one", records, one);
+        applier.applyPreData(PREAMBLE + entry("TABLE", "b", "app", "CREATE TABLE app.b (id int);"), second, ExistingTables.FAIL,
+                claims, "two", records, two);
+
+        applier.snapshotFinished(claims, records, one);
+        assertThat(target.queryText("SELECT string_agg(source, ',') FROM sluice.snapshot_claims")).as("the other claim stays").isEqualTo("two");
+        assertThat(target.queryText("SELECT string_agg(source, ',' ORDER BY source) FROM sluice.snapshots WHERE finished_at IS NOT NULL"))
+                .isEqualTo("it's one");
+
+        applier.snapshotFinished(claims, records, two);
+        assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'sluice' AND tablename = 'snapshot_claims'"))
+                .as("the last claim took its table").isZero();
+        assertThat(target.queryLong("SELECT count(*) FROM sluice.snapshots WHERE finished_at IS NOT NULL")).isEqualTo(2);
+
+        // Without the table (tables loaded that were there before: nothing claimed), the finish records and releases nothing.
+        applier.snapshotFinished(claims, records, one);
+        assertThat(target.queryLong("SELECT count(*) FROM sluice.snapshots WHERE finished_at IS NOT NULL")).isEqualTo(2);
+    }
+
+    @Test
     void aFailingObjectLeavesNothingAndIsNamed() throws Exception {
         List<String[]> tables = tables(12);
         assertThatThrownBy(() -> applier.applyPreData(script(tables, 7), tables, ExistingTables.FAIL, claims, "src"))

@@ -1,0 +1,181 @@
+package io.sluice.sink.core.batch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.PriorityQueue;
+import java.util.Random;
+
+import net.jqwik.api.Example;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * The climb's opening round with several streams, against a simulated link where each stream's
+ * batch costs a fixed time plus a time per byte and streams do not slow each other (a window per
+ * connection). Batches are handed out as {@code CopyLoader} does: a free stream takes a batch of
+ * the tuner's size, reports it sent, and reports it when it ends, with its own bytes and the bytes
+ * all streams moved meanwhile. Invariants: the round's sizes are the climb's fourfold steps from
+ * the start, one a stream; the climb ends at a size that moves at least 80% of what the largest
+ * does, as one step after the other does (see {@link ClimbProperties}), and measures no more
+ * sizes than fourfold steps across the range would.
+ */
+class OpeningRoundProperties {
+
+    private static final long MIB = 1L << 20;
+
+    @Property
+    void fromTheBottomOfALineLinkTheRoundEndsTheClimbNearTheTop(
+            @ForAll @DoubleRange(min = -4, max = 0.3) double fixedLog10,
+            @ForAll @DoubleRange(min = 6, max = 9.3) double rateLog10,
+            @ForAll @IntRange(min = 2, max = 8) int streams,
+            @ForAll @DoubleRange(min = 0, max = 0.02) double noise, @ForAll long seed) {
+        double fixedSeconds = Math.pow(10, fixedLog10);
+        double bytesPerSecond = Math.pow(10, rateLog10);
+        TunerSettings settings = TunerSettings.between(MIB, 256 * MIB, MIB);
+        Link link = new Link(settings, streams, fixedSeconds, bytesPerSecond, noise, new Random(seed));
+        link.run(2000);
+
+        List<Long> round = link.sent.subList(0, Math.min(streams, link.sent.size()));
+        long expected = MIB;
+        for (long size : round) {
+            assertThat(size).as("the round's sizes %s", round).isEqualTo(expected);
+            expected = Math.min(expected * 4, settings.maxBytes());
+        }
+        List<BatchSizeTuner.Step> climb = link.batches.path().stream().filter(s -> s.state() == BatchSizeTuner.State.CLIMBING).toList();
+        BatchSizeTuner.Step best = climb.stream().max(Comparator.comparingDouble(BatchSizeTuner.Step::meanBytesPerSecond)).orElseThrow();
+        double top = rate(settings.maxBytes(), fixedSeconds, bytesPerSecond);
+        assertThat(rate(best.bytes(), fixedSeconds, bytesPerSecond)).as("climb %s", climb).isGreaterThanOrEqualTo(0.8 * top / (1 + 3 * noise));
+        int fourfoldSteps = (int) Math.ceil(Math.log(256) / Math.log(Climb.STEP));
+        assertThat(climb).as("sizes the climb measured").hasSizeLessThanOrEqualTo(fourfoldSteps + 1);
+    }
+
+    @Example
+    void throughALongLinkTheStreamsTakeTheLargestSizeOnceTheFirstBatchIsIn() {
+        // The 200 ms link of bench/batch-tuning.sh, four streams from 1 MB: 0.8 s a round trip pair, 10 MB/s a stream.
+        TunerSettings settings = TunerSettings.between(MIB, 32 * MIB, MIB);
+        BatchSizeTuner tuner = new BatchSizeTuner(settings, true, 4);
+        List<Long> round = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            round.add(tuner.batchBytes());
+            tuner.sent(tuner.batchBytes(), true);
+        }
+        assertThat(round).containsExactly(MIB, 4 * MIB, 16 * MIB, 32 * MIB);
+        assertThat(tuner.batchBytes()).as("while the round's sizes are out").isEqualTo(32 * MIB);
+
+        assertThat(tuner.roundBatch(MIB, MIB, 900_000_000L)).isTrue();
+        assertThat(tuner.batchBytes()).as("the stream the 1 MB batch freed").isEqualTo(32 * MIB);
+        tuner.sent(32 * MIB, true);
+        assertThat(tuner.roundBatch(4 * MIB, 4 * MIB, 1_200_000_000L)).isTrue();
+        // The line through 1 and 4 MB points past 16 MB: the climb waits for the 32 MB batch.
+        assertThat(tuner.roundBatch(16 * MIB, 16 * MIB, 2_400_000_000L)).isTrue();
+        assertThat(tuner.path()).extracting(BatchSizeTuner.Step::bytes).containsExactly(MIB, 4 * MIB);
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.CLIMBING);
+        assertThat(tuner.roundBatch(32 * MIB, 32 * MIB, 4_000_000_000L)).isTrue();
+        assertThat(tuner.path()).extracting(BatchSizeTuner.Step::bytes).startsWith(MIB, 4 * MIB, 32 * MIB);
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.SEARCHING);
+        assertThat(tuner.roundBatch(32 * MIB, 32 * MIB, 4_000_000_000L)).as("no round once the climb ended").isFalse();
+    }
+
+    @Example
+    void aBatchThatDoesNotRunBesideTheOthersEndsTheRound() {
+        // A frozen load: its batches queue on one connection, so sizes of a round would not run side by side.
+        TunerSettings settings = TunerSettings.between(MIB, 32 * MIB, MIB);
+        BatchSizeTuner tuner = new BatchSizeTuner(settings, true, 4);
+        tuner.sent(tuner.batchBytes(), false);
+        assertThat(tuner.batchBytes()).as("one size after the other: the start until it is measured").isEqualTo(MIB);
+        assertThat(tuner.roundBatch(MIB, MIB, 900_000_000L)).isFalse();
+        tuner.record(4 * MIB, 900_000_000L, false);
+        assertThat(tuner.batchBytes()).isEqualTo(4 * MIB);
+    }
+
+    @Example
+    void resultsOutOfOrderAreTakenInTheClimbsOrder() {
+        TunerSettings settings = TunerSettings.between(MIB, 256 * MIB, MIB);
+        BatchSizeTuner tuner = new BatchSizeTuner(settings, true, 3);
+        for (int i = 0; i < 3; i++) {
+            tuner.sent(tuner.batchBytes(), true);
+        }
+        // A flat link: the 4 MB batch gains nothing over 1 MB, and comes in first.
+        assertThat(tuner.roundBatch(4 * MIB, 4 * MIB, 400_000_000L)).isTrue();
+        assertThat(tuner.path()).isEmpty();
+        assertThat(tuner.roundBatch(MIB, MIB, 100_000_000L)).isTrue();
+        assertThat(tuner.path()).extracting(BatchSizeTuner.Step::bytes).startsWith(MIB, 4 * MIB);
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.SEARCHING);
+    }
+
+    private static double rate(long bytes, double fixedSeconds, double bytesPerSecond) {
+        return bytes / (fixedSeconds + bytes / bytesPerSecond);
+    }
+
+    /** Streams on a simulated link, each batch a fixed time then its bytes at the stream's rate. */
+    private static final class Link {
+        final TunedBatchSize batches;
+        final List<Long> sent = new ArrayList<>();
+        private final int streams;
+        private final double fixedSeconds;
+        private final double bytesPerSecond;
+        private final double noise;
+        private final Random random;
+        private final List<Batch> done = new ArrayList<>();
+
+        record Batch(long planned, double start, double transferFrom, double end) {
+        }
+
+        Link(TunerSettings settings, int streams, double fixedSeconds, double bytesPerSecond, double noise, Random random) {
+            this.batches = new TunedBatchSize("simulated", Optional.of(settings), settings.defaultBytes(), RememberedSizes.NONE, null, streams);
+            this.streams = streams;
+            this.fixedSeconds = fixedSeconds;
+            this.bytesPerSecond = bytesPerSecond;
+            this.noise = noise;
+            this.random = random;
+        }
+
+        void run(int count) {
+            PriorityQueue<Batch> running = new PriorityQueue<>(Comparator.comparingDouble(Batch::end));
+            double now = 0;
+            for (int i = 0; i < streams; i++) {
+                running.add(start(now));
+            }
+            for (int n = 0; n < count && batches.state().equals("CLIMBING"); n++) {
+                Batch batch = running.poll();
+                now = batch.end();
+                done.add(batch);
+                long nanos = Math.max(1, (long) ((batch.end() - batch.start()) * 1e9));
+                this.batches.record(batch.planned(), batch.planned(), movedDuring(batch.start(), batch.end(), running), nanos,
+                        TunedBatchSize.Closing.FULL);
+                running.add(start(now));
+                double earliest = running.stream().mapToDouble(Batch::start).min().orElse(now);
+                done.removeIf(b -> b.end() < earliest);
+            }
+        }
+
+        private Batch start(double now) {
+            long planned = batches.bytes();
+            batches.sent(planned, true);
+            sent.add(planned);
+            double scale = Math.max(0.5, 1 + noise * random.nextGaussian());
+            double transferFrom = now + fixedSeconds * scale;
+            return new Batch(planned, now, transferFrom, transferFrom + planned / bytesPerSecond * scale);
+        }
+
+        /** Bytes all streams moved between two moments: what a batch's throughput meter reads. */
+        private long movedDuring(double from, double to, PriorityQueue<Batch> running) {
+            double bytes = 0;
+            List<Batch> all = new ArrayList<>(done);
+            all.addAll(running);
+            for (Batch b : all) {
+                double overlap = Math.min(to, b.end()) - Math.max(from, b.transferFrom());
+                if (overlap > 0) {
+                    bytes += b.planned() * overlap / (b.end() - b.transferFrom());
+                }
+            }
+            return Math.max(1, (long) bytes);
+        }
+    }
+}
