@@ -102,19 +102,9 @@ final class SchemaEvents {
             return;
         }
         if ("first".equals(marker)) {
-            // Connections opened meanwhile, as the schema is created: each costs round trips.
-            loads.openAhead();
-            schema.openAhead();
-            SchemaApplier.SnapshotMark mark = snapshotMark(value, source);
-            boolean created = false;
+            boolean created = snapshotBegins(value, source, ddl);
             if (config.schemaApply() && ddl != null) {
-                created = schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, source.getString("name"),
-                        snapshotRecords, mark);
                 loads.freezeCreatedTables(created && config.freeze());
-                tables.invalidate();
-            }
-            if (!created) {
-                schema.snapshotStarted(snapshotRecords, mark); // recorded with the tables where they were created
             }
         } else if ("last_in_data_collection".equals(marker)) {
             String[] target = tables.resolve(record.topic(), source.getString("schema"), source.getString("table"));
@@ -145,17 +135,7 @@ final class SchemaEvents {
         String sourceName = source.getString("name");
         loads.freezeCreatedTables(false);
         if ("first".equals(marker)) {
-            loads.openAhead();
-            schema.openAhead();
-            SchemaApplier.SnapshotMark mark = snapshotMark(value, source);
-            boolean created = false;
-            if (config.schemaApply() && ddl != null) {
-                created = schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, sourceName, snapshotRecords, mark);
-                tables.invalidate();
-            }
-            if (!created) {
-                schema.snapshotStarted(snapshotRecords, mark); // recorded with the tables where they were created
-            }
+            snapshotBegins(value, source, ddl);
             gate.release(barrier.id());
         } else if ("last_in_data_collection".equals(marker)) {
             String[] target = tableTarget(sourceName, source);
@@ -289,6 +269,29 @@ final class SchemaEvents {
     }
 
     /** What the target records of the snapshot a first or last event frames: its source, time and tables. */
+    /**
+     * A snapshot's first event: its pre-data applied (when the sink keeps the schema), and its
+     * start recorded on the target, with the tables when they were created here.
+     *
+     * @return whether the tables were created here
+     */
+    private boolean snapshotBegins(Struct value, Struct source, String ddl) {
+        // Connections opened meanwhile, as the schema is created: each costs round trips.
+        loads.openAhead();
+        schema.openAhead();
+        SchemaApplier.SnapshotMark mark = snapshotMark(value, source);
+        boolean created = false;
+        if (config.schemaApply() && ddl != null) {
+            created = schema.applyPreData(ddl, loadedTables(value), config.tableExists(), claims, source.getString("name"),
+                    snapshotRecords, mark);
+            tables.invalidate();
+        }
+        if (!created) {
+            schema.snapshotStarted(snapshotRecords, mark);
+        }
+        return created;
+    }
+
     private SchemaApplier.SnapshotMark snapshotMark(Struct value, Struct source) {
         List<String> sourceTables = new ArrayList<>();
         for (Struct change : value.<Struct>getArray("tableChanges")) {

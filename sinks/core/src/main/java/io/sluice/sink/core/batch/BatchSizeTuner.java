@@ -187,8 +187,8 @@ public final class BatchSizeTuner {
         }
         double bytesPerSecond = ownBytes * 1e9 / nanos * climb.streams();
         lastBytesPerSecond = bytesPerSecond;
-        for (double[] taken : climb.rungIn(rung, bytesPerSecond, nanos)) {
-            path.add(new Step(State.CLIMBING, (long) taken[0], taken[1], 1, settings.size(0), settings.size(settings.candidates() - 1)));
+        for (Climb.Measured taken : climb.rungIn(rung, bytesPerSecond, nanos)) {
+            path.add(climbStep(taken.bytes(), taken.bytesPerSecond()));
         }
         if (climb.over()) {
             climbEnded();
@@ -199,18 +199,22 @@ public final class BatchSizeTuner {
     private void climbed(double bytesPerSecond, long nanos) {
         long bytes = climb.measuredBytes();
         boolean over = climb.record(bytesPerSecond, nanos);
-        path.add(new Step(State.CLIMBING, bytes, bytesPerSecond, 1, settings.size(0), settings.size(settings.candidates() - 1)));
+        path.add(climbStep(bytes, bytesPerSecond));
         if (over) {
             climbEnded();
         }
     }
 
+    /** One batch of the climb, over the whole range. */
+    private Step climbStep(long bytes, double bytesPerSecond) {
+        return new Step(State.CLIMBING, bytes, bytesPerSecond, 1, settings.size(0), settings.size(settings.candidates() - 1));
+    }
+
     private void climbEnded() {
         baselineMean = climb.startRate();
         int best = climb.best();
-        long bestBytes = climb.bestIsStart() ? settings.defaultBytes() : settings.size(best);
         // The best size's batch counts towards its careful measurement.
-        SizeMeasurement seed = new SizeMeasurement(bestBytes, settings);
+        SizeMeasurement seed = new SizeMeasurement(climb.bestBytes(), settings);
         seed.add(climb.bestRate());
         climb = null;
         search(best, seed);

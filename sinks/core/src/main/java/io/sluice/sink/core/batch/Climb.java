@@ -72,6 +72,10 @@ final class Climb {
     /** Each size of the round whose batch the climb took. */
     private final boolean[] rungTaken;
 
+    /** One size the climb measured: a batch of {@code bytes} moved {@code bytesPerSecond}. */
+    record Measured(long bytes, double bytesPerSecond) {
+    }
+
     Climb(TunerSettings settings) {
         this(settings, 1);
     }
@@ -153,16 +157,16 @@ final class Climb {
      * The opening round's batch {@code rung} is in; the climb takes it, and any it waited for
      * that came in before, in its order of sizes.
      *
-     * @return the sizes the climb measured now, as {size, bytes per second}
+     * @return the sizes the climb measured now
      */
-    List<double[]> rungIn(int rung, double bytesPerSecond, long nanos) {
+    List<Measured> rungIn(int rung, double bytesPerSecond, long nanos) {
         rungNanos[rung] = Math.max(1, nanos);
         rungRates[rung] = bytesPerSecond;
-        List<double[]> taken = new ArrayList<>();
+        List<Measured> taken = new ArrayList<>();
         for (int i = inRound(measuredBytes()); !over && i >= 0; i = inRound(measuredBytes())) {
             long bytes = measuredBytes();
             rungTaken[i] = true;
-            taken.add(new double[] {bytes, rungRates[i]});
+            taken.add(new Measured(bytes, rungRates[i]));
             record(rungRates[i], rungNanos[i]);
         }
         return taken;
@@ -314,7 +318,7 @@ final class Climb {
     }
 
     /** The best size in bytes: the starting size itself (maybe no candidate) or a candidate's. */
-    private long bestBytes() {
+    long bestBytes() {
         return bestIsStart() ? settings.defaultBytes() : settings.size(best);
     }
 

@@ -76,7 +76,8 @@ class ClimbProperties {
         assertThat(climb.bytes()).as("the usual fourfold step from 4 MB").isEqualTo(16 * MIB);
     }
 
-    private static double rate(long bytes, double fixedSeconds, double bytesPerSecond) {
+    /** What a stream moves with batches of {@code bytes} on a link of a fixed cost plus a time per byte. */
+    static double rate(long bytes, double fixedSeconds, double bytesPerSecond) {
         return bytes / (fixedSeconds + bytes / bytesPerSecond);
     }
 }

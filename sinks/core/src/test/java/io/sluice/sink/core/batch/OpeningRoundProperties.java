@@ -49,8 +49,8 @@ class OpeningRoundProperties {
         }
         List<BatchSizeTuner.Step> climb = link.batches.path().stream().filter(s -> s.state() == BatchSizeTuner.State.CLIMBING).toList();
         BatchSizeTuner.Step best = climb.stream().max(Comparator.comparingDouble(BatchSizeTuner.Step::meanBytesPerSecond)).orElseThrow();
-        double top = rate(settings.maxBytes(), fixedSeconds, bytesPerSecond);
-        assertThat(rate(best.bytes(), fixedSeconds, bytesPerSecond)).as("climb %s", climb).isGreaterThanOrEqualTo(0.8 * top / (1 + 3 * noise));
+        double top = ClimbProperties.rate(settings.maxBytes(), fixedSeconds, bytesPerSecond);
+        assertThat(ClimbProperties.rate(best.bytes(), fixedSeconds, bytesPerSecond)).as("climb %s", climb).isGreaterThanOrEqualTo(0.8 * top / (1 + 3 * noise));
         int fourfoldSteps = (int) Math.ceil(Math.log(256) / Math.log(Climb.STEP));
         assertThat(climb).as("sizes the climb measured").hasSizeLessThanOrEqualTo(fourfoldSteps + 1);
     }
@@ -107,10 +107,6 @@ class OpeningRoundProperties {
         assertThat(tuner.roundBatch(MIB, MIB, 100_000_000L)).isTrue();
         assertThat(tuner.path()).extracting(BatchSizeTuner.Step::bytes).startsWith(MIB, 4 * MIB);
         assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.SEARCHING);
-    }
-
-    private static double rate(long bytes, double fixedSeconds, double bytesPerSecond) {
-        return bytes / (fixedSeconds + bytes / bytesPerSecond);
     }
 
     /** Streams on a simulated link, each batch a fixed time then its bytes at the stream's rate. */

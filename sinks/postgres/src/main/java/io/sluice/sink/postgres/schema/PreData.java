@@ -54,8 +54,6 @@ final class PreData {
                         LOG.warn("{} tables on {} were created by an earlier start of the snapshot of {} that was stopped before it got "
                                 + "under way: dropped and created again", existing.size(), endpoint.display(), source);
                         execute(c, "DROP TABLE IF EXISTS " + String.join(", ", existing) + " CASCADE", "dropping the tables to load again");
-                    }
-                    if (startOver) {
                         DumpEntries.run(c, dump.preamble());
                         for (DumpScript.Entry entry : dump.entries()) {
                             applyInSavepoint(c, entry);

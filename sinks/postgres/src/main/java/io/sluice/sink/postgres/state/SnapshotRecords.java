@@ -44,13 +44,13 @@ public final class SnapshotRecords {
     /** Records, in the caller's transaction, that a source's snapshot began loading (or began again). */
     public void started(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables)
             throws SQLException {
-        OwnTables.createAndWrite(c, List.of(creation()), List.of(row(c, source, database, takenMicros, sourceTables, targetTables, false)));
+        OwnTables.createAndWrite(c, List.of(creation()), List.of(startWrite(c, source, database, takenMicros, sourceTables, targetTables)));
     }
 
     /** Records, in the caller's transaction, that a source's snapshot is complete on the target: rows, keys, post-data. */
     public void finished(Connection c, String source, String database, long takenMicros, List<String> sourceTables, List<String> targetTables)
             throws SQLException {
-        OwnTables.createAndWrite(c, List.of(creation()), List.of(row(c, source, database, takenMicros, sourceTables, targetTables, true)));
+        OwnTables.createAndWrite(c, List.of(creation()), List.of(finishWrite(c, source, database, takenMicros, sourceTables, targetTables)));
     }
 
     /** What creates the table, for {@link OwnTables#createAndWrite}. */

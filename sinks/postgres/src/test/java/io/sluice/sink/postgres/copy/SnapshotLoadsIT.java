@@ -61,11 +61,8 @@ class SnapshotLoadsIT {
     void start() throws Exception {
         target = TestDatabases.create(SnapshotLoadsIT.class);
         target.execute("CREATE SCHEMA app", "CREATE TABLE app.t (id int, v text)");
-        PgEndpoint endpoint = PgEndpoint.parse(target.url());
-        tables = new TargetTables(endpoint, "${schema}.${table}", "table.name.format");
-        TunedBatchSize size = new TunedBatchSize("test", Optional.empty(), 16 * 1024);
-        loader = new CopyLoader(endpoint, 2, false, 1 << 20, size, null);
-        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+        tables = new TargetTables(PgEndpoint.parse(target.url()), "${schema}.${table}", "table.name.format");
+        open(new TunedBatchSize("test", Optional.empty(), 16 * 1024), 2, 1 << 20);
     }
 
     @AfterEach
@@ -148,16 +145,10 @@ class SnapshotLoadsIT {
         // at their own bytes, the second would wait for the first (the buffer's share of a stream
         // then left one stream idle: four 32 MB batches went three at a time).
         loads.close();
-        PgEndpoint endpoint = PgEndpoint.parse(target.url());
         TunedBatchSize size = new TunedBatchSize("test", Optional.empty(), 16 * 1024);
-        loader = new CopyLoader(endpoint, 2, false, 2 * 16 * 1024, size, null);
-        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+        open(size, 2, 2 * 16 * 1024);
         String wide = "x".repeat(1_000);
-        try (Connection lock = target.connect()) {
-            lock.setAutoCommit(false);
-            try (Statement s = lock.createStatement()) {
-                s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // both COPYs wait here, holding their batches
-            }
+        try (Connection lock = lockTable()) { // both COPYs wait here, holding their batches
             CompletableFuture<Void> loading = loadInBackground(34, wide, new AtomicInteger());
             assertThat(copiesWaitingForTheLock(2)).as("COPYs under way at once").isEqualTo(2);
             assertThat(loading).as("two full batches taken without waiting").succeedsWithin(Duration.ofSeconds(10));
@@ -171,18 +162,12 @@ class SnapshotLoadsIT {
     @Test
     void aFullBatchWaitingForAStreamGrowsToASizeTheTunerMovesTo() throws Exception {
         loads.close();
-        PgEndpoint endpoint = PgEndpoint.parse(target.url());
         TunedBatchSize size = new TunedBatchSize("test", Optional.of(TunerSettings.between(16 * 1024, 64 * 1024,
                 16 * 1024)), 16 * 1024);
-        loader = new CopyLoader(endpoint, 1, false, 1 << 20, size, null);
-        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+        open(size, 1, 1 << 20);
         String wide = "x".repeat(1_000);
         AtomicInteger loaded = new AtomicInteger();
-        try (Connection lock = target.connect()) {
-            lock.setAutoCommit(false);
-            try (Statement s = lock.createStatement()) {
-                s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // the first batch's COPY waits here, holding the one stream
-            }
+        try (Connection lock = lockTable()) { // the first batch's COPY waits here, holding the one stream
             CompletableFuture<Void> loading = loadInBackground(40, wide, loaded);
             long deadline = System.currentTimeMillis() + 10_000;
             while (loaded.get() < 33 && System.currentTimeMillis() < deadline) {
@@ -209,19 +194,13 @@ class SnapshotLoadsIT {
         // Four streams, a climb from 16 kB: the first four batches are 16, 64, 256 kB and 1 MB (the
         // largest), all under way at once; the fifth fills to the largest and waits for a stream.
         loads.close();
-        PgEndpoint endpoint = PgEndpoint.parse(target.url());
         TunedBatchSize size = new TunedBatchSize("test", Optional.of(TunerSettings.between(16 * 1024, 1 << 20, 16 * 1024)), 16 * 1024,
                 RememberedSizes.NONE, null, 4);
-        loader = new CopyLoader(endpoint, 4, false, 8 << 20, size, null);
-        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+        open(size, 4, 8 << 20);
         String wide = "x".repeat(1_000);
         int rows = 4_000;
         AtomicInteger loaded = new AtomicInteger();
-        try (Connection lock = target.connect()) {
-            lock.setAutoCommit(false);
-            try (Statement s = lock.createStatement()) {
-                s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE"); // every COPY waits here, holding its stream
-            }
+        try (Connection lock = lockTable()) { // every COPY waits here, holding its stream
             CompletableFuture<Void> loading = loadInBackground(rows, wide, loaded);
             assertThat(copiesWaitingForTheLock(4)).as("COPYs under way at once").isEqualTo(4);
             int before = -1;
@@ -240,6 +219,22 @@ class SnapshotLoadsIT {
         assertThat(target.queryLong("SELECT count(*) FROM app.t")).isEqualTo(rows);
         assertThat(size.path()).as("the climb took the round's sizes in order").extracting(BatchSizeTuner.Step::bytes)
                 .startsWith(16L * 1024, 64L * 1024);
+    }
+
+    /** A loader of {@code streams} COPY streams and a load buffer of {@code buffer} bytes, batches sized by {@code size}. */
+    private void open(TunedBatchSize size, int streams, long buffer) {
+        loader = new CopyLoader(PgEndpoint.parse(target.url()), streams, false, buffer, size, null);
+        loads = new SnapshotLoads(tables, loader, size, ledger, new MissingColumns(tables, false, loader::execute, () -> { }), false);
+    }
+
+    /** A transaction holding the table's strongest lock: every COPY into it waits, holding its stream, until it ends. */
+    private Connection lockTable() throws Exception {
+        Connection lock = target.connect();
+        lock.setAutoCommit(false);
+        try (Statement s = lock.createStatement()) {
+            s.execute("LOCK TABLE app.t IN ACCESS EXCLUSIVE MODE");
+        }
+        return lock;
     }
 
     /** Loads rows {@code 0..count-1} on another thread, counting each once it is taken. */
