@@ -24,7 +24,9 @@ import java.util.List;
  * through a 200 ms link, one step after the other kept every stream on 1 and 4 MB batches for
  * the first 2 s of a load whose 32 MB batches take 4 s, and the whole load ran that much later.
  * Each size of the round is judged by its own batch (its bytes over its time, times the streams),
- * since the bytes all streams move while it runs are mostly other sizes'.
+ * since the bytes all streams move while it runs are mostly other sizes'. A size of the round
+ * that does not gain does not end the climb while a larger one of the round is on its way: the
+ * climb takes that one too, judged against the best so far.
  */
 final class Climb {
 
@@ -71,6 +73,8 @@ final class Climb {
     private final double[] rungRates;
     /** Each size of the round whose batch the climb took. */
     private final boolean[] rungTaken;
+    /** Whether the batch being taken is the opening round's. */
+    private boolean takingRound;
 
     /** One size the climb measured: a batch of {@code bytes} moved {@code bytesPerSecond}. */
     record Measured(long bytes, double bytesPerSecond) {
@@ -167,9 +171,24 @@ final class Climb {
             long bytes = measuredBytes();
             rungTaken[i] = true;
             taken.add(new Measured(bytes, rungRates[i]));
-            record(rungRates[i], rungNanos[i]);
+            takingRound = true;
+            try {
+                record(rungRates[i], rungNanos[i]);
+            } finally {
+                takingRound = false;
+            }
         }
         return taken;
+    }
+
+    /** The opening round's next size after {@code bytes} that went out, -1 for none. */
+    private int laterRung(long bytes) {
+        for (int i = 0; i + 1 < issued; i++) {
+            if (rungs[i] == bytes) {
+                return i + 1;
+            }
+        }
+        return -1;
     }
 
     /** The opening round's batch of this size that is in and not taken, -1 for none. */
@@ -212,6 +231,17 @@ final class Climb {
             bestRate = bytesPerSecond;
             bestNanos = nanos;
             return !step();
+        }
+        int laterRung = takingRound ? laterRung(settings.size(at)) : -1;
+        if (laterRung >= 0) {
+            // A size of the round that does not gain clearly: noise on a flat stretch (at 0 ms a
+            // 4 MB batch beside three larger ones read slower than the 1 MB one, and the climb
+            // ended at 1 MB where 16 MB moved twice as much), or past a peak. The round's larger
+            // sizes are on their way anyway: the climb takes them before it ends.
+            at = settings.nearest(rungs[laterRung]);
+            jumped = false;
+            predicted = -1;
+            return false;
         }
         if (jumped) {
             // The line's size did not gain: throughput is not the line there (it falls past a

@@ -118,7 +118,7 @@ public final class TunedBatchSize {
      * @param nanos        the time they took
      */
     public synchronized void record(long plannedBytes, long bytes, long nanos, Closing closing) {
-        record(plannedBytes, bytes, bytes, nanos, closing);
+        record(plannedBytes, bytes, bytes, nanos, closing, false);
     }
 
     /**
@@ -141,8 +141,11 @@ public final class TunedBatchSize {
      * @param ownBytes     its own bytes
      * @param bytes        the bytes the measurement covers (all streams', while it was on its way)
      * @param nanos        the time they took
+     * @param besideOtherSizes whether a batch filled towards another size was on its way at the same
+     *                     time: the bytes then are not this size's alone, so outside the opening
+     *                     round the batch is no measurement
      */
-    public synchronized void record(long plannedBytes, long ownBytes, long bytes, long nanos, Closing closing) {
+    public synchronized void record(long plannedBytes, long ownBytes, long bytes, long nanos, Closing closing, boolean besideOtherSizes) {
         if (nanos > 0) {
             lastBytesPerSecond = bytes * 1e9 / nanos;
         }
@@ -165,6 +168,14 @@ public final class TunedBatchSize {
         }
         if (closing == Closing.FULL && plannedBytes != size) {
             return; // filled towards a size the tuner has moved on from
+        }
+        if (closing == Closing.FULL && besideOtherSizes) {
+            // After the tuner moves on, the old size's last batches run beside the new size's first
+            // ones, and the all-streams meter reads both: counted, a size was judged partly by its
+            // neighbour's bytes, and the careful search ended a step or more off the best size
+            // (SeveralStreamsProperties). Such a batch also ends the new size's warm-up.
+            warmingUp = false;
+            return;
         }
         if (closing == Closing.FULL && warmingUp) {
             // Left out in the climb too: counting it made the climb's steps cheaper, but through a

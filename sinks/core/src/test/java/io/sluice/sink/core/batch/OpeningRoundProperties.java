@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
-import java.util.PriorityQueue;
 import java.util.Random;
 
 import net.jqwik.api.Example;
@@ -16,11 +14,8 @@ import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
 
 /**
- * The climb's opening round with several streams, against a simulated link where each stream's
- * batch costs a fixed time plus a time per byte and streams do not slow each other (a window per
- * connection). Batches are handed out as {@code CopyLoader} does: a free stream takes a batch of
- * the tuner's size, reports it sent, and reports it when it ends, with its own bytes and the bytes
- * all streams moved meanwhile. Invariants: the round's sizes are the climb's fourfold steps from
+ * The climb's opening round with several streams, against {@link SimulatedStreams} (each
+ * stream's batch costs a fixed time plus a time per byte). Invariants: the round's sizes are the climb's fourfold steps from
  * the start, one a stream; the climb ends at a size that moves at least 80% of what the largest
  * does, as one step after the other does (see {@link ClimbProperties}), and measures no more
  * sizes than fourfold steps across the range would.
@@ -38,8 +33,8 @@ class OpeningRoundProperties {
         double fixedSeconds = Math.pow(10, fixedLog10);
         double bytesPerSecond = Math.pow(10, rateLog10);
         TunerSettings settings = TunerSettings.between(MIB, 256 * MIB, MIB);
-        Link link = new Link(settings, streams, fixedSeconds, bytesPerSecond, noise, new Random(seed));
-        link.run(2000);
+        SimulatedStreams link = new SimulatedStreams(settings, streams, fixedSeconds, bytesPerSecond, noise, new Random(seed));
+        link.runWhile(2000, "CLIMBING");
 
         List<Long> round = link.sent.subList(0, Math.min(streams, link.sent.size()));
         long expected = MIB;
@@ -105,73 +100,28 @@ class OpeningRoundProperties {
         assertThat(tuner.roundBatch(4 * MIB, 4 * MIB, 400_000_000L)).isTrue();
         assertThat(tuner.path()).isEmpty();
         assertThat(tuner.roundBatch(MIB, MIB, 100_000_000L)).isTrue();
-        assertThat(tuner.path()).extracting(BatchSizeTuner.Step::bytes).startsWith(MIB, 4 * MIB);
+        assertThat(tuner.path()).extracting(BatchSizeTuner.Step::bytes).containsExactly(MIB, 4 * MIB);
+        assertThat(tuner.state()).as("the round's 16 MB batch is still on its way").isEqualTo(BatchSizeTuner.State.CLIMBING);
+        assertThat(tuner.roundBatch(16 * MIB, 16 * MIB, 1_600_000_000L)).isTrue();
+        assertThat(tuner.path()).extracting(BatchSizeTuner.Step::bytes).startsWith(MIB, 4 * MIB, 16 * MIB);
         assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.SEARCHING);
     }
 
-    /** Streams on a simulated link, each batch a fixed time then its bytes at the stream's rate. */
-    private static final class Link {
-        final TunedBatchSize batches;
-        final List<Long> sent = new ArrayList<>();
-        private final int streams;
-        private final double fixedSeconds;
-        private final double bytesPerSecond;
-        private final double noise;
-        private final Random random;
-        private final List<Batch> done = new ArrayList<>();
-
-        record Batch(long planned, double start, double transferFrom, double end) {
+    @Example
+    void aSizeOfTheRoundThatDoesNotGainLeavesTheLargerOnesToDecide() {
+        // At 0 ms (bench/results/batch-tuning-20261130-024100): beside three larger batches the
+        // 4 MB one read slower than the 1 MB one, where 16 MB moved twice as much.
+        TunerSettings settings = TunerSettings.between(MIB, 32 * MIB, MIB);
+        BatchSizeTuner tuner = new BatchSizeTuner(settings, true, 4);
+        for (int i = 0; i < 4; i++) {
+            tuner.sent(tuner.batchBytes(), true);
         }
-
-        Link(TunerSettings settings, int streams, double fixedSeconds, double bytesPerSecond, double noise, Random random) {
-            this.batches = new TunedBatchSize("simulated", Optional.of(settings), settings.defaultBytes(), RememberedSizes.NONE, null, streams);
-            this.streams = streams;
-            this.fixedSeconds = fixedSeconds;
-            this.bytesPerSecond = bytesPerSecond;
-            this.noise = noise;
-            this.random = random;
-        }
-
-        void run(int count) {
-            PriorityQueue<Batch> running = new PriorityQueue<>(Comparator.comparingDouble(Batch::end));
-            double now = 0;
-            for (int i = 0; i < streams; i++) {
-                running.add(start(now));
-            }
-            for (int n = 0; n < count && batches.state().equals("CLIMBING"); n++) {
-                Batch batch = running.poll();
-                now = batch.end();
-                done.add(batch);
-                long nanos = Math.max(1, (long) ((batch.end() - batch.start()) * 1e9));
-                this.batches.record(batch.planned(), batch.planned(), movedDuring(batch.start(), batch.end(), running), nanos,
-                        TunedBatchSize.Closing.FULL);
-                running.add(start(now));
-                double earliest = running.stream().mapToDouble(Batch::start).min().orElse(now);
-                done.removeIf(b -> b.end() < earliest);
-            }
-        }
-
-        private Batch start(double now) {
-            long planned = batches.bytes();
-            batches.sent(planned, true);
-            sent.add(planned);
-            double scale = Math.max(0.5, 1 + noise * random.nextGaussian());
-            double transferFrom = now + fixedSeconds * scale;
-            return new Batch(planned, now, transferFrom, transferFrom + planned / bytesPerSecond * scale);
-        }
-
-        /** Bytes all streams moved between two moments: what a batch's throughput meter reads. */
-        private long movedDuring(double from, double to, PriorityQueue<Batch> running) {
-            double bytes = 0;
-            List<Batch> all = new ArrayList<>(done);
-            all.addAll(running);
-            for (Batch b : all) {
-                double overlap = Math.min(to, b.end()) - Math.max(from, b.transferFrom());
-                if (overlap > 0) {
-                    bytes += b.planned() * overlap / (b.end() - b.transferFrom());
-                }
-            }
-            return Math.max(1, (long) bytes);
-        }
+        assertThat(tuner.roundBatch(MIB, MIB, 100_000_000L)).isTrue(); // 40 MB/s over four streams
+        assertThat(tuner.roundBatch(4 * MIB, 4 * MIB, 470_000_000L)).isTrue(); // 35 MB/s: no gain
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.CLIMBING);
+        assertThat(tuner.roundBatch(16 * MIB, 16 * MIB, 800_000_000L)).isTrue(); // 84 MB/s
+        assertThat(tuner.roundBatch(32 * MIB, 32 * MIB, 1_700_000_000L)).isTrue(); // 79 MB/s: within the noise of 16 MB
+        assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.SEARCHING);
+        assertThat(tuner.batchBytes()).as("the careful search starts at the best of the round").isEqualTo(16 * MIB);
     }
 }

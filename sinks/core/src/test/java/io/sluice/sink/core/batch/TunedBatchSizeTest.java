@@ -153,6 +153,23 @@ class TunedBatchSizeTest {
     }
 
     @Test
+    void batchesBesideAnotherSizeAreNotCountedAndEndTheWarmUp() {
+        TunedBatchSize size = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB);
+        long first = size.bytes();
+        size.record(first, first, first, 1, Closing.FULL, false); // warm-up: ignored
+        size.record(first, first, first, nanos(first), Closing.FULL, false);
+        assertThat(size.path()).hasSize(1);
+        long next = size.bytes();
+        // The old size's last batches were still on their way: the meter read both sizes.
+        size.record(next, next, 4 * next, 1, Closing.FULL, true);
+        size.record(next, next, 4 * next, 1, Closing.FULL, true);
+        assertThat(size.path()).as("beside the old size: no measurement").hasSize(1);
+        size.record(next, next, next, nanos(next), Closing.FULL, false);
+        assertThat(size.path()).as("the first batch of the new size alone counts").hasSize(2);
+        assertThat(size.path().get(1).bytes()).isEqualTo(next);
+    }
+
+    @Test
     void convergesOnALinkThroughRealBatchesAndEndsAtTheLargestSize() {
         TunedBatchSize size = new TunedBatchSize("test", Optional.of(SETTINGS), 16 * MIB);
         for (int i = 0; i < 200 && !size.state().equals("TUNED"); i++) {

@@ -181,6 +181,7 @@ public final class CopyLoader implements AutoCloseable {
                         copy(chunk, measure);
                         measure.finish();
                     } finally {
+                        measure.close();
                         release.run();
                     }
                 }, executor)));
@@ -194,6 +195,7 @@ public final class CopyLoader implements AutoCloseable {
                         measure.finish();
                         return null;
                     } finally {
+                        measure.close();
                         release.run();
                     }
                 }, executor);
@@ -222,12 +224,20 @@ public final class CopyLoader implements AutoCloseable {
         }
 
         void start() {
-            mark = meter.mark();
+            mark = meter.mark(plannedBytes);
         }
 
         void finish() {
             ThroughputMeter.Sample sample = meter.since(mark);
-            batchSize.record(plannedBytes, ownBytes, sample.bytes(), sample.nanos(), closing);
+            mark = null;
+            batchSize.record(plannedBytes, ownBytes, sample.bytes(), sample.nanos(), closing, sample.besideOtherSizes());
+        }
+
+        /** A COPY that failed is no longer on its way: batches after it are not judged as beside it. */
+        void close() {
+            if (mark != null) {
+                meter.forget(mark);
+            }
         }
     }
 
