@@ -73,8 +73,6 @@ final class Climb {
     private final double[] rungRates;
     /** Each size of the round whose batch the climb took. */
     private final boolean[] rungTaken;
-    /** Whether the batch being taken is the opening round's. */
-    private boolean takingRound;
 
     /** One size the climb measured: a batch of {@code bytes} moved {@code bytesPerSecond}. */
     record Measured(long bytes, double bytesPerSecond) {
@@ -171,12 +169,7 @@ final class Climb {
             long bytes = measuredBytes();
             rungTaken[i] = true;
             taken.add(new Measured(bytes, rungRates[i]));
-            takingRound = true;
-            try {
-                record(rungRates[i], rungNanos[i]);
-            } finally {
-                takingRound = false;
-            }
+            over = measure(rungRates[i], rungNanos[i], true);
         }
         return taken;
     }
@@ -212,11 +205,12 @@ final class Climb {
      * @return whether the climb is over
      */
     boolean record(double bytesPerSecond, long nanos) {
-        over = measure(bytesPerSecond, nanos);
+        over = measure(bytesPerSecond, nanos, false);
         return over;
     }
 
-    private boolean measure(double bytesPerSecond, long nanos) {
+    /** @param inRound whether the batch is the opening round's */
+    private boolean measure(double bytesPerSecond, long nanos, boolean inRound) {
         if (at < 0) {
             startRate = bytesPerSecond;
             bestRate = bytesPerSecond;
@@ -232,7 +226,7 @@ final class Climb {
             bestNanos = nanos;
             return !step();
         }
-        int laterRung = takingRound ? laterRung(settings.size(at)) : -1;
+        int laterRung = inRound ? laterRung(settings.size(at)) : -1;
         if (laterRung >= 0) {
             // A size of the round that does not gain clearly: noise on a flat stretch (at 0 ms a
             // 4 MB batch beside three larger ones read slower than the 1 MB one, and the climb

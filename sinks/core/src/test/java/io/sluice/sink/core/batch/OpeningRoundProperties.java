@@ -92,10 +92,7 @@ class OpeningRoundProperties {
     @Example
     void resultsOutOfOrderAreTakenInTheClimbsOrder() {
         TunerSettings settings = TunerSettings.between(MIB, 256 * MIB, MIB);
-        BatchSizeTuner tuner = new BatchSizeTuner(settings, true, 3);
-        for (int i = 0; i < 3; i++) {
-            tuner.sent(tuner.batchBytes(), true);
-        }
+        BatchSizeTuner tuner = roundSent(settings, 3);
         // A flat link: the 4 MB batch gains nothing over 1 MB, and comes in first.
         assertThat(tuner.roundBatch(4 * MIB, 4 * MIB, 400_000_000L)).isTrue();
         assertThat(tuner.path()).isEmpty();
@@ -112,10 +109,7 @@ class OpeningRoundProperties {
         // At 0 ms (bench/results/batch-tuning-20261130-024100): beside three larger batches the
         // 4 MB one read slower than the 1 MB one, where 16 MB moved twice as much.
         TunerSettings settings = TunerSettings.between(MIB, 32 * MIB, MIB);
-        BatchSizeTuner tuner = new BatchSizeTuner(settings, true, 4);
-        for (int i = 0; i < 4; i++) {
-            tuner.sent(tuner.batchBytes(), true);
-        }
+        BatchSizeTuner tuner = roundSent(settings, 4);
         assertThat(tuner.roundBatch(MIB, MIB, 100_000_000L)).isTrue(); // 40 MB/s over four streams
         assertThat(tuner.roundBatch(4 * MIB, 4 * MIB, 470_000_000L)).isTrue(); // 35 MB/s: no gain
         assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.CLIMBING);
@@ -123,5 +117,14 @@ class OpeningRoundProperties {
         assertThat(tuner.roundBatch(32 * MIB, 32 * MIB, 1_700_000_000L)).isTrue(); // 79 MB/s: within the noise of 16 MB
         assertThat(tuner.state()).isEqualTo(BatchSizeTuner.State.SEARCHING);
         assertThat(tuner.batchBytes()).as("the careful search starts at the best of the round").isEqualTo(16 * MIB);
+    }
+
+    /** A tuner climbing from the start with {@code streams} streams, each of which took its batch of the opening round. */
+    private static BatchSizeTuner roundSent(TunerSettings settings, int streams) {
+        BatchSizeTuner tuner = new BatchSizeTuner(settings, true, streams);
+        for (int i = 0; i < streams; i++) {
+            tuner.sent(tuner.batchBytes(), true);
+        }
+        return tuner;
     }
 }

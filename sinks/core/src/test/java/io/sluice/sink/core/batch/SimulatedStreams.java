@@ -50,8 +50,10 @@ final class SimulatedStreams {
             now = batch.end();
             done.add(batch);
             long nanos = Math.max(1, (long) ((batch.end() - batch.start()) * 1e9));
-            batches.record(batch.planned(), batch.planned(), movedDuring(batch.start(), batch.end(), running), nanos,
-                    TunedBatchSize.Closing.FULL, besideOtherSizes(batch, running));
+            List<Batch> all = new ArrayList<>(done);
+            all.addAll(running);
+            batches.record(batch.planned(), batch.planned(), movedDuring(batch.start(), batch.end(), all), nanos,
+                    TunedBatchSize.Closing.FULL, besideOtherSizes(batch, all));
             running.add(start(now));
             double earliest = running.stream().mapToDouble(Batch::start).min().orElse(now);
             done.removeIf(b -> b.end() < earliest);
@@ -67,18 +69,14 @@ final class SimulatedStreams {
         return new Batch(planned, now, transferFrom, transferFrom + planned / bytesPerSecond * scale);
     }
 
-    /** Whether a batch of another size was on its way while {@code batch} was: what the meter's sample says. */
-    private boolean besideOtherSizes(Batch batch, PriorityQueue<Batch> running) {
-        List<Batch> all = new ArrayList<>(done);
-        all.addAll(running);
+    /** Whether a batch of another size among {@code all} (the batches done and running) was on its way while {@code batch} was: what the meter's sample says. */
+    private static boolean besideOtherSizes(Batch batch, List<Batch> all) {
         return all.stream().anyMatch(b -> b.planned() != batch.planned() && b.start() < batch.end() && b.end() > batch.start());
     }
 
-    /** Bytes all streams moved between two moments: what a batch's throughput meter reads. */
-    private long movedDuring(double from, double to, PriorityQueue<Batch> running) {
+    /** Bytes all streams ({@code all}: the batches done and running) moved between two moments: what a batch's throughput meter reads. */
+    private static long movedDuring(double from, double to, List<Batch> all) {
         double bytes = 0;
-        List<Batch> all = new ArrayList<>(done);
-        all.addAll(running);
         for (Batch b : all) {
             double overlap = Math.min(to, b.end()) - Math.max(from, b.transferFrom());
             if (overlap > 0) {
