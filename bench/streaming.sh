@@ -8,6 +8,11 @@
 #   native   (only when named in TOOLS) PostgreSQL's own logical replication, a subscription on the
 #            target applying row by row inside the server: no client, no batching, a floor for the
 #            latency an applier can reach on this machine, and a reference for its throughput.
+#   decode   (only when named in TOOLS) the decoding floor: pg_recvlogical reading pgoutput from a slot
+#            of its own into /dev/null, paused like sluice (SIGSTOP/SIGCONT). No client that decodes
+#            changes from a slot can be faster than this on the same footing: the walsender's work
+#            alone. Throughput only (it has no target); caught up when the walsender has sent past
+#            the mark (pg_stat_replication.sent_lsn).
 # The worker and its one KRaft broker are real (all from Maven Central); the worker keeps Connect's
 # default offset.flush.interval.ms (a minute), which must not pace the sinks.
 #
@@ -16,6 +21,7 @@
 #   ROUNDS=1 TXNS=2000 UPDATE_ROWS=100000 LATENCY_SECONDS=20 bench/streaming.sh    a quick check
 #   TOOLS="sluice connect" ...                                                       without Debezium
 #   TOOLS="sluice native" ...                                                        beside PostgreSQL's own subscription
+#   TOOLS="sluice decode" ...                                                        beside the decoding floor
 #   TARGET_SETTINGS="synchronous_commit=off" ...       more settings of the target server (space-separated KEY=VALUE)
 #   SOURCE_SETTINGS="synchronous_commit=off wal_writer_delay=10ms" ...  the source's commit settings instead of
 #                                           "fsync=off synchronous_commit=on" (see the source's start below)
@@ -148,6 +154,8 @@ embedded=(sluice)
 [ -n "${SLUICE_BASE:-}" ] && embedded+=(sluice_base)
 native=()
 [[ " ${tools[*]} " == *" native "* ]] && native=(native)
+decode=()
+[[ " ${tools[*]} " == *" decode "* ]] && decode=(decode)
 for db in "${embedded[@]/%/_copy}" "${native[@]/%/_copy}" connect_copy connect_b_copy dbz_copy own_copy; do
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/postgres" -c "CREATE DATABASE $db"
   "$tp_bin/pg_dump" "$src" | "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/$db" >/dev/null
@@ -239,8 +247,8 @@ if [ -n "${SLUICE_BASE:-}" ]; then
   emb_name[sluice_base]=benchbase
 fi
 is_embedded() { [ -n "${emb_root[$1]:-}" ]; }
-# Whether the pipeline runs on the Connect worker (neither sluice nor PostgreSQL's own subscription).
-on_connect() { ! is_embedded "$1" && [ "$1" != native ]; }
+# Whether the pipeline runs on the Connect worker (neither sluice, PostgreSQL's own subscription nor the decoding floor).
+on_connect() { ! is_embedded "$1" && [ "$1" != native ] && [ "$1" != decode ]; }
 sluice_start() {
   local tool="${1:-sluice}"
   (cd "$tp_work" && exec "${emb_root[$tool]}/sluice" run --source "$src?sslmode=disable" \
@@ -268,13 +276,27 @@ if [ -n "${native[*]}" ]; then
   "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/native_copy" -c "CREATE SUBSCRIPTION native
     CONNECTION 'host=127.0.0.1 port=$source_port dbname=bench user=sluice' PUBLICATION native WITH (copy_data = false)"
 fi
+# decode: a publication of the same tables, a slot made now, and pg_recvlogical reading it into /dev/null.
+if [ -n "${decode[*]}" ]; then
+  "${psql[@]}" "$src" -c "CREATE PUBLICATION decode FOR TABLE $tables" -c "SELECT pg_create_logical_replication_slot('decode', 'pgoutput')" >/dev/null
+  PGAPPNAME=bench_decode "$tp_bin/pg_recvlogical" -d "$src" -S decode --start -o proto_version=1 -o publication_names=decode \
+    -f /dev/null 2>>"$tp_work/decode.err" &
+  decode_pid=$!
+  pids+=("$decode_pid")
+fi
 native_set() { "${psql[@]}" "postgres://sluice@127.0.0.1:$target_port/native_copy" -c "ALTER SUBSCRIPTION native $1"; }
 connect_pause() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/pause"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/pause"; }
 connect_resume() { curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-sink/resume"; curl -sf -X PUT "$rest/connectors/$(prefix_of "$1")-source/resume"; }
 sluice_pause() { if [ "$pause_mode" = restart ]; then sluice_stop "$1"; else kill -STOP "${emb_pid[$1]}"; fi; }
 sluice_resume() { if [ "$pause_mode" = restart ]; then sluice_start "$1"; else kill -CONT "${emb_pid[$1]}"; fi; }
-pause() { if on_connect "$1"; then connect_pause "$1"; elif [ "$1" = native ]; then native_set DISABLE; else sluice_pause "$1"; fi; }
-resume() { if on_connect "$1"; then connect_resume "$1"; elif [ "$1" = native ]; then native_set ENABLE; else sluice_resume "$1"; fi; }
+pause() {
+  if on_connect "$1"; then connect_pause "$1"; elif [ "$1" = native ]; then native_set DISABLE
+  elif [ "$1" = decode ]; then kill -STOP "$decode_pid"; else sluice_pause "$1"; fi
+}
+resume() {
+  if on_connect "$1"; then connect_resume "$1"; elif [ "$1" = native ]; then native_set ENABLE
+  elif [ "$1" = decode ]; then kill -CONT "$decode_pid"; else sluice_resume "$1"; fi
+}
 target_of() { echo "$1_copy"; }
 
 now() { date +%s.%N; }
@@ -288,6 +310,7 @@ mark() { "${psql[@]}" "$src" -c "UPDATE public.bench_mark SET n = n + 1"; }
 # again until equal.
 await_caught_up() {
   local tool="$1" since="$2" want got mark_want
+  if [ "$tool" = decode ]; then await_decoded "$since"; return; fi
   want="$("$tp_bin/psql" -X -At "$src" -c "$state")"
   mark_want="$("$tp_bin/psql" -X -At "$src" -c "SELECT n FROM public.bench_mark")"
   while :; do
@@ -307,6 +330,19 @@ await_caught_up() {
   done
   echo "$(now) - $since" | bc
 }
+# The decoding floor's catching up: its walsender has decoded and sent everything up to the end of
+# the WAL as it is now (past the mark), its output pushed into pg_recvlogical's socket.
+await_decoded() {
+  local since="$1" want
+  want="$("$tp_bin/psql" -X -At "$src" -c "SELECT pg_current_wal_lsn()")"
+  until "$tp_bin/psql" -X -At "$src" -c "SELECT sent_lsn >= '$want' FROM pg_stat_replication WHERE application_name = 'bench_decode'" \
+      | grep -q t; do
+    if (( $(echo "$(now) - $since > 1800" | bc) )); then echo "decode did not catch up within 30 minutes" >&2; exit 1; fi
+    kill -0 "$decode_pid" 2>/dev/null || { echo "pg_recvlogical stopped:" >&2; cat "$tp_work/decode.err" >&2; exit 1; }
+    sleep 0.05
+  done
+  echo "$(now) - $since" | bc
+}
 changes_since() { "$tp_bin/psql" -X -At "$src" -c "SELECT $1"; }
 
 # One change in every table first, so Debezium's topics exist (and its sink subscribes to them)
@@ -320,7 +356,7 @@ UPDATE big SET v = v + 1 WHERE id = 1;
 INSERT INTO probe DEFAULT VALUES;
 UPDATE public.bench_mark SET n = n + 1;
 SQL
-for tool in "${embedded[@]}" "${native[@]}" "${connect_tools[@]}"; do pause "$tool"; done
+for tool in "${embedded[@]}" "${native[@]}" "${decode[@]}" "${connect_tools[@]}"; do pause "$tool"; done
 await_all() {
   local tool
   for tool in "${tools[@]}"; do resume "$tool"; await_caught_up "$tool" "$(now)" >/dev/null; pause "$tool"; done
@@ -439,6 +475,7 @@ EOF
 latency_report=""
 for rate in "${rates[@]}"; do
 for tool in "${tools[@]}"; do
+  [ "$tool" = decode ] && continue # no target, no latency
   echo "Latency: $tool alone, $rate rows/s for ${latency_seconds}s..."
   resume "$tool"
   # A first probe, waited for: the pipeline is streaming (sluice's JVM is up) before the clock runs.
@@ -484,6 +521,7 @@ done
   echo "both sources' producers with linger.ms=5, batch.size=1048576 and lz4$([[ " ${connect_tools[*]} " == *" connect_b "* ]] && echo "; connect_b: Sluice's connectors again, with ${SLUICE_B_SOURCE_EXTRA:-} ${SLUICE_B_SINK_EXTRA:-}");"
   echo "one standalone worker with the default offset.flush.interval.ms; \"target\": the target server doing the same work itself"
   [ -z "${native[*]}" ] || echo "(\"native\": PostgreSQL's own logical replication, a subscription on the target, paused by disabling it)"
+  [ -z "${decode[*]}" ] || echo "(\"decode\": the decoding floor, pg_recvlogical reading pgoutput into /dev/null, paused by SIGSTOP; caught up when its walsender has sent past the mark)"
   echo "(pgbench's transactions with 4 clients, the same UPDATE) on a copy of its own;"
   echo "caught up: the mark written after a backlog is on the target (polled every 50 ms), then every table equals the source's."
   [ "${QUIET:-1}" = 1 ] && echo "Each pipeline resumed once both servers were idle (under 5 % of a core for a second), the other slots' decoding done."
