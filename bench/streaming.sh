@@ -69,7 +69,8 @@
 # The worker's heap is sampled every second (jstat) while a Connect pipeline drains a backlog; its
 # peaks are reported per run: used (all generations) and old generation, in MB; and the CPU time the
 # worker and the broker used meanwhile (both pipelines' connectors live in the one worker, the paused
-# one idle).
+# one idle). For sluice (paused by signal), the CPU time its JVM used in the drain, and of it its
+# JIT compilers'.
 #
 # Results: a TSV of every measurement and a markdown summary in bench/results/.
 set -euo pipefail
@@ -114,7 +115,7 @@ src="postgres://sluice@127.0.0.1:$source_port/bench"
 results="$here/results/streaming-$(date -u +%Y%m%d-%H%M%S)"
 tsv="$results.tsv"
 mkdir -p "$here/results"
-printf 'round\tscenario\ttool\tchanges\tseconds\trows_per_s\tworker_heap_peaks_mb_used/old\tcpu_s_worker/broker/worker_jit\n' >"$tsv"
+printf 'round\tscenario\ttool\tchanges\tseconds\trows_per_s\tworker_heap_peaks_mb_used/old\tcpu_s_worker_or_jvm/broker/jit\n' >"$tsv"
 pids=()
 cleanup() {
   local p
@@ -405,6 +406,7 @@ throughput() {
     tool="${tools[$(( (i + round - 1) % ${#tools[@]} ))]}"
     await_quiet >&2
     on_connect "$tool" && { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid") $(jit_seconds "$connect_pid")"; }
+    is_embedded "$tool" && cpu_before="$(cpu_seconds "${emb_pid[$tool]}") $(jit_seconds "${emb_pid[$tool]}")"
     started="$(now)"
     resume "$tool"
     seconds="$(await_caught_up "$tool" "$started")"
@@ -415,6 +417,10 @@ throughput() {
       read -r worker_before kafka_before jit_before <<<"$cpu_before"
       cpu="$(echo "$(cpu_seconds "$connect_pid") - $worker_before" | bc)/$(echo "$(cpu_seconds "$kafka_pid") - $kafka_before" | bc)"
       cpu+="/$(echo "$(jit_seconds "$connect_pid") - $jit_before" | bc)"
+    elif is_embedded "$tool" && [ "$pause_mode" != restart ]; then
+      # sluice's JVM: its CPU in the drain (all threads: reading, the sink, the collector, the JIT), no broker.
+      read -r jvm_before jit_before <<<"$cpu_before"
+      cpu="$(echo "$(cpu_seconds "${emb_pid[$tool]}") - $jvm_before" | bc)/-/$(echo "$(jit_seconds "${emb_pid[$tool]}") - $jit_before" | bc)"
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%.0f\t%s\t%s\n' "$round" "$scenario" "$tool" "$changes" "$seconds" "$(echo "$changes / $seconds" | bc -l)" \
       "$heap_peaks" "$cpu" | tee -a "$tsv"
@@ -527,7 +533,7 @@ done
   [ "${QUIET:-1}" = 1 ] && echo "Each pipeline resumed once both servers were idle (under 5 % of a core for a second), the other slots' decoding done."
   [ -z "${WORKER_JAVA_OPTS:-}" ] || echo "The worker's JVM with WORKER_JAVA_OPTS=${WORKER_JAVA_OPTS}."
   echo
-  echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) | worker heap peaks, MB used / old generation (runs) | CPU s, worker / broker / worker's JIT compilers (runs) |"
+  echo "| scenario | tool | changes | median s | median rows/s | runs (rows/s) | worker heap peaks, MB used / old generation (runs) | CPU s, worker or sluice's JVM / broker / its JIT compilers (runs) |"
   echo "|---|---|---|---|---|---|---|---|"
   for scenario in pgbench update_1m; do
     for tool in "${tools[@]}" target; do

@@ -109,13 +109,21 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         boolean end = false;
         boolean schemaChange = false;
         int streamed = 0;
-        long newestCommitMillis = 0;
+        SourceRecord newestStreamed = null;
+        // Runs of records share their source partition object (a stream has one): the map is written when the run
+        // ends, not hashed into for every record.
+        Map<String, ?> runPartition = null;
+        Pending runLast = null;
         for (RecordChangeEvent<SourceRecord> event : events) {
             SourceRecord r = event.record();
             records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
                     TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
             TopicPartition tp = partitions.computeIfAbsent(r.topic(), topic -> new TopicPartition(topic, 0));
-            lastOfBatch.put(r.sourcePartition(), new Pending(event, tp, kafkaOffset - 1));
+            if (runPartition != r.sourcePartition() && runPartition != null) {
+                lastOfBatch.put(runPartition, runLast);
+            }
+            runPartition = r.sourcePartition();
+            runLast = new Pending(event, tp, kafkaOffset - 1);
             nextOffsets.computeIfAbsent(tp, t -> new long[1])[0] = kafkaOffset;
             if (Envelope.isEnvelope(r.valueSchema())) {
                 progress.rowMoved(tableOf(r), 1);
@@ -126,9 +134,14 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             schemaChange |= appliesSchema(r);
             if (SourceOffsets.streamed(r.sourceOffset())) {
                 streamed++;
-                newestCommitMillis = ((Struct) r.value()).getStruct(Envelope.SOURCE).getInt64("ts_ms");
+                newestStreamed = r;
             }
         }
+        if (runPartition != null) {
+            lastOfBatch.put(runPartition, runLast);
+        }
+        long newestCommitMillis = newestStreamed == null ? 0
+                : ((Struct) newestStreamed.value()).getStruct(Envelope.SOURCE).getInt64("ts_ms");
         synchronized (this) {
             lastOfBatch.forEach((partition, last) -> notYetDurable.computeIfAbsent(partition, p -> new ArrayDeque<>()).add(last));
             lastCommitter = committer;

@@ -1,7 +1,7 @@
 package io.sluice.schemas.envelope;
 
 import io.sluice.schemas.SluiceVersion;
-import io.sluice.schemas.lookup.LastSchema;
+import io.sluice.schemas.lookup.RecentSchemas;
 import io.sluice.schemas.mapping.LogicalTypes;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
@@ -58,13 +58,13 @@ public record SourceInfo(String name, String database, String schema, String tab
 
     /**
      * A source block's schema and table fields, found once per block schema instead of by name
-     * for every event a sink routes (a twentieth of a sink thread's time); the one entry holds
-     * the schema seen last, as nearly every event carries Sluice's.
+     * for every event a sink routes (a twentieth of a sink thread's time); nearly every event
+     * carries Sluice's block schema, a few other producers' blocks fit beside it.
      */
     private record NamedFields(Field schema, Field table) {
     }
 
-    private static final LastSchema<NamedFields> NAMED_FIELDS = new LastSchema<>(
+    private static final RecentSchemas<NamedFields> NAMED_FIELDS = new RecentSchemas<>(
             block -> new NamedFields(block.field("schema"), block.field("table")));
 
     /** Debezium's snapshot markers. */

@@ -4,7 +4,7 @@ import java.nio.ByteBuffer;
 
 import io.sluice.schemas.codec.ValueCodec;
 import io.sluice.schemas.codec.WireBuffer;
-import io.sluice.schemas.lookup.LastSchema;
+import io.sluice.schemas.lookup.RecentSchemas;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.types.PgColumn;
 import org.apache.kafka.connect.data.Schema;
@@ -24,13 +24,13 @@ public final class ColumnMapping {
      * schema Sluice gives this column type, so {@link IncomingValues} would pass them unchanged
      * (adapting each value anyway was a fifth of a PostgreSQL sink thread's time).
      */
-    private final LastSchema<Boolean> ownRepresentation;
+    private final RecentSchemas<Boolean> ownRepresentation;
 
     ColumnMapping(PgColumn column, Schema schema, ValueCodec codec) {
         this.column = column;
         this.schema = schema;
         this.codec = codec;
-        this.ownRepresentation = new LastSchema<>(schema::equals);
+        this.ownRepresentation = new RecentSchemas<>(schema::equals);
     }
 
     public PgColumn column() {

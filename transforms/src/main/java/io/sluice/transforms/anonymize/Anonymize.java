@@ -27,7 +27,7 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.StructFill;
 import io.sluice.schemas.envelope.TableSchema;
-import io.sluice.schemas.lookup.LastSchema;
+import io.sluice.schemas.lookup.RecentSchemas;
 import io.sluice.transforms.rules.Rule;
 
 /**
@@ -136,7 +136,7 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
     }
 
     /** Shared by the engine's threads, as the instance is. */
-    private final LastSchema<EnvelopeFields> envelopeFields = new LastSchema<>(EnvelopeFields::of);
+    private final RecentSchemas<EnvelopeFields> envelopeFields = new RecentSchemas<>(EnvelopeFields::of);
 
     private Struct envelope(TableId table, Struct envelope, EnvelopeFields shape, Set<String> untouched) {
         Struct before = shape.before() == null ? null : (Struct) envelope.get(shape.before());

@@ -67,6 +67,8 @@ public final class ChangeRecords {
     private final String database;
     private final Map<String, ?> partition;
     private final Map<String, Object> baseOffset;
+    /** Every change's offset: {@link #baseOffset}'s entries and the change's own four. */
+    private final RecordOffset.Layout offsets;
     private final Function<Relation, StreamTable> resolver;
     private final DdlMessage.Selection selection;
     private final Map<Integer, StreamTable> tables = new HashMap<>();
@@ -122,6 +124,7 @@ public final class ChangeRecords {
         this.database = database;
         this.partition = partition;
         this.baseOffset = Map.copyOf(baseOffset);
+        this.offsets = RecordOffset.layout(this.baseOffset, COMMIT_LSN, EVENT, CONFIRM_LSN, TX_ID);
         this.resolver = resolver;
         this.lastCompleteEnd = confirmedEnd;
         this.skipThroughCommit = skipThroughCommit;
@@ -289,13 +292,7 @@ public final class ChangeRecords {
     }
 
     private Map<String, Object> offset() {
-        // Sized for the four entries added, so it is not grown while they are: this runs for every change.
-        Map<String, Object> offset = new HashMap<>(2 * (baseOffset.size() + 4));
-        offset.putAll(baseOffset);
-        offset.put(COMMIT_LSN, transaction.finalLsn());
-        offset.put(EVENT, event);
-        offset.put(CONFIRM_LSN, capped(lastCompleteEnd));
-        offset.put(TX_ID, Integer.toUnsignedLong(transaction.xid()));
+        Map<String, Object> offset = offsets.of(transaction.finalLsn(), event, capped(lastCompleteEnd), Integer.toUnsignedLong(transaction.xid()));
         lastOffset = offset;
         return offset;
     }
@@ -416,9 +413,15 @@ public final class ChangeRecords {
     }
 
     private static SourceRecord withConfirm(SourceRecord r, long confirm) {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> offset = new HashMap<>((Map<String, Object>) r.sourceOffset());
-        offset.put(CONFIRM_LSN, confirm);
+        Map<String, Object> offset;
+        if (r.sourceOffset() instanceof RecordOffset own) {
+            offset = own.with(CONFIRM_LSN, confirm);
+        } else {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> copy = new HashMap<>((Map<String, Object>) r.sourceOffset());
+            copy.put(CONFIRM_LSN, confirm);
+            offset = copy;
+        }
         return new SourceRecord(r.sourcePartition(), offset, r.topic(), r.kafkaPartition(), r.keySchema(), r.key(), r.valueSchema(),
                 r.value(), r.timestamp(), r.headers());
     }

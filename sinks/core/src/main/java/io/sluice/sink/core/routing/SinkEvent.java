@@ -6,7 +6,7 @@ import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.envelope.ValueNotes;
-import io.sluice.schemas.lookup.LastSchema;
+import io.sluice.schemas.lookup.RecentSchemas;
 import io.sluice.sink.core.position.SourcePosition;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Field;
@@ -103,12 +103,14 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         }
     }
 
-    private static final LastSchema<EnvelopeFields> ENVELOPE_FIELDS = new LastSchema<>(EnvelopeFields::of);
+    private static final RecentSchemas<EnvelopeFields> ENVELOPE_FIELDS = new RecentSchemas<>(EnvelopeFields::of);
 
     /** The record's topic partition (partition 0 when the record names none, as in the embedded runtime). */
     public static TopicPartition partitionOf(SinkRecord record) {
-        return new TopicPartition(record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition());
+        return PARTITIONS.of(record.topic(), record.kafkaPartition() == null ? 0 : record.kafkaPartition());
     }
+
+    private static final TopicPartitions PARTITIONS = new TopicPartitions();
 
     public long offset() {
         return record.kafkaOffset();
