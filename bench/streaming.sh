@@ -406,7 +406,8 @@ throughput() {
     tool="${tools[$(( (i + round - 1) % ${#tools[@]} ))]}"
     await_quiet >&2
     on_connect "$tool" && { heap_watch_start; cpu_before="$(cpu_seconds "$connect_pid") $(cpu_seconds "$kafka_pid") $(jit_seconds "$connect_pid")"; }
-    is_embedded "$tool" && cpu_before="$(cpu_seconds "${emb_pid[$tool]}") $(jit_seconds "${emb_pid[$tool]}")"
+    # (With PAUSE=restart sluice is not running until resumed: no CPU of its own to read before.)
+    if is_embedded "$tool" && [ "$pause_mode" != restart ]; then cpu_before="$(cpu_seconds "${emb_pid[$tool]}") $(jit_seconds "${emb_pid[$tool]}")"; fi
     started="$(now)"
     resume "$tool"
     seconds="$(await_caught_up "$tool" "$started")"

@@ -119,7 +119,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
                     TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
             TopicPartition tp = partitions.computeIfAbsent(r.topic(), topic -> new TopicPartition(topic, 0));
-            if (runPartition != r.sourcePartition() && runPartition != null) {
+            if (runPartition != null && runPartition != r.sourcePartition()) {
                 lastOfBatch.put(runPartition, runLast);
             }
             runPartition = r.sourcePartition();
