@@ -1,7 +1,11 @@
 package io.sluice.runtime.cli;
 
 import java.io.PrintWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.function.Function;
 
 import io.sluice.schemas.SluiceVersion;
 import picocli.AutoComplete;
@@ -62,24 +66,54 @@ public final class SluiceCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * The subcommands, in the order help lists them. Each is made when it is added: picocli builds
+     * a command's model by reflection over its annotations, which for all of them took about a
+     * quarter of a second of every command's start (the webhook commands 0.16 s of it, with their
+     * JSON mapper; docs/benchmarks.md, "a quicker start").
+     */
+    private static final List<Map.Entry<String, Function<Streams, Object>>> SUBCOMMANDS = List.of(
+            Map.entry("run", RunCommand::new),
+            Map.entry("snapshot", SnapshotCommand::new),
+            Map.entry("init", InitCommand::new),
+            Map.entry("status", StatusCommand::new),
+            Map.entry("teardown", TeardownCommand::new),
+            Map.entry("webhooks", WebhooksCommand::commandLine),
+            Map.entry("version", VersionCommand::new),
+            Map.entry("help", streams -> new CommandLine.HelpCommand()),
+            Map.entry("generate-completion", streams -> new AutoComplete.GenerateCompletion()));
+
+    /** Commands that work without knowing the others (help and the completion script list them all). */
+    private static final Set<String> STANDALONE = Set.of("run", "snapshot", "init", "status", "teardown", "webhooks", "version");
+
     /** The command line, writing to the streams given; a running pipeline stops when {@code streams.stop()} completes. */
     public static CommandLine commandLine(Streams streams) {
-        CommandLine cli = new CommandLine(new SluiceCommand())
-                .addSubcommand(new RunCommand(streams))
-                .addSubcommand(new SnapshotCommand(streams))
-                .addSubcommand(new InitCommand(streams))
-                .addSubcommand(new StatusCommand(streams))
-                .addSubcommand(new TeardownCommand(streams))
-                .addSubcommand("webhooks", WebhooksCommand.commandLine(streams))
-                .addSubcommand(new VersionCommand(streams))
-                .addSubcommand(new CommandLine.HelpCommand())
-                .addSubcommand(new AutoComplete.GenerateCompletion());
-        cli.getSubcommands().get("generate-completion").getCommandSpec().usageMessage()
-                .description("Prints a completion script for bash and zsh: source <(sluice generate-completion)");
+        return commandLine(streams, List.of());
+    }
+
+    /**
+     * The command line for these arguments: when they start with a command that does not list
+     * the others, only that command is made, so that {@code sluice snapshot} does not wait for
+     * the models of commands it will not run. Anything else (no command, an option, a mistyped
+     * command, help) gets them all, for the listing and the suggestions.
+     */
+    static CommandLine commandLine(Streams streams, List<String> args) {
+        String first = args.isEmpty() ? "" : args.get(0);
+        CommandLine cli = new CommandLine(new SluiceCommand());
+        for (Map.Entry<String, Function<Streams, Object>> subcommand : SUBCOMMANDS) {
+            if (!STANDALONE.contains(first) || subcommand.getKey().equals(first)) {
+                cli.addSubcommand(subcommand.getKey(), subcommand.getValue().apply(streams));
+            }
+        }
+        CommandLine completion = cli.getSubcommands().get("generate-completion");
+        if (completion != null) {
+            completion.getCommandSpec().usageMessage()
+                    .description("Prints a completion script for bash and zsh: source <(sluice generate-completion)");
+        }
         cli.setOut(new PrintWriter(streams.out(), true));
         cli.setErr(new PrintWriter(streams.err(), true));
         // A mistake gets its message, picocli's guess at what was meant, and the usage of the command it was made in.
-        cli.setParameterExceptionHandler((e, args) -> {
+        cli.setParameterExceptionHandler((e, given) -> {
             CommandLine command = e.getCommandLine();
             command.getErr().println("sluice: " + e.getMessage());
             CommandLine.UnmatchedArgumentException.printSuggestions(e, command.getErr());
@@ -113,6 +147,6 @@ public final class SluiceCommand implements Callable<Integer> {
 
     /** Runs a command line and returns its exit code. */
     public static int execute(Streams streams, String... args) {
-        return commandLine(streams).execute(args);
+        return commandLine(streams, List.of(args)).execute(args);
     }
 }

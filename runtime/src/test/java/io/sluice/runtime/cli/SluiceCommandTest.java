@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import io.sluice.runtime.pipeline.PipelineSpec;
@@ -77,6 +78,25 @@ class SluiceCommandTest {
         out.reset();
         assertThat(SluiceCommand.execute(streams, "help", "status")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: sluice status");
+    }
+
+    @Test
+    void aCommandMadeAloneReadsAndHelpsAsWithAllTheOthers() {
+        CommandLine all = SluiceCommand.commandLine(streams);
+        for (String name : List.of("run", "snapshot", "init", "status", "teardown", "webhooks", "version")) {
+            CommandLine alone = SluiceCommand.commandLine(streams, List.of(name, "--help"));
+            assertThat(alone.getSubcommands()).as(name).containsOnlyKeys(name);
+            assertThat(alone.getSubcommands().get(name).getUsageMessage()).as(name)
+                    .isEqualTo(all.getSubcommands().get(name).getUsageMessage());
+        }
+        CommandLine webhooks = SluiceCommand.commandLine(streams, List.of("webhooks", "list"));
+        assertThat(webhooks.getSubcommands().get("webhooks").getSubcommands().get("replay").getUsageMessage())
+                .isEqualTo(all.getSubcommands().get("webhooks").getSubcommands().get("replay").getUsageMessage());
+        for (List<String> args : List.of(List.<String>of(), List.of("--help"), List.of("help", "status"), List.of("snapshots"),
+                List.of("generate-completion"))) {
+            assertThat(SluiceCommand.commandLine(streams, args).getSubcommands()).as(String.join(" ", args))
+                    .containsOnlyKeys(all.getSubcommands().keySet());
+        }
     }
 
     @Test

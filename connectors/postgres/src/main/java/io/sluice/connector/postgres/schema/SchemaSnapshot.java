@@ -4,6 +4,8 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.selection.SelectedTable;
@@ -53,20 +55,44 @@ public final class SchemaSnapshot {
                 }
             }
         }
-        String pre = dump.section(endpoint, snapshotId, "pre-data", tables.stream().distinct().toList());
-        if (scope == Scope.TABLES) {
-            // pg_dump --table writes the tables alone: their schemas, extensions and types come first, where the target lacks them.
-            List<Long> oids = new ArrayList<>();
-            selected.forEach(t -> oids.add(t.oid()));
-            DumpScript script = DumpScript.parse(pre);
-            List<DumpScript.Entry> entries = new ArrayList<>(TablesPrelude.entries(inSnapshot, oids));
-            entries.addAll(script.entries());
-            pre = script.withEntries(entries).render();
+        List<String> dumped = tables.stream().distinct().toList();
+        // Two dumps of the same exported snapshot, independent of each other: side by side, the
+        // snapshot's first rows wait for one pg_dump's start-up and catalog reads instead of two.
+        // Its own thread, not a shared pool's: the dump blocks it until pg_dump exits.
+        CompletableFuture<String> postDump = CompletableFuture.supplyAsync(() -> dump.section(endpoint, snapshotId, "post-data", dumped),
+                task -> {
+                    Thread thread = new Thread(task, "sluice-schema-dump");
+                    thread.setDaemon(true);
+                    thread.start();
+                });
+        String pre;
+        try {
+            pre = dump.section(endpoint, snapshotId, "pre-data", dumped);
+            if (scope == Scope.TABLES) {
+                // pg_dump --table writes the tables alone: their schemas, extensions and types come first, where the target lacks them.
+                List<Long> oids = new ArrayList<>();
+                selected.forEach(t -> oids.add(t.oid()));
+                DumpScript script = DumpScript.parse(pre);
+                List<DumpScript.Entry> entries = new ArrayList<>(TablesPrelude.entries(inSnapshot, oids));
+                entries.addAll(script.entries());
+                pre = script.withEntries(entries).render();
+            }
+        } catch (RuntimeException | SQLException e) {
+            postDump.handle((post, failed) -> null).join(); // no pg_dump outlives the snapshot it reads
+            throw e;
         }
-        String post = dump.section(endpoint, snapshotId, "post-data", tables.stream().distinct().toList());
+        String post = await(postDump);
         // Sluice's own DDL capture triggers fire functions in a schema the dump leaves out; they stay on the source.
         post = DumpScript.parse(post).filter(e -> !(e.type().equals("EVENT TRIGGER") && DdlCapture.ownsEventTrigger(e.name()))).render();
         return new SchemaSnapshot(pre, post + sequenceValues(inSnapshot, scope, selected));
+    }
+
+    private static String await(CompletableFuture<String> dump) {
+        try {
+            return dump.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException failure ? failure : e;
+        }
     }
 
     /** {@code setval} for every sequence that has been used, so the target continues where the source is. */
