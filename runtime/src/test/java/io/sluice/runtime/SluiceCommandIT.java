@@ -105,7 +105,8 @@ class SluiceCommandIT {
         Result r = sluice("snapshot", "--source", url(source, source.password()), "--target", url(target, target.password()),
                 "--offsets", work.resolve("shop.offsets").toString(), "--fresh");
         assertThat(r.exit()).isEqualTo(1);
-        assertThat(r.err()).contains("already has").contains("table.exists=truncate");
+        assertThat(r.err()).contains("already has").contains("table.exists=truncate").contains("--table-exists truncate")
+                .contains("details in .sluice/sluice.log");
     }
 
     @Test

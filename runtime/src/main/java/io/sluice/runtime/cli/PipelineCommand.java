@@ -3,6 +3,7 @@ package io.sluice.runtime.cli;
 import java.util.List;
 import java.util.concurrent.Callable;
 
+import io.sluice.runtime.logging.CommandLogging;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import picocli.CommandLine.Mixin;
 
@@ -39,6 +40,22 @@ abstract class PipelineCommand implements Callable<Integer> {
     }
 
     abstract int run(PipelineSpec spec);
+
+    /**
+     * A failure's message as the command line reads it: the connectors name their keys, and where
+     * the command has an option for the key, the option is named too.
+     */
+    static String forCommandLine(String message) {
+        if (message != null && message.contains("table.exists=")) {
+            return message + " (on the command line: --table-exists truncate, or --table-exists append)";
+        }
+        return message;
+    }
+
+    /** The line after a failure: what to do, and where the details are. */
+    static String afterFailure(String whatIsKept) {
+        return "Fix the cause and run the same command again: " + whatIsKept + " (details in " + CommandLogging.logFile() + ").";
+    }
 
     /** Prints the problems that keep a pipeline from starting; true when there are some. */
     boolean cannotStart(List<String> problems) {

@@ -39,9 +39,8 @@ public final class RunCommand extends PipelineCommand {
             streams.err().println("sluice: " + e.getMessage());
             return FAILED;
         } catch (PipelineFailure e) {
-            streams.err().println("sluice: the pipeline stopped: " + e.getMessage());
-            streams.err().println("Fix the cause and run the same command again: it goes on from where the target is "
-                    + "(details in .sluice/sluice.log).");
+            streams.err().println("sluice: the pipeline stopped: " + forCommandLine(e.getMessage()));
+            streams.err().println(afterFailure("it goes on from where the target is"));
             return FAILED;
         } catch (Exception e) {
             streams.err().println("sluice: the pipeline stopped: " + e);

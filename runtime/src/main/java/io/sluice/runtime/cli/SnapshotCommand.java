@@ -33,8 +33,8 @@ public final class SnapshotCommand extends PipelineCommand {
             pipeline.run(fresh);
             return DONE;
         } catch (PipelineFailure e) {
-            streams.err().println("sluice: the snapshot failed: " + e.getMessage());
-            streams.err().println("Fix the cause and run the same command again: finished work is kept (details in .sluice/sluice.log).");
+            streams.err().println("sluice: the snapshot failed: " + forCommandLine(e.getMessage()));
+            streams.err().println(afterFailure("finished work is kept"));
             return FAILED;
         } catch (Exception e) {
             streams.err().println("sluice: the snapshot failed: " + e);

@@ -11,7 +11,9 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.FileAppender;
 import ch.qos.logback.core.OutputStreamAppender;
+import ch.qos.logback.core.filter.Filter;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import ch.qos.logback.core.spi.FilterReply;
 
 /**
  * The {@code sluice} command's logging: the progress display and warnings on the console,
@@ -27,6 +29,8 @@ public final class CommandLogging extends ContextAwareBase implements Configurat
 
     /** The progress display's package: it prints at INFO on standard output. */
     private static final String PROGRESS_LOGGER = "io.sluice.runtime.progress";
+    /** Debezium's embedded engine, which runs the pipeline. */
+    private static final String ENGINE_LOGGER = "io.debezium.embedded";
 
     @Override
     public ExecutionStatus configure(LoggerContext context) {
@@ -34,13 +38,23 @@ public final class CommandLogging extends ContextAwareBase implements Configurat
                 || CommandLogging.class.getClassLoader().getResource("logback-test.xml") != null) {
             return ExecutionStatus.INVOKE_NEXT_IF_ANY;
         }
-        apply(context, System.getProperty("sluice.log.dir", ".sluice"));
+        apply(context, logDirectory());
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    /** The command's log file, as this configuration names it. */
+    public static String logFile() {
+        return logDirectory() + "/sluice.log";
+    }
+
+    private static String logDirectory() {
+        return System.getProperty("sluice.log.dir", ".sluice");
     }
 
     /** Sets up the context's appenders and levels, the log file in {@code directory}. */
     static void apply(LoggerContext context, String directory) {
         OutputStreamAppender<ILoggingEvent> console = console(context, "console", "System.err", "%d{HH:mm:ss} %-5level %msg%n", Level.WARN);
+        console.addFilter(new ReportedByTheCommand());
         OutputStreamAppender<ILoggingEvent> progress = console(context, "progress", "System.out", "%d{HH:mm:ss} %msg%n", null);
         FileAppender<ILoggingEvent> file = new FileAppender<>();
         file.setContext(context);
@@ -61,6 +75,20 @@ public final class CommandLogging extends ContextAwareBase implements Configurat
         root.setLevel(Level.INFO);
         root.addAppender(console);
         root.addAppender(file);
+    }
+
+    /**
+     * Keeps the engine's own report of a failed run off the console: a stack trace of twenty lines
+     * before the command's one-line message that says the same and points to the log file, where
+     * the trace still goes.
+     */
+    private static final class ReportedByTheCommand extends Filter<ILoggingEvent> {
+        @Override
+        public FilterReply decide(ILoggingEvent event) {
+            boolean engineFailed = event.getLevel() == Level.ERROR && event.getLoggerName().startsWith(ENGINE_LOGGER)
+                    && event.getMessage() != null && event.getMessage().startsWith("Engine has failed");
+            return engineFailed ? FilterReply.DENY : FilterReply.NEUTRAL;
+        }
     }
 
     private static ConsoleAppender<ILoggingEvent> console(LoggerContext context, String name, String target, String pattern, Level threshold) {

@@ -18,7 +18,8 @@ import org.slf4j.Logger;
 
 /**
  * The sluice command's logging, as its users read it: the progress display on standard output,
- * warnings on standard error, everything at INFO in the log file, Kafka's chatter left out.
+ * warnings on standard error, everything at INFO in the log file, Kafka's chatter left out, and
+ * the engine's report of a failed run in the file only (the command says in a line what failed).
  */
 class CommandLoggingTest {
 
@@ -43,6 +44,9 @@ class CommandLoggingTest {
             sink.warn("the target is slow");
             context.getLogger("org.apache.kafka.connect.runtime.Worker").info("worker chatter");
             context.getLogger("org.apache.kafka.connect.runtime.Worker").warn("worker trouble");
+            Logger engine = context.getLogger("io.debezium.embedded.async.AsyncEmbeddedEngine");
+            engine.error("Engine has failed with ", new IllegalStateException("the target is gone"));
+            engine.error("Flush of the offsets failed, canceling the flush.");
         } finally {
             System.setOut(stdout);
             System.setErr(stderr);
@@ -51,12 +55,14 @@ class CommandLoggingTest {
         assertThat(out.toString(StandardCharsets.UTF_8).lines()).singleElement().asString().matches("\\d\\d:\\d\\d:\\d\\d 42 of 100 tables copied");
         assertThat(err.toString(StandardCharsets.UTF_8).lines()).satisfiesExactly(
                 line -> assertThat(line).matches("\\d\\d:\\d\\d:\\d\\d WARN  the target is slow"),
-                line -> assertThat(line).matches("\\d\\d:\\d\\d:\\d\\d WARN  worker trouble"));
+                line -> assertThat(line).matches("\\d\\d:\\d\\d:\\d\\d WARN  worker trouble"),
+                line -> assertThat(line).matches("\\d\\d:\\d\\d:\\d\\d ERROR Flush of the offsets failed, canceling the flush."));
         assertThat(context.getStatusManager().getCopyOfStatusList()).noneMatch(s -> s.getLevel() >= Status.WARN);
         String file = Files.readString(directory.resolve("sluice.log"));
         assertThat(file).contains("INFO  i.s.runtime.progress.ProgressDisplay - 42 of 100 tables copied")
                 .contains("INFO  i.s.sink.postgres.PostgresWriter - batch size 16 MB").contains("WARN  i.s.sink.postgres.PostgresWriter - the target is slow")
-                .contains("worker trouble").doesNotContain("worker chatter");
+                .contains("worker trouble").doesNotContain("worker chatter")
+                .contains("ERROR i.d.e.async.AsyncEmbeddedEngine - Engine has failed with").contains("IllegalStateException: the target is gone");
     }
 
     @Test
