@@ -83,8 +83,8 @@ public final class SluiceCommand implements Callable<Integer> {
             Map.entry("help", streams -> new CommandLine.HelpCommand()),
             Map.entry("generate-completion", streams -> new AutoComplete.GenerateCompletion()));
 
-    /** Commands that work without knowing the others (help and the completion script list them all). */
-    private static final Set<String> STANDALONE = Set.of("run", "snapshot", "init", "status", "teardown", "webhooks", "version");
+    /** Commands that need all the others: they list them. */
+    private static final Set<String> LISTING = Set.of("help", "generate-completion");
 
     /** The command line, writing to the streams given; a running pipeline stops when {@code streams.stop()} completes. */
     public static CommandLine commandLine(Streams streams) {
@@ -99,9 +99,10 @@ public final class SluiceCommand implements Callable<Integer> {
      */
     static CommandLine commandLine(Streams streams, List<String> args) {
         String first = args.isEmpty() ? "" : args.get(0);
+        boolean alone = !LISTING.contains(first) && SUBCOMMANDS.stream().anyMatch(c -> c.getKey().equals(first));
         CommandLine cli = new CommandLine(new SluiceCommand());
         for (Map.Entry<String, Function<Streams, Object>> subcommand : SUBCOMMANDS) {
-            if (!STANDALONE.contains(first) || subcommand.getKey().equals(first)) {
+            if (!alone || subcommand.getKey().equals(first)) {
                 cli.addSubcommand(subcommand.getKey(), subcommand.getValue().apply(streams));
             }
         }
