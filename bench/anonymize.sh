@@ -20,7 +20,7 @@
 #   VARIANTS="struct raw" ...          only these variants (default: struct anonymized anonymized_struct raw)
 #   SLUICE_JAVA_OPTS="-Xmx2g -XX:+UseSerialGC" ...   the JVM's options for every variant (default: heap 2 GB and the
 #                                      sluice command's collector and compiler settings; runs up to 2026-11-28 used the serial
-#                                      collector and tiered compilation)
+#                                      collector and tiered compilation, runs up to 2026-11-30 C2 alone)
 #
 # Every run: sluice snapshot --threads 2. Results: a TSV of every run and a
 # markdown summary (medians and ratios) in bench/results/.
@@ -29,7 +29,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 rows="${ROWS:-1000000}"
 rounds="${ROUNDS:-3}"
-java_opts="${SLUICE_JAVA_OPTS:--Xmx2g -XX:+UseParallelGC -XX:-TieredCompilation}"
+# The sluice command's settings for a snapshot (the sluice script's late_c2), with a larger heap.
+java_opts="${SLUICE_JAVA_OPTS:--Xmx2g -XX:+UseParallelGC -XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=20000 -XX:Tier4CompileThreshold=60000 -XX:Tier4BackEdgeThreshold=400000}"
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
 . "$root/scripts/lib/throwaway-postgres.sh"
