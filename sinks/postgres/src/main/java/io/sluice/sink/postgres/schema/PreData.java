@@ -84,7 +84,9 @@ final class PreData {
             } else {
                 LOG.info("All {} tables to load exist on {}; their schema is kept", existing.size(), endpoint.display());
                 if (policy == ExistingTables.TRUNCATE) {
-                    execute(c, "TRUNCATE " + String.join(", ", existing), "emptying the existing tables");
+                    List<String> emptied = new ArrayList<>(existing);
+                    emptied.addAll(wholeParents(c, existing));
+                    execute(c, "TRUNCATE " + String.join(", ", emptied), "emptying the existing tables");
                     LOG.info("Emptied {} existing target tables before the load", existing.size());
                 }
             }
@@ -143,6 +145,28 @@ final class PreData {
         } catch (SQLException e) {
             throw new ConnectException("Applying " + what + " to " + endpoint.display() + " failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The partitioned tables all of whose partitions are loaded. A foreign key declared on a
+     * partitioned table belongs to it as well as to its partitions, and PostgreSQL empties a
+     * table a key refers to only with the table that declares the key: without the parent, a
+     * partitioned table that refers to a loaded table stopped the load.
+     */
+    private static List<String> wholeParents(Connection c, List<String> tables) throws SQLException {
+        List<String> parents = new ArrayList<>();
+        try (PreparedStatement s = c.prepareStatement("SELECT format('%I.%I', n.nspname, p.relname) FROM pg_catalog.pg_class p "
+                + "JOIN pg_catalog.pg_namespace n ON n.oid = p.relnamespace WHERE p.relkind = 'p' "
+                + "AND EXISTS (SELECT FROM pg_catalog.pg_partition_tree(p.oid) t WHERE t.isleaf) "
+                + "AND NOT EXISTS (SELECT FROM pg_catalog.pg_partition_tree(p.oid) t WHERE t.isleaf AND t.relid <> ALL (?::regclass[]))")) {
+            s.setArray(1, c.createArrayOf("text", tables.toArray()));
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    parents.add(rs.getString(1));
+                }
+            }
+        }
+        return parents;
     }
 
     /** The tables of these that exist on the target, in their order; one query for all (each is a round trip). */
