@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * Post-data is where a load spends its time on few cores. Each table's own indexes and
  * constraints are built as soon as its rows are in, while other tables still load; what is left
  * at the end runs in phases on several connections: indexes in parallel, then key constraints,
- * index attachments, statistics, foreign keys in parallel (they need the keys and good plans),
- * then everything else in dump order.
+ * index attachments, statistics, foreign keys (they need the keys and good plans: added
+ * unchecked, then validated in parallel), then everything else in dump order.
  */
 public final class SchemaApplier implements AutoCloseable {
 
@@ -200,10 +200,31 @@ public final class SchemaApplier implements AutoCloseable {
                     vacuum(t);
                     analyze(t);
                 }, builders)).toArray(CompletableFuture[]::new)));
-        join(inParallel(dump.filter(e -> e.type().equals("FK CONSTRAINT")), tolerateExisting));
+        foreignKeys(dump.filter(e -> e.type().equals("FK CONSTRAINT")), tolerateExisting);
         inOrder(dump.filter(e -> !PHASED.contains(e.type())), tolerateExisting);
         LOG.info("Post-data schema applied: {} objects at the end in {} ms, {} tables built during the load", dump.entries().size(),
                 (System.nanoTime() - started) / 1_000_000, builds.size());
+    }
+
+    /**
+     * Keys go in unchecked, one after another on one connection (each takes its tables' locks
+     * for a moment), then their checks run side by side; keys that cannot be split run whole
+     * beside the checks, as all keys did before.
+     */
+    private void foreignKeys(DumpScript keys, boolean tolerateExisting) {
+        List<DumpScript.Entry> added = new ArrayList<>();
+        List<DumpScript.Entry> checks = new ArrayList<>();
+        for (DumpScript.Entry key : keys.entries()) {
+            ForeignKeyValidation split = ForeignKeyValidation.split(key);
+            if (split == null) {
+                checks.add(key);
+            } else {
+                added.add(split.add());
+                checks.add(split.validate());
+            }
+        }
+        inOrder(keys.withEntries(added), tolerateExisting);
+        join(inParallel(keys.withEntries(checks), tolerateExisting));
     }
 
     private CompletableFuture<Void> inParallel(DumpScript dump, boolean tolerateExisting) {

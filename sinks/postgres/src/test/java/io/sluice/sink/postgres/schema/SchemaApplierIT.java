@@ -158,6 +158,50 @@ class SchemaApplierIT {
                 + "', ' ORDER BY source) FROM sluice.snapshots")).isEqualTo("one \"app\".\"a\" true, two \"app\".\"b\" true");
     }
 
+    @Test
+    void foreignKeysEndAsTheSourceHadThemAndOneTheRowsBreakIsNamed() throws Exception {
+        target.execute("CREATE SCHEMA app",
+                "CREATE TABLE app.accounts (id int PRIMARY KEY)",
+                "INSERT INTO app.accounts SELECT generate_series(1, 1000)",
+                "CREATE TABLE app.orders (id int PRIMARY KEY, account int, \"Referee\" int)",
+                "INSERT INTO app.orders SELECT g, g, g % 10 + 1 FROM generate_series(1, 500) g",
+                "CREATE TABLE app.events (id int, at date) PARTITION BY RANGE (at)",
+                "CREATE TABLE app.events_1 PARTITION OF app.events FOR VALUES FROM ('2024-01-01') TO ('2025-01-01')",
+                "INSERT INTO app.events SELECT g, DATE '2024-01-01' + g % 300 FROM generate_series(1, 200) g",
+                "CREATE TABLE app.notes (id int, account int)",
+                "INSERT INTO app.notes VALUES (1, 5000)");
+        String keys = PREAMBLE
+                + entry("FK CONSTRAINT", "orders orders_account_fkey", "app",
+                        "ALTER TABLE ONLY app.orders\n    ADD CONSTRAINT orders_account_fkey FOREIGN KEY (account) REFERENCES app.accounts(id);")
+                + entry("FK CONSTRAINT", "orders \"Refers to \"\"an\"\" account\"", "app", "ALTER TABLE ONLY app.orders\n    ADD CONSTRAINT "
+                        + "\"Refers to \"\"an\"\" account\" FOREIGN KEY (\"Referee\") REFERENCES app.accounts(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED;")
+                + entry("FK CONSTRAINT", "events events_account", "app",
+                        "ALTER TABLE app.events\n    ADD CONSTRAINT events_account FOREIGN KEY (id) REFERENCES app.accounts(id);")
+                + entry("FK CONSTRAINT", "notes notes_account", "app",
+                        "ALTER TABLE ONLY app.notes\n    ADD CONSTRAINT notes_account FOREIGN KEY (account) REFERENCES app.accounts(id) NOT VALID;");
+
+        applier.applyPostData(keys, List.of(), false);
+
+        assertThat(target.queryText("SELECT string_agg(conrelid::regclass::text || ' ' || conname || ' ' || convalidated || ' ' "
+                + "|| pg_get_constraintdef(oid), '; ' ORDER BY conrelid::regclass::text, conname) FROM pg_constraint WHERE contype = 'f'"))
+                .isEqualTo("app.events events_account true FOREIGN KEY (id) REFERENCES app.accounts(id); "
+                        + "app.events_1 events_account true FOREIGN KEY (id) REFERENCES app.accounts(id); "
+                        + "app.notes notes_account false FOREIGN KEY (account) REFERENCES app.accounts(id) NOT VALID; "
+                        + "app.orders Refers to \"an\" account true FOREIGN KEY (\"Referee\") REFERENCES app.accounts(id) ON DELETE CASCADE "
+                        + "DEFERRABLE INITIALLY DEFERRED; "
+                        + "app.orders orders_account_fkey true FOREIGN KEY (account) REFERENCES app.accounts(id)");
+
+        // Loaded again into the keys that are there (table.exists=truncate): kept, and checked.
+        applier.applyPostData(keys, List.of(), true);
+        assertThat(target.queryLong("SELECT count(*) FROM pg_constraint WHERE contype = 'f' AND convalidated")).isEqualTo(4);
+
+        assertThatThrownBy(() -> applier.applyPostData(PREAMBLE + entry("FK CONSTRAINT", "notes notes_strict", "app",
+                "ALTER TABLE ONLY app.notes\n    ADD CONSTRAINT notes_strict FOREIGN KEY (account) REFERENCES app.accounts(id);"), List.of(), false))
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("FK CONSTRAINT notes notes_strict (schema app)")
+                .hasMessageContaining("violates foreign key constraint \"notes_strict\"");
+    }
+
     private static SchemaApplier.SnapshotMark mark(String source, String table) {
         return new SchemaApplier.SnapshotMark(source, "src", 1_700_000_000_000_000L, List.of("\"app\".\"" + table + "\""),
                 List.of("\"app\".\"" + table + "\""));
