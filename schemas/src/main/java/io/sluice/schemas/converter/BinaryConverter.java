@@ -19,28 +19,40 @@ import io.sluice.schemas.SluiceVersion;
  * CPU: a schema is encoded once per schema object and decoded once per distinct bytes, after
  * which a message's schema is only compared, and values are written as the schema lays them out.
  *
- * <p>A message is: the byte {@code 'S'}, the format version {@code 1}, the schema's length as a
- * varint, the schema ({@link SchemaEncoding}), then the value ({@link ValueEncoding}). A null value
- * with no schema (a tombstone) is a null message. Records without a schema are refused: use
- * Kafka's JSON converter with {@code schemas.enable=false} for those.
+ * <p>A message is: the byte {@code 'S'}, the format version ({@code 2}, or {@code 1} when
+ * {@value #FORMAT_VERSION_CONFIG} says so), the schema's length as a varint, the schema
+ * ({@link SchemaEncoding}; in format 2 with references, {@link SchemaRefs}), then the value
+ * ({@link ValueEncoding}). A null value with no schema (a tombstone) is a null message. Records
+ * without a schema are refused: use Kafka's JSON converter with {@code schemas.enable=false} for
+ * those.
  */
 public class BinaryConverter implements Converter, Versioned {
 
     public static final String SCHEMAS_CACHE_SIZE_CONFIG = "schemas.cache.size";
     public static final int SCHEMAS_CACHE_SIZE_DEFAULT = 1000;
+    public static final String FORMAT_VERSION_CONFIG = "format.version";
+    public static final int FORMAT_VERSION_DEFAULT = 2;
 
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
             .define(SCHEMAS_CACHE_SIZE_CONFIG, ConfigDef.Type.INT, SCHEMAS_CACHE_SIZE_DEFAULT, ConfigDef.Range.atLeast(1),
                     ConfigDef.Importance.LOW, "How many distinct schemas the converter remembers, each way (encoded and decoded). "
                     + "A table's change events use one schema until its columns change, so the default covers a thousand tables.",
-                    "Converter", 1, ConfigDef.Width.SHORT, "Schemas cache size");
+                    "Converter", 1, ConfigDef.Width.SHORT, "Schemas cache size")
+            .define(FORMAT_VERSION_CONFIG, ConfigDef.Type.INT, FORMAT_VERSION_DEFAULT, ConfigDef.Range.between(1, 2),
+                    ConfigDef.Importance.LOW, "The version of Sluice's binary format this converter writes; it reads both. "
+                    + "2 writes a schema's repeated parts (a change event's before and after rows) and Sluice's own source and "
+                    + "transaction blocks as references, about half the bytes of 1. Set 1 while connectors of a Sluice before "
+                    + "format 2 still read the topics, and 2 once they are upgraded.",
+                    "Converter", 2, ConfigDef.Width.SHORT, "Format version");
 
     static final byte MAGIC = 'S';
-    static final byte FORMAT_VERSION = 1;
+    /** The newest format version this converter reads. */
+    static final byte FORMAT_VERSION = 2;
     /** A scratch buffer grown past this by a large message is let go, so a rare huge row does not pin its size. */
     private static final int SCRATCH_KEPT_BYTES = 64 * 1024;
 
-    private SchemaCache schemas = new SchemaCache(SCHEMAS_CACHE_SIZE_DEFAULT);
+    private byte writtenFormat = FORMAT_VERSION_DEFAULT;
+    private SchemaCache schemas = new SchemaCache(SCHEMAS_CACHE_SIZE_DEFAULT, FORMAT_VERSION_DEFAULT);
     /**
      * Where each thread writes its messages before they are copied out at their size: a new
      * buffer per message, zeroed and then copied, was a tenth of encoding one. Per thread, as
@@ -52,7 +64,8 @@ public class BinaryConverter implements Converter, Versioned {
     @Override
     public void configure(Map<String, ?> configs, boolean isKey) {
         AbstractConfig config = new AbstractConfig(CONFIG_DEF, configs, false);
-        schemas = new SchemaCache(config.getInt(SCHEMAS_CACHE_SIZE_CONFIG));
+        writtenFormat = config.getInt(FORMAT_VERSION_CONFIG).byteValue();
+        schemas = new SchemaCache(config.getInt(SCHEMAS_CACHE_SIZE_CONFIG), writtenFormat);
     }
 
     @Override
@@ -78,7 +91,7 @@ public class BinaryConverter implements Converter, Versioned {
         BinaryOut out = scratch.get();
         out.reset(SCRATCH_KEPT_BYTES);
         out.write(MAGIC);
-        out.write(FORMAT_VERSION);
+        out.write(writtenFormat);
         out.writeBytes(schemaBytes);
         try {
             ValueEncoding.write(schema, value, out);
@@ -100,15 +113,16 @@ public class BinaryConverter implements Converter, Versioned {
                 throw new DataException("it is not in Sluice's binary format (" + describeStart(value)
                         + "). Set the converter to the one that wrote the topic (key.converter / value.converter)");
             }
-            if (value[1] != FORMAT_VERSION) {
-                throw new DataException("it is in version " + value[1] + " of Sluice's binary format, which this Sluice (version "
-                        + version() + ", format 1) cannot read. Upgrade the connector that reads it");
+            int format = value[1];
+            if (format < 1 || format > FORMAT_VERSION) {
+                throw new DataException("it is in version " + format + " of Sluice's binary format, which this Sluice (version "
+                        + version() + ", formats 1 to " + FORMAT_VERSION + ") cannot read. Upgrade the connector that reads it");
             }
             BinaryIn in = new BinaryIn(value, 2);
             int schemaLength = in.readLength(true);
             int schemaStart = in.position();
             in.skip(schemaLength);
-            Schema schema = schemas.schemaAt(value, schemaStart, schemaLength);
+            Schema schema = schemas.schemaAt(value, schemaStart, schemaLength, format);
             Object data = ValueEncoding.read(schema, in);
             if (!in.atEnd()) {
                 throw new DataException("Malformed message: " + (value.length - in.position()) + " bytes follow its value");

@@ -19,12 +19,15 @@ import org.apache.kafka.connect.data.Schema;
 final class SchemaCache {
 
     private final int capacity;
+    /** The format version this cache writes schemas in; it reads both. */
+    private final int writtenFormat;
     private final Map<Schema, byte[]> bytesBySchemaObject = new IdentityHashMap<>();
     private final Map<Schema, byte[]> bytesByEqualSchema;
     private final Map<Key, Schema> schemaByBytes;
 
-    SchemaCache(int capacity) {
+    SchemaCache(int capacity, int writtenFormat) {
         this.capacity = capacity;
+        this.writtenFormat = writtenFormat;
         this.bytesByEqualSchema = lru(capacity);
         this.schemaByBytes = lru(capacity);
     }
@@ -38,7 +41,7 @@ final class SchemaCache {
         bytes = bytesByEqualSchema.get(schema);
         if (bytes == null) {
             BinaryOut out = new BinaryOut(256);
-            SchemaEncoding.write(schema, out);
+            SchemaEncoding.write(schema, out, refsFor(writtenFormat));
             bytes = out.toByteArray();
             bytesByEqualSchema.put(schema, bytes);
         }
@@ -49,19 +52,23 @@ final class SchemaCache {
         return bytes;
     }
 
-    /** The schema encoded in {@code buf[from, from + length)}, decoded only the first time those bytes are seen. */
-    synchronized Schema schemaAt(byte[] buf, int from, int length) {
-        Key probe = new Key(buf, from, length);
+    /** The schema encoded in {@code buf[from, from + length)} in {@code format}, decoded only the first time those bytes are seen. */
+    synchronized Schema schemaAt(byte[] buf, int from, int length, int format) {
+        Key probe = new Key(buf, from, length, format);
         Schema schema = schemaByBytes.get(probe);
         if (schema == null) {
             BinaryIn in = new BinaryIn(Arrays.copyOf(buf, from + length), from);
-            schema = SchemaEncoding.read(in);
+            schema = SchemaEncoding.read(in, refsFor(format));
             if (!in.atEnd()) {
                 throw new org.apache.kafka.connect.errors.DataException("Malformed message: its schema is shorter than its length says");
             }
             schemaByBytes.put(probe.owned(), schema);
         }
         return schema;
+    }
+
+    private static SchemaRefs refsFor(int format) {
+        return format >= 2 ? SchemaRefs.forOneSchema() : SchemaRefs.none();
     }
 
     private <K, V> Map<K, V> lru(int size) {
@@ -73,20 +80,25 @@ final class SchemaCache {
         };
     }
 
-    /** A range of bytes compared by content; a probe points into the message, a stored key owns a copy. */
+    /**
+     * A range of bytes compared by content, and the format they are in (format 1 refuses what
+     * format 2 reads as a reference); a probe points into the message, a stored key owns a copy.
+     */
     private static final class Key {
         private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
         private final byte[] buf;
         private final int from;
         private final int to;
+        private final int format;
         private final int hash;
 
-        Key(byte[] buf, int from, int length) {
+        Key(byte[] buf, int from, int length, int format) {
             this.buf = buf;
             this.from = from;
             this.to = from + length;
-            this.hash = hash(buf, from, to);
+            this.format = format;
+            this.hash = hash(buf, from, to) + format;
         }
 
         /**
@@ -108,12 +120,12 @@ final class SchemaCache {
         }
 
         Key owned() {
-            return new Key(Arrays.copyOfRange(buf, from, to), 0, to - from);
+            return new Key(Arrays.copyOfRange(buf, from, to), 0, to - from, format);
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && k.hash == hash && Arrays.equals(buf, from, to, k.buf, k.from, k.to);
+            return o instanceof Key k && k.hash == hash && k.format == format && Arrays.equals(buf, from, to, k.buf, k.from, k.to);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.sluice.schemas.converter;
 
+import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -11,7 +12,8 @@ import org.apache.kafka.connect.errors.DataException;
 /**
  * A Connect schema as bytes and back: type, optional flag, name, version, doc, parameters,
  * children (fields, array and map schemas) and default value, so that what is read equals what
- * was written.
+ * was written. Format 2 writes sub-schemas it has written before, and Sluice's own fixed blocks,
+ * as references ({@link SchemaRefs}).
  */
 final class SchemaEncoding {
 
@@ -46,7 +48,17 @@ final class SchemaEncoding {
         return TYPES[code];
     }
 
+    /** In format 1. */
     static void write(Schema schema, BinaryOut out) {
+        write(schema, out, SchemaRefs.none());
+    }
+
+    /** With the references of format 2 ({@link SchemaRefs}), or none for format 1. */
+    static void write(Schema schema, BinaryOut out, SchemaRefs refs) {
+        ByteBuffer key = refs.keyOf(schema);
+        if (key != null && refs.writeReference(key, out)) {
+            return;
+        }
         out.write(code(schema.type()));
         Map<String, String> parameters = schema.parameters();
         boolean hasParameters = parameters != null && !parameters.isEmpty();
@@ -74,23 +86,31 @@ final class SchemaEncoding {
                 out.writeVarLong(schema.fields().size());
                 for (Field field : schema.fields()) {
                     out.writeString(field.name());
-                    write(field.schema(), out);
+                    write(field.schema(), out, refs);
                 }
             }
-            case ARRAY -> write(schema.valueSchema(), out);
+            case ARRAY -> write(schema.valueSchema(), out, refs);
             case MAP -> {
-                write(schema.keySchema(), out);
-                write(schema.valueSchema(), out);
+                write(schema.keySchema(), out, refs);
+                write(schema.valueSchema(), out, refs);
             }
             default -> { }
         }
         if (schema.defaultValue() != null) {
             ValueEncoding.write(schema, schema.defaultValue(), out);
         }
+        if (key != null) {
+            refs.placedKey(key);
+        }
     }
 
-    static Schema read(BinaryIn in) {
-        Schema.Type type = type(in.read());
+    /** With the references of format 2 ({@link SchemaRefs}), or none for format 1. */
+    static Schema read(BinaryIn in, SchemaRefs refs) {
+        int code = in.read();
+        if (SchemaRefs.isReference(code)) {
+            return refs.readReference(code, in);
+        }
+        Schema.Type type = type(code);
         int flags = in.read();
         String name = (flags & NAME) != 0 ? in.readString() : null;
         Integer version = (flags & VERSION) != 0 ? (int) in.readZigZag() : null;
@@ -108,12 +128,12 @@ final class SchemaEncoding {
                 SchemaBuilder struct = SchemaBuilder.struct();
                 int n = in.readLength(false);
                 for (int i = 0; i < n; i++) {
-                    struct.field(in.readString(), read(in));
+                    struct.field(in.readString(), read(in, refs));
                 }
                 yield struct;
             }
-            case ARRAY -> SchemaBuilder.array(read(in));
-            case MAP -> SchemaBuilder.map(read(in), read(in));
+            case ARRAY -> SchemaBuilder.array(read(in, refs));
+            case MAP -> SchemaBuilder.map(read(in, refs), read(in, refs));
             default -> SchemaBuilder.type(type);
         };
         if ((flags & OPTIONAL) != 0) {
@@ -134,6 +154,8 @@ final class SchemaEncoding {
         if ((flags & DEFAULT) != 0) {
             builder.defaultValue(ValueEncoding.read(builder, in));
         }
-        return builder.build();
+        Schema schema = builder.build();
+        refs.placed(schema);
+        return schema;
     }
 }

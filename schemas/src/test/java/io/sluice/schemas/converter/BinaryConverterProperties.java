@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.SourceInfo;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -51,11 +53,15 @@ class BinaryConverterProperties {
             Schema.Type.BOOLEAN, true, Schema.Type.STRING, "dé", Schema.Type.BYTES, new byte[] {1, 2});
 
     @Property(tries = 1500)
-    void everyValueComesBackAsItWasSent(@ForAll("schemaAndValue") Tuple2<Schema, Object> sent) {
-        BinaryConverter converter = converter(1000);
+    void everyValueComesBackAsItWasSent(@ForAll("schemaAndValue") Tuple2<Schema, Object> sent, @ForAll("formats") int format) {
+        BinaryConverter converter = converter(1000, format);
         byte[] bytes = converter.fromConnectData("t", sent.get1(), sent.get2());
-        SchemaAndValue back = converter(1000).toConnectData("t", bytes);
+        assertThat(bytes[1]).isEqualTo((byte) format);
+        // The reader reads every format whatever it writes.
+        SchemaAndValue back = converter(1000, 3 - format).toConnectData("t", bytes);
         assertThat(back.schema()).isEqualTo(sent.get1());
+        // Schema.equals takes every NaN default for another: their bytes tell them apart.
+        assertThat(SchemaRefs.exactly(back.schema()).array()).isEqualTo(SchemaRefs.exactly(sent.get1()).array());
         assertSame(sent.get2(), back.value(), "value");
         // Structs are read without put's checks: what comes back must pass them all the same.
         ConnectSchema.validateValue(back.schema(), back.value());
@@ -77,6 +83,7 @@ class BinaryConverterProperties {
             Tuple2<Schema, Object> s = sent.get(i % sent.size());
             SchemaAndValue back = reader.toConnectData("t", messages.get(i));
             assertThat(back.schema()).isEqualTo(s.get1());
+            assertThat(SchemaRefs.exactly(back.schema()).array()).isEqualTo(SchemaRefs.exactly(s.get1()).array());
             assertSame(s.get2(), back.value(), "value");
         }
     }
@@ -88,6 +95,11 @@ class BinaryConverterProperties {
         byte[] prefix = Arrays.copyOf(bytes, length);
         assertThatThrownBy(() -> converter(10).toConnectData("orders", prefix))
                 .isInstanceOf(DataException.class).hasMessageContaining("topic orders");
+    }
+
+    @Provide
+    Arbitrary<Integer> formats() {
+        return Arbitraries.of(1, 2);
     }
 
     @Provide
@@ -106,8 +118,13 @@ class BinaryConverterProperties {
     }
 
     static BinaryConverter converter(int cacheSize) {
+        return converter(cacheSize, BinaryConverter.FORMAT_VERSION_DEFAULT);
+    }
+
+    static BinaryConverter converter(int cacheSize, int format) {
         BinaryConverter converter = new BinaryConverter();
-        converter.configure(Map.of(BinaryConverter.SCHEMAS_CACHE_SIZE_CONFIG, cacheSize, "converter.type", "value"), false);
+        converter.configure(Map.of(BinaryConverter.SCHEMAS_CACHE_SIZE_CONFIG, cacheSize, BinaryConverter.FORMAT_VERSION_CONFIG, format,
+                "converter.type", "value"), false);
         return converter;
     }
 
@@ -120,14 +137,40 @@ class BinaryConverterProperties {
         Arbitrary<Schema> inner = schemas(depth - 1);
         Arbitrary<Schema> array = Combinators.combine(inner, decorations()).as((v, d) -> d.apply(SchemaBuilder.array(v)));
         Arbitrary<Schema> map = Combinators.combine(leaves(), inner, decorations()).as((k, v, d) -> d.apply(SchemaBuilder.map(k, v)));
-        Arbitrary<Schema> struct = Combinators.combine(inner.list().ofMaxSize(6), decorations()).as((fields, d) -> {
-            SchemaBuilder b = SchemaBuilder.struct();
-            for (int i = 0; i < fields.size(); i++) {
-                b.field(i % 3 == 1 ? "é字🎉" + i : "f" + i, fields.get(i));
-            }
-            return d.apply(b);
-        });
-        return Arbitraries.frequencyOf(Tuple.of(3, leaves()), Tuple.of(1, array), Tuple.of(1, map), Tuple.of(2, struct));
+        // Fields repeat earlier ones (as an envelope's before and after do), which format 2 writes as references.
+        Arbitrary<Schema> struct = Combinators.combine(inner.list().ofMaxSize(6), Arbitraries.integers().between(0, 3), decorations())
+                .as((drawn, repeats, d) -> {
+                    List<Schema> fields = new ArrayList<>(drawn);
+                    for (int r = 0; r < repeats && !drawn.isEmpty(); r++) {
+                        fields.add(drawn.get((r * 7) % drawn.size()));
+                    }
+                    SchemaBuilder b = SchemaBuilder.struct();
+                    for (int i = 0; i < fields.size(); i++) {
+                        b.field(i % 3 == 1 ? "é字🎉" + i : "f" + i, fields.get(i));
+                    }
+                    return d.apply(b);
+                });
+        return Arbitraries.frequencyOf(Tuple.of(3, leaves()), Tuple.of(1, array), Tuple.of(1, map), Tuple.of(2, struct),
+                Tuple.of(1, blocks()));
+    }
+
+    /**
+     * Sluice's own blocks, which format 2 writes by number, and schemas that differ from them only
+     * a little (one field's optional flag, a version, a default), which it must write out.
+     */
+    private static Arbitrary<Schema> blocks() {
+        SchemaBuilder source = SchemaBuilder.struct().name(SourceInfo.SCHEMA.name());
+        SourceInfo.SCHEMA.fields().forEach(f -> source.field(f.name(), f.name().equals("xmin") ? Schema.INT64_SCHEMA : f.schema()));
+        Schema otherTransaction = SchemaBuilder.struct().optional().name(Envelope.TRANSACTION_SCHEMA.name()).version(2)
+                .field("id", Schema.STRING_SCHEMA).field("total_order", Schema.INT64_SCHEMA)
+                .field("data_collection_order", Schema.INT64_SCHEMA).build();
+        Schema row = SchemaBuilder.struct().optional().name("t.Value").field("id", Schema.INT32_SCHEMA)
+                .field("f", SchemaBuilder.float32().optional().defaultValue(ODD_FLOAT_NAN).build()).build();
+        Schema rowCanonicalNan = SchemaBuilder.struct().optional().name("t.Value").field("id", Schema.INT32_SCHEMA)
+                .field("f", SchemaBuilder.float32().optional().defaultValue(Float.NaN).build()).build();
+        Schema bothNans = SchemaBuilder.struct().name("t.Both").field("a", row).field("b", rowCanonicalNan).field("c", row).build();
+        return Arbitraries.of(SourceInfo.SCHEMA, Envelope.TRANSACTION_SCHEMA, source.build(), otherTransaction,
+                Envelope.schema("t", row), Envelope.schema("t", rowCanonicalNan), bothNans);
     }
 
     private static Arbitrary<Schema> leaves() {

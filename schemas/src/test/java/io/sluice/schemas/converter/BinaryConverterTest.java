@@ -47,9 +47,42 @@ class BinaryConverterTest {
     @Test
     void aNewerFormatIsRefusedWithTheUpgradeToMake() {
         byte[] bytes = converter.fromConnectData("t", Schema.INT32_SCHEMA, 7);
-        bytes[1] = 2;
+        bytes[1] = 3;
         assertThatThrownBy(() -> converter.toConnectData("t", bytes)).isInstanceOf(DataException.class)
-                .hasMessageContaining("version 2").hasMessageContaining("Upgrade");
+                .hasMessageContaining("version 3").hasMessageContaining("Upgrade");
+    }
+
+    @Test
+    void aBuiltInSchemaOfANewerSluiceIsRefusedWithTheUpgradeToMake() {
+        // 'S', format 2, a 2-byte schema: built-in schema number 99; then a null (the optional struct's value).
+        byte[] bytes = {'S', 2, 2, SchemaRefs.KNOWN, 99, 0};
+        assertThatThrownBy(() -> converter.toConnectData("orders", bytes)).isInstanceOf(DataException.class)
+                .hasMessageContaining("topic orders").hasMessageContaining("built-in schema number 99").hasMessageContaining("Upgrade");
+    }
+
+    @Test
+    void aReferenceToNoEarlierSchemaIsRefused() {
+        byte[] bytes = {'S', 2, 2, SchemaRefs.EARLIER, 0, 0};
+        assertThatThrownBy(() -> converter.toConnectData("orders", bytes)).isInstanceOf(DataException.class)
+                .hasMessageContaining("Malformed message").hasMessageContaining("sub-schema 0 of 0");
+    }
+
+    @Test
+    void formatOneHasNoReferences() {
+        byte[] bytes = {'S', 1, 2, SchemaRefs.KNOWN, 1, 0};
+        assertThatThrownBy(() -> converter.toConnectData("orders", bytes)).isInstanceOf(DataException.class)
+                .hasMessageContaining("unknown schema type code 14");
+    }
+
+    /** A block's number must keep its meaning: a changed block needs a new entry, never an edited one. */
+    @Test
+    void sluicesOwnBlocksHaveTheirNumbers() {
+        assertThat(KnownSchemas.numberOf(SourceInfo.SCHEMA)).as("SourceInfo.SCHEMA changed: append it to KnownSchemas").isEqualTo(1);
+        assertThat(KnownSchemas.numberOf(Envelope.TRANSACTION_SCHEMA)).as("TRANSACTION_SCHEMA changed: append it to KnownSchemas")
+                .isEqualTo(2);
+        assertThat(KnownSchemas.byNumber(1)).isEqualTo(SourceInfo.SCHEMA);
+        assertThat(KnownSchemas.byNumber(2)).isEqualTo(Envelope.TRANSACTION_SCHEMA);
+        assertThat(KnownSchemas.size()).isEqualTo(2);
     }
 
     @Test
@@ -106,9 +139,13 @@ class BinaryConverterTest {
         JsonConverter json = new JsonConverter();
         json.configure(Map.of("schemas.enable", "true", "converter.type", "value"));
         int jsonBytes = json.fromConnectData("t", envelope, event).length;
+        int formatOneBytes = BinaryConverterProperties.converter(100, 1).fromConnectData("t", envelope, event).length;
         int binaryBytes = converter.fromConnectData("t", envelope, event).length;
         assertThat(converter.toConnectData("t", converter.fromConnectData("t", envelope, event)).value()).isEqualTo(event);
-        assertThat(binaryBytes).as("binary %d bytes, JSON %d bytes", binaryBytes, jsonBytes).isLessThan(jsonBytes / 2);
-        System.out.printf("change event: binary %d bytes, JSON with schemas %d bytes%n", binaryBytes, jsonBytes);
+        assertThat(formatOneBytes).as("format 1 %d bytes, JSON %d bytes", formatOneBytes, jsonBytes).isLessThan(jsonBytes / 2);
+        // Format 2 writes the source and transaction blocks by number and the after row as the before row's.
+        assertThat(binaryBytes).as("format 2 %d bytes, format 1 %d", binaryBytes, formatOneBytes).isLessThan(formatOneBytes * 6 / 10);
+        System.out.printf("change event: binary %d bytes (format 1: %d), JSON with schemas %d bytes%n", binaryBytes, formatOneBytes,
+                jsonBytes);
     }
 }
