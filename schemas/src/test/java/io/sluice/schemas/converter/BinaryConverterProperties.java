@@ -70,11 +70,13 @@ class BinaryConverterProperties {
     @Property(tries = 300)
     void aConverterKeepsManySchemasApartThroughItsCaches(@ForAll("someSchemasAndValues") List<Tuple2<Schema, Object>> sent) {
         // A cache of two makes every message after the second likely to evict a schema it will need again. Every message is
-        // written in the writer's one scratch buffer, grown by any megabyte value and let go after it.
-        BinaryConverter writer = converter(2);
+        // written in its writer's one scratch buffer, grown by any megabyte value and let go after it. The first round is
+        // written in format 1 and the second in format 2, as a topic reads across an upgrade: the same schema's bytes in
+        // both formats, side by side in the reader's cache.
+        List<BinaryConverter> writers = List.of(converter(2, 1), converter(2, 2));
         BinaryConverter reader = converter(2);
         List<byte[]> messages = new ArrayList<>();
-        for (int round = 0; round < 2; round++) {
+        for (BinaryConverter writer : writers) {
             for (Tuple2<Schema, Object> s : sent) {
                 messages.add(writer.fromConnectData("t", s.get1(), s.get2()));
             }
