@@ -48,11 +48,6 @@ final class SchemaEncoding {
         return TYPES[code];
     }
 
-    /** In format 1. */
-    static void write(Schema schema, BinaryOut out) {
-        write(schema, out, SchemaRefs.none());
-    }
-
     /** With the references of format 2 ({@link SchemaRefs}), or none for format 1. */
     static void write(Schema schema, BinaryOut out, SchemaRefs refs) {
         ByteBuffer key = refs.keyOf(schema);
