@@ -25,6 +25,9 @@ final class SimulatedStreams {
     private final double noise;
     private final Random random;
     private final List<Batch> done = new ArrayList<>();
+    /** The smallest and largest noise factor a batch's times were scaled by so far. */
+    double leastScale = Double.MAX_VALUE;
+    double mostScale = 0;
 
     private record Batch(long planned, double start, double transferFrom, double end) {
     }
@@ -65,6 +68,8 @@ final class SimulatedStreams {
         batches.sent(planned, true);
         sent.add(planned);
         double scale = Math.max(0.5, 1 + noise * random.nextGaussian());
+        leastScale = Math.min(leastScale, scale);
+        mostScale = Math.max(mostScale, scale);
         double transferFrom = now + fixedSeconds * scale;
         return new Batch(planned, now, transferFrom, transferFrom + planned / bytesPerSecond * scale);
     }
