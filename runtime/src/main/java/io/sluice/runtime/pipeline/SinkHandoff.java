@@ -48,6 +48,10 @@ import org.slf4j.LoggerFactory;
  * was sent in the background, is committed once the idle sink has made it durable. Offsets of
  * streamed changes sent in the background are committed off the engine's thread
  * ({@link OffsetCommits}).
+ *
+ * <p>Past 400 lines: the engine's side ({@code handleBatch}) and the sink thread's
+ * ({@code applyQueued}) are two ends of one hand-over and share its state (what is durable, the
+ * batches not yet marked, the last committer); split, each part would reach into the other's.
  */
 final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>>, AutoCloseable {
 
