@@ -69,6 +69,8 @@ public final class BatchSizeTuner {
     private int searches;
     /** Where in {@link #path} the current search began (after a drop, the measurement of the size in use). */
     private int searchFrom;
+    /** The size the climb ended at, where the careful search started; 0 before, or without a climb. */
+    private long climbEndedBytes;
     /** The coarse first phase; null when the tuner starts with a careful measurement of the start. */
     private Climb climb;
 
@@ -213,8 +215,9 @@ public final class BatchSizeTuner {
     private void climbEnded() {
         baselineMean = climb.startRate();
         int best = climb.best();
+        climbEndedBytes = climb.bestBytes();
         // The best size's batch counts towards its careful measurement.
-        SizeMeasurement seed = new SizeMeasurement(climb.bestBytes(), settings);
+        SizeMeasurement seed = new SizeMeasurement(climbEndedBytes, settings);
         seed.add(climb.bestRate());
         climb = null;
         search(best, seed);
@@ -286,6 +289,14 @@ public final class BatchSizeTuner {
     /** Searches started so far (the first, and one per drop after tuning). */
     public int searches() {
         return searches;
+    }
+
+    /**
+     * The size the climb ended at; 0 before, or without a climb. The path shows the sizes the climb
+     * measured, not which it chose: the careful search may measure a neighbour first.
+     */
+    long climbEndedBytes() {
+        return climbEndedBytes;
     }
 
     /**

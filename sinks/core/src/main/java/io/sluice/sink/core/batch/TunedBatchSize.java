@@ -244,6 +244,11 @@ public final class TunedBatchSize {
         return lastBytesPerSecond;
     }
 
+    /** The size the tuner's climb ended at; 0 before, or without a climb or tuning. */
+    synchronized long climbEndedBytes() {
+        return settings == null ? 0 : tuner().climbEndedBytes();
+    }
+
     /** The search so far; empty without tuning. */
     public synchronized List<BatchSizeTuner.Step> path() {
         return settings == null ? List.of() : tuner().path();
