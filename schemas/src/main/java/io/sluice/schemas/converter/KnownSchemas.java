@@ -53,11 +53,6 @@ final class KnownSchemas {
         return NUMBERS.get(exactly);
     }
 
-    /** The number of {@code schema}, or null when it has none. */
-    static Integer numberOf(Schema schema) {
-        return NUMBERS.get(SchemaRefs.exactly(schema));
-    }
-
     static Schema byNumber(long number) {
         if (number <= 0 || number >= BY_NUMBER.length) {
             throw new DataException("it uses Sluice's built-in schema number " + number + ", which this Sluice (version "

@@ -77,8 +77,8 @@ class BinaryConverterTest {
     /** A block's number must keep its meaning: a changed block needs a new entry, never an edited one. */
     @Test
     void sluicesOwnBlocksHaveTheirNumbers() {
-        assertThat(KnownSchemas.numberOf(SourceInfo.SCHEMA)).as("SourceInfo.SCHEMA changed: append it to KnownSchemas").isEqualTo(1);
-        assertThat(KnownSchemas.numberOf(Envelope.TRANSACTION_SCHEMA)).as("TRANSACTION_SCHEMA changed: append it to KnownSchemas")
+        assertThat(KnownSchemas.numberOf(SchemaRefs.exactly(SourceInfo.SCHEMA))).as("SourceInfo.SCHEMA changed: append it to KnownSchemas").isEqualTo(1);
+        assertThat(KnownSchemas.numberOf(SchemaRefs.exactly(Envelope.TRANSACTION_SCHEMA))).as("TRANSACTION_SCHEMA changed: append it to KnownSchemas")
                 .isEqualTo(2);
         assertThat(KnownSchemas.byNumber(1)).isEqualTo(SourceInfo.SCHEMA);
         assertThat(KnownSchemas.byNumber(2)).isEqualTo(Envelope.TRANSACTION_SCHEMA);
