@@ -53,11 +53,14 @@ public final class ColumnMapping {
     /**
      * How a reader selects this column: the quoted name, or for text-read types the type's
      * output function's text. {@code format('%s', ...)} calls the output function, which a
-     * {@code ::text} cast does not always do ({@code inet::text} adds the netmask).
+     * {@code ::text} cast does not always do ({@code inet::text} adds the netmask). It writes
+     * NULL as an empty string, so NULL is told apart first, and by {@code num_nulls}: SQL's
+     * {@code IS NULL} is also true of a composite whose fields are all NULL, a value of its own.
      */
     public String selectExpression() {
         String quoted = Identifiers.quote(column.name());
-        return codec.readsBinary() ? quoted : "CASE WHEN " + quoted + " IS NULL THEN NULL ELSE format('%s', " + quoted + ") END";
+        return codec.readsBinary() ? quoted
+                : "CASE WHEN pg_catalog.num_nulls(" + quoted + ") = 1 THEN NULL ELSE pg_catalog.format('%s', " + quoted + ") END";
     }
 
     /** Whether values can be written in binary; when not, they travel as text and the server parses them. */

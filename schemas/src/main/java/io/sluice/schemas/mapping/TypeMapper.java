@@ -96,6 +96,11 @@ public final class TypeMapper {
         return new Mapped(schema, new ArrayCodec(inner.codec(), element.oid(), depth, element.delimiter()));
     }
 
+    /**
+     * A struct, unless a field's type can be written only as text (such as {@code regclass},
+     * whose binary form is a database's own oid): a composite's binary form must hold every
+     * field in binary, so such a composite travels as its text, as the field does.
+     */
     private Mapped composite(PgType type, boolean optional) {
         SchemaBuilder struct = SchemaBuilder.struct().name(type.qualifiedName());
         List<ValueCodec> codecs = new ArrayList<>();
@@ -103,6 +108,10 @@ public final class TypeMapper {
         int i = 0;
         for (PgAttribute field : type.fields()) {
             Mapped mapped = mapType(field.type(), field.typmod(), 0, true);
+            if (!mapped.codec().writesBinary()) {
+                Unfinished text = fallback(type);
+                return new Mapped(text.schema(), text.codec(), optional);
+            }
             struct.field(field.name(), mapped.schema());
             codecs.add(mapped.codec());
             oids[i++] = field.type().oid();

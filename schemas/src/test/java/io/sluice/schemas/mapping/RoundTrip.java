@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
+import java.util.StringJoiner;
 
 import io.sluice.schemas.codec.BoundedArray;
 import io.sluice.schemas.codec.SessionSettings;
@@ -39,7 +40,9 @@ import org.postgresql.copy.CopyManager;
  * Drives values of one PostgreSQL type through Sluice's codecs against a real server:
  * <ol>
  * <li>insert the values as SQL literals into a source table, as a scalar column, an array
- *     column and a two-dimensional array column;</li>
+ *     column, a two-dimensional array column, a composite of the type (the value and an array
+ *     of it; every field NULL in some rows, which SQL's {@code IS NULL} takes for a NULL
+ *     composite) and an array of such composites;</li>
  * <li>read them back as text ({@code ::text}, what logical decoding sends) and through a
  *     binary COPY, decode both, and require the two decodings to be equal and valid for the
  *     column's Connect schema;</li>
@@ -53,6 +56,9 @@ import org.postgresql.copy.CopyManager;
  * The invariant: decode(text) = decode(binary), and PostgreSQL sees encode(decode(x)) as x.
  */
 final class RoundTrip implements AutoCloseable {
+
+    /** The columns of every table checked: scalar, array, 2-D array, composite, array of composites. */
+    private static final List<String> COLUMNS = List.of("v", "a", "m", "r", "ra");
 
     private final Connection connection;
     /** Reads results as text, so values come from the types' output functions, as pgoutput sends them. */
@@ -90,7 +96,10 @@ final class RoundTrip implements AutoCloseable {
         }
     }
 
-    /** Checks scalar, array and 2-D array columns of {@code type} with the given element literals (null for NULL). */
+    /**
+     * Checks scalar, array, 2-D array, composite and composite array columns of {@code type}
+     * with the given element literals (null for NULL).
+     */
     void check(String type, List<String> literals, MappingOptions options) throws Exception {
         String table = tableFor(type);
         char delimiter = "box".equals(type) ? ';' : ',';
@@ -104,9 +113,28 @@ final class RoundTrip implements AutoCloseable {
             String array = i % 7 == 6 ? "{}" : lowerBounds(i, length) + arrayLiteral(window.subList(0, length), delimiter);
             String matrix = (i % 3 == 1 ? "[-3:-2][2147483645:2147483646]=" : "") + "{" + arrayLiteral(window.subList(0, 2), delimiter)
                     + delimiter + arrayLiteral(window.subList(2, 4), delimiter) + "}";
-            rows.add(Arrays.asList(literals.get(i), array, matrix));
+            String composite = composite(i, literals.get(i), array);
+            String composites = arrayLiteral(Arrays.asList(composite(i + 1, window.get(1), array), ALL_NULL, null), ',');
+            rows.add(Arrays.asList(literals.get(i), array, matrix, composite, composites));
         }
         checkRows(table, rows, options);
+    }
+
+    /** The literal of a composite whose fields are all NULL: a value, not a NULL composite. */
+    private static final String ALL_NULL = "(,)";
+
+    /**
+     * A composite (value, array) in one of five forms: every field NULL (always the first row's,
+     * so every check has one), both fields, the value alone, the array alone, the NULL composite.
+     */
+    private static String composite(int row, String value, String array) {
+        return switch (row % 5) {
+            case 0 -> ALL_NULL;
+            case 1 -> PgLiterals.record(Arrays.asList(value, array));
+            case 2 -> PgLiterals.record(Arrays.asList(value, null));
+            case 3 -> PgLiterals.record(Arrays.asList(null, array));
+            default -> null;
+        };
     }
 
     /**
@@ -122,17 +150,21 @@ final class RoundTrip implements AutoCloseable {
         };
     }
 
-    /** Checks rows of literals for the columns v, a and m of an existing table pair {@code table}/{@code table_target}. */
+    /**
+     * Checks rows of literals for the columns v, a, m, r and ra of an existing table pair
+     * {@code table}/{@code table_target}; a row's missing last columns are NULL.
+     */
     void checkRows(String table, List<List<String>> rows, MappingOptions options) throws Exception {
         try (Statement s = connection.createStatement()) {
             s.execute("TRUNCATE " + table + ", " + table + "_target");
         }
         try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO " + table + " (id, v, a, m) VALUES (?, ?, ?, ?)")) {
+                "INSERT INTO " + table + " (id, " + String.join(", ", COLUMNS) + ") VALUES (?, ?, ?, ?, ?, ?)")) {
             for (int i = 0; i < rows.size(); i++) {
                 insert.setInt(1, i);
-                for (int c = 0; c < 3; c++) {
-                    insert.setObject(c + 2, rows.get(i).get(c), Types.OTHER);
+                List<String> row = rows.get(i);
+                for (int c = 0; c < COLUMNS.size(); c++) {
+                    insert.setObject(c + 2, c < row.size() ? row.get(c) : null, Types.OTHER);
                 }
                 insert.addBatch();
             }
@@ -262,9 +294,12 @@ final class RoundTrip implements AutoCloseable {
     }
 
     private void compareTexts(String table) throws SQLException {
+        StringJoiner values = new StringJoiner(", ");
+        for (String column : COLUMNS) {
+            values.add("('" + column + "', " + out("s." + column) + ", " + out("t." + column) + ")");
+        }
         String sql = "SELECT s.id, c.col, c.source, c.target FROM " + table + " s FULL JOIN " + table + "_target t USING (id), "
-                + "LATERAL (VALUES ('v', " + out("s.v") + ", " + out("t.v") + "), ('a', " + out("s.a") + ", " + out("t.a")
-                + "), ('m', " + out("s.m") + ", " + out("t.m") + ")) "
+                + "LATERAL (VALUES " + values + ") "
                 + "AS c(col, source, target) WHERE c.source IS DISTINCT FROM c.target OR s.id IS NULL OR t.id IS NULL LIMIT 5";
         List<String> mismatches = new ArrayList<>();
         try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(sql)) {
@@ -276,17 +311,24 @@ final class RoundTrip implements AutoCloseable {
         assertThat(mismatches).as("values changed by the binary COPY round trip").isEmpty();
     }
 
-    /** A value's output-function text (a ::text cast is not always that: bpchar loses its padding). */
+    /**
+     * A value's output-function text (a ::text cast is not always that: bpchar loses its padding),
+     * NULL only for a NULL value: {@code IS NULL} would take a composite of NULL fields for one.
+     */
     private static String out(String column) {
-        return "CASE WHEN " + column + " IS NULL THEN NULL ELSE format('%s', " + column + ") END";
+        return "CASE WHEN num_nulls(" + column + ") = 1 THEN NULL ELSE format('%s', " + column + ") END";
     }
 
     private String tableFor(String type) throws SQLException {
         String table = "rt_" + type.replaceAll("[^a-zA-Z0-9]+", "_").toLowerCase();
         if (created.add("table " + table)) {
+            try (Statement s = connection.createStatement()) {
+                s.execute("CREATE TYPE " + table + "_row AS (v " + type + ", a " + type + "[])");
+            }
             for (String name : List.of(table, table + "_target")) {
                 try (Statement s = connection.createStatement()) {
-                    s.execute("CREATE TABLE " + name + " (id int PRIMARY KEY, v " + type + ", a " + type + "[], m " + type + "[][])");
+                    s.execute("CREATE TABLE " + name + " (id int PRIMARY KEY, v " + type + ", a " + type + "[], m " + type + "[][], r "
+                            + table + "_row, ra " + table + "_row[])");
                 }
             }
         }

@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * One row per special or boundary value of each type — infinities, NaN, -0, the first and last
  * dates and timestamps, 24:00, offsets of ±15:59, extreme intervals, empty strings, ranges and
  * arrays, arrays with lower bounds other than 1, NULLs inside arrays and composites, composites
- * whose every field is NULL, the invalid oid — goes through every way Sluice carries rows into
+ * whose every field is NULL (also composites over each of those types, and over a type read as
+ * text), the invalid oid — goes through every way Sluice carries rows into
  * PostgreSQL: the snapshot decoded and as raw COPY tuples, streamed inserts, updates (key changes
  * too) and deletes, a keyless table whose rows are found by all their values, and a Kafka Connect
  * worker with Kafka's JSON converter in between. Every table must end as on the source, compared
@@ -49,6 +50,8 @@ class SpecialValuesIT {
             "CREATE TYPE mood AS ENUM ('sad', ' ', 'quo\"te')",
             "CREATE TYPE pair AS (x int, y text)",
             "CREATE TYPE tagged AS (tags int[], at timestamp, f float8)",
+            // A field type read as text (point) makes the whole composite read as text.
+            "CREATE TYPE address AS (street text, zip varchar(10), geo point)",
             "CREATE DOMAIN positive AS int CHECK (VALUE > 0)",
             "CREATE DOMAIN deadline AS timestamp",
             "CREATE TABLE sv_marker (id int PRIMARY KEY)",
@@ -106,7 +109,13 @@ class SpecialValuesIT {
             kind("deadline", "deadline", "'infinity'", "'294276-12-31 23:59:59.999999'", "'-infinity'"),
             kind("pair", "pair", "ROW(NULL, NULL)", "ROW(NULL, '')", "ROW(0, '(,)')"),
             kind("tagged", "tagged", "ROW(NULL, NULL, NULL)", "ROW('[0:1]={1,2}', 'infinity', 'NaN')",
-                    "ROW('{}', '294276-12-31 23:59:59.999999', '-0')"));
+                    "ROW('{}', '294276-12-31 23:59:59.999999', '-0')"),
+            kind("address", "address", "ROW(NULL, NULL, NULL)", "ROW('', '', '(NaN,Infinity)')", "ROW(NULL, '(,)', '(-0,0)')"));
+
+    /** A table of one column per kind, named after its table: a composite of the kind's type and an array of it. */
+    private static final String ROWS = "sv_rows";
+    /** How many rows {@link #ROWS} gets per fill: every value of every kind in each of the five composite forms. */
+    private static final int ROW_COUNT = 5 * KINDS.stream().mapToInt(k -> k.values().size()).max().orElseThrow();
 
     private static Kind kind(String table, String type, String... values) {
         return new Kind("sv_" + table, type, List.of(values));
@@ -123,10 +132,37 @@ class SpecialValuesIT {
     /** Types and tables, on the source only: the snapshot makes them on the target. */
     static void create(TestDatabase db) throws Exception {
         List<String> ddl = new ArrayList<>(SETUP);
+        StringBuilder rows = new StringBuilder("CREATE TABLE " + ROWS + " (id int PRIMARY KEY");
         for (Kind k : KINDS) {
             ddl.add("CREATE TABLE " + k.table() + " (id int PRIMARY KEY, v " + k.type() + ", a " + k.type() + "[], m " + k.type() + "[][])");
+            ddl.add("CREATE TYPE " + rowType(k) + " AS (v " + k.type() + ", a " + k.type() + "[])");
+            rows.append(", ").append(k.table()).append(' ').append(rowType(k));
         }
+        ddl.add(rows.append(')').toString());
         db.execute(ddl.toArray(String[]::new));
+    }
+
+    /** The composite type over a kind's type: a value of it and an array of it. */
+    private static String rowType(Kind k) {
+        return k.table() + "_row";
+    }
+
+    /**
+     * A composite over the kind's type in one of five forms, by {@code form}: every field NULL (a
+     * value of its own, though SQL's {@code IS NULL} calls it null), the value and an array of it,
+     * the value alone, an empty array alone, and the NULL composite.
+     */
+    private static String composite(Kind k, int value, int form) {
+        List<String> v = k.values();
+        String one = "(" + v.get(value % v.size()) + ")::" + k.type();
+        String next = "(" + v.get((value + 1) % v.size()) + ")::" + k.type();
+        return switch (form % 5) {
+            case 0 -> "ROW(NULL, NULL)::" + rowType(k);
+            case 1 -> "ROW(" + one + ", ARRAY[" + one + ", NULL, " + next + "])::" + rowType(k);
+            case 2 -> "ROW(" + one + ", NULL)::" + rowType(k);
+            case 3 -> "ROW(NULL, '{}')::" + rowType(k);
+            default -> "NULL::" + rowType(k);
+        };
     }
 
     /** One row per value, ids from {@code first}: each value alone, in arrays of several shapes and bounds, and in 2-D arrays. */
@@ -158,6 +194,14 @@ class SpecialValuesIT {
                 + "('294276-12-31 23:59:59.999999', '-0', 'Infinity', '{}', ROW(NULL, ''), '-Infinity', '5874897-12-31'), "
                 + "('-infinity', '-Infinity', 'NaN', NULL, NULL, '0', '4714-11-24 BC'), "
                 + "('infinity', 'NaN', '-0', '[0:1]={1,NULL}', ROW(NULL, NULL), 'NaN', '-infinity')");
+        for (int r = 0; r < ROW_COUNT; r++) {
+            StringBuilder row = new StringBuilder("INSERT INTO " + ROWS + " VALUES (" + (first + r));
+            for (int k = 0; k < KINDS.size(); k++) {
+                // The forms rotate across the kinds, so every row holds all five and every kind each form.
+                row.append(", ").append(composite(KINDS.get(k), r / 5, r + k));
+            }
+            inserts.add(row.append(')').toString());
+        }
         db.execute(inserts.toArray(String[]::new));
     }
 
@@ -173,6 +217,15 @@ class SpecialValuesIT {
             changes.add("UPDATE " + k.table() + " SET id = id + 5000 WHERE id IN (0, 1001)");
             changes.add("DELETE FROM " + k.table() + " WHERE id % 3 = 2");
         }
+        StringBuilder rotate = new StringBuilder("UPDATE " + ROWS + " t SET ");
+        for (int k = 0; k < KINDS.size(); k++) {
+            String column = KINDS.get(k).table();
+            rotate.append(k == 0 ? "" : ", ").append(column).append(" = s.").append(column);
+        }
+        changes.add(rotate + " FROM " + ROWS + " s WHERE t.id >= 1000 AND s.id = CASE WHEN t.id = " + (1000 + ROW_COUNT - 1)
+                + " THEN 1000 ELSE t.id + 1 END");
+        changes.add("UPDATE " + ROWS + " SET id = id + 5000 WHERE id IN (0, 1001)");
+        changes.add("DELETE FROM " + ROWS + " WHERE id % 3 = 2");
         changes.add("UPDATE sv_keyless SET n = '1' WHERE ts = '294276-12-31 23:59:59.999999'");
         changes.add("DELETE FROM sv_keyless WHERE ctid = (SELECT ctid FROM sv_keyless WHERE d = '-infinity' LIMIT 1)");
         changes.add("UPDATE sv_keyless SET a = '[5:5]={9}' WHERE d = '4714-11-24 BC'");
@@ -183,6 +236,7 @@ class SpecialValuesIT {
     static List<String> tables() {
         List<String> tables = new ArrayList<>(KINDS.stream().map(Kind::table).toList());
         tables.add("sv_keyless");
+        tables.add(ROWS);
         return tables;
     }
 
