@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +13,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
+import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.testing.postgres.Pgbench;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
@@ -51,6 +54,7 @@ class SluiceKillIT {
         LOG.info("Kill schedule seed {}; the runs' logs are in {}", seed, work.toAbsolutePath());
         Process workload = null;
         SluiceProcess sluice = null;
+        Connection handOff = null;
         boolean passed = false;
         try {
             pgbench.run(source, "-i", "-q", "-s", "4", "--foreign-keys");
@@ -69,6 +73,11 @@ class SluiceKillIT {
             Map<Phase, Integer> kills = new TreeMap<>();
             List<Long> appliedAtKill = new ArrayList<>();
             for (int round = 0; round < KILLS; round++) {
+                if (round == 1) {
+                    // From here until the hand-off's kill, no streamed change may commit on the target, so the hand-off cannot
+                    // pass before the kill meant for it, however fast the snapshot ends (it writes no position).
+                    handOff = holdPositions(target);
+                }
                 sluice = SluiceProcess.start(work, command);
                 if (round < 2) {
                     // Inside the snapshot: the first time as soon as it is seen, the second time inside the resumed one, if
@@ -78,8 +87,9 @@ class SluiceKillIT {
                         Thread.sleep(200 + random.nextInt(1300));
                     }
                 } else if (round == 2) {
-                    // The source has read everything and streams; the target still loads or builds indexes.
-                    awaitPhase(sluice, source, target, Phase.HAND_OFF, Phase.STREAMING);
+                    // The source has read everything and streams; the target still loads, builds indexes, or waits to commit
+                    // the first streamed changes (held back by the lock above).
+                    awaitPhase(sluice, source, target, Phase.HAND_OFF);
                 } else if (round == 3) {
                     // The first streamed changes are in: the end of the snapshot is on its way to the offsets.
                     awaitPhase(sluice, source, target, Phase.STREAMING);
@@ -101,6 +111,10 @@ class SluiceKillIT {
                 assertThat(workload.isAlive()).as("pgbench still writes").isTrue();
                 sluice.kill();
                 kills.merge(phase, 1, Integer::sum);
+                if (round == 2) {
+                    handOff.close();
+                    handOff = null;
+                }
                 appliedAtKill.add(applied(target));
                 LOG.info("Kill {} during {}; {} changes applied so far", round + 1, phase, appliedAtKill.get(round));
                 sluice = null;
@@ -140,6 +154,9 @@ class SluiceKillIT {
             if (workload != null) {
                 workload.destroyForcibly();
             }
+            if (handOff != null) {
+                handOff.close();
+            }
             TestDatabases.drop(source);
             TestDatabases.drop(target);
             if (passed) {
@@ -154,6 +171,24 @@ class SluiceKillIT {
                 Files.deleteIfExists(p);
             }
         }
+    }
+
+    /**
+     * Opens a transaction on the target that holds the position table in SHARE mode: it can be
+     * read (so {@link #phase} still sees what is applied), but a streamed change, which commits
+     * with its position, waits until the connection is closed. The snapshot's loads do not write
+     * the table. The sink makes it with its first streamed change; here it is made first, as the
+     * sink makes it.
+     */
+    private static Connection holdPositions(TestDatabase target) throws Exception {
+        Connection c = target.connect();
+        AppliedPositions positions = new AppliedPositions("sluice.applied_position");
+        positions.ensure(c);
+        c.setAutoCommit(false);
+        try (Statement s = c.createStatement()) {
+            s.execute("LOCK TABLE " + positions.name() + " IN SHARE MODE");
+        }
+        return c;
     }
 
     /** Waits until the running sluice is in one of the phases. */
