@@ -211,7 +211,7 @@ public final class SubscriptionQueue implements Runnable {
     /** Reads the next changes past what is read, while the lanes have room. */
     private void read() throws SQLException {
         long now = clock.getAsLong();
-        if (bufferedBytes >= MAX_BUFFERED_BYTES || bufferedRows >= MAX_BUFFERED_ROWS) {
+        if (!hasRoom()) {
             return;
         }
         boolean poll = now >= nextPollMillis;
@@ -240,6 +240,11 @@ public final class SubscriptionQueue implements Runnable {
             enqueue(row);
         }
         settlement.read(seqs, rows.size() == READ_LIMIT ? rows.get(rows.size() - 1).seq() : upTo);
+    }
+
+    /** Whether the read-ahead can take more rows: while it cannot, nothing is read and the outbox is not polled. */
+    private boolean hasRoom() {
+        return bufferedBytes < MAX_BUFFERED_BYTES && bufferedRows < MAX_BUFFERED_ROWS;
     }
 
     private void enqueue(OutboxRow row) {
@@ -389,14 +394,18 @@ public final class SubscriptionQueue implements Runnable {
             long now = clock.getAsLong();
             long until = now + POLL_MILLIS;
             if (!stopping) {
-                until = Math.min(until, nextPollMillis);
+                if (hasRoom()) {
+                    if (knownLast > settlement.readUpTo()) {
+                        return;
+                    }
+                    // The poll is due only when it may read: a full read-ahead (a receiver down or throttled, rows piling up)
+                    // polls nothing, and waiting for a poll time already past would spin, taking a core from every other queue.
+                    until = Math.min(until, nextPollMillis);
+                }
                 for (Lane lane : lanes) {
                     if (!lane.busy && lane.hasWork()) {
                         until = Math.min(until, Math.max(lane.dueMillis, pausedUntilMillis));
                     }
-                }
-                if (knownLast > settlement.readUpTo() && bufferedBytes < MAX_BUFFERED_BYTES && bufferedRows < MAX_BUFFERED_ROWS) {
-                    return;
                 }
             } else if (busyLanes == 0) {
                 return;
