@@ -59,6 +59,8 @@ final class RoundTrip implements AutoCloseable {
 
     /** The columns of every table checked: scalar, array, 2-D array, composite, array of composites. */
     private static final List<String> COLUMNS = List.of("v", "a", "m", "r", "ra");
+    /** The literal of a composite whose fields are all NULL: a value, not a NULL composite. */
+    private static final String ALL_NULL = "(,)";
 
     private final Connection connection;
     /** Reads results as text, so values come from the types' output functions, as pgoutput sends them. */
@@ -119,9 +121,6 @@ final class RoundTrip implements AutoCloseable {
         }
         checkRows(table, rows, options);
     }
-
-    /** The literal of a composite whose fields are all NULL: a value, not a NULL composite. */
-    private static final String ALL_NULL = "(,)";
 
     /**
      * A composite (value, array) in one of five forms: every field NULL (always the first row's,
