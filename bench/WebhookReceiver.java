@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,6 +24,12 @@ import com.sun.net.httpserver.HttpServer;
  * Each sender posts to a path of its own (/sluice, /pgstream, ...), counted apart:
  * java bench/WebhookReceiver.java PORT        then GET /count/NAME ("events requests"), GET /probes/NAME (id micros
  *                                             lines), POST /reset/NAME (the counts)
+ *
+ * A path whose name starts with "flaky" gets a misbehaving receiver instead (a throttled, failing
+ * one beside which a healthy subscription must keep its latency): 429 with Retry-After: 1 past
+ * -Dflaky.rate requests in the current second (default 150), else 503 to -Dflaky.failures of the
+ * requests (default 0.10), and -Dflaky.slow of them (default 0.003) answered only after
+ * -Dflaky.slow.ms (default 3000; more than the subscription's timeout.ms); the others 204.
  */
 public final class WebhookReceiver {
 
@@ -34,6 +41,13 @@ public final class WebhookReceiver {
     }
 
     private static final Map<String, Sender> SENDERS = new ConcurrentHashMap<>();
+    private static final double FLAKY_FAILURES = Double.parseDouble(System.getProperty("flaky.failures", "0.10"));
+    private static final double FLAKY_SLOW = Double.parseDouble(System.getProperty("flaky.slow", "0.003"));
+    private static final long FLAKY_SLOW_MILLIS = Long.parseLong(System.getProperty("flaky.slow.ms", "3000"));
+    private static final long FLAKY_RATE = Long.parseLong(System.getProperty("flaky.rate", "150"));
+    /** The second a flaky receiver counts requests in, and how many came in it. */
+    private static final AtomicLong FLAKY_SECOND = new AtomicLong();
+    private static final AtomicLong FLAKY_IN_SECOND = new AtomicLong();
 
     private static Sender sender(String name) {
         return SENDERS.computeIfAbsent(name, n -> new Sender(new AtomicLong(), new AtomicLong(), new ConcurrentHashMap<>()));
@@ -73,6 +87,9 @@ public final class WebhookReceiver {
             try (InputStream in = exchange.getRequestBody()) {
                 body = in.readAllBytes();
             }
+            if (path[0].startsWith("flaky") && misbehave(exchange)) {
+                return;
+            }
             Instant now = Instant.now();
             long micros = now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
             String text = new String(body, StandardCharsets.UTF_8);
@@ -93,6 +110,35 @@ public final class WebhookReceiver {
             }
             exchange.sendResponseHeaders(204, -1);
         }
+    }
+
+    /** Answers as the flaky receiver does when it does not take the request; false when it takes it. */
+    private static boolean misbehave(HttpExchange exchange) throws IOException {
+        long second = System.currentTimeMillis() / 1000;
+        long seen = FLAKY_SECOND.getAndSet(second);
+        long inSecond = seen == second ? FLAKY_IN_SECOND.incrementAndGet() : resetSecond();
+        double draw = ThreadLocalRandom.current().nextDouble();
+        if (inSecond > FLAKY_RATE) {
+            exchange.getResponseHeaders().add("Retry-After", "1");
+            exchange.sendResponseHeaders(429, -1);
+            return true;
+        }
+        if (draw < FLAKY_SLOW) {
+            try {
+                Thread.sleep(FLAKY_SLOW_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else if (draw < FLAKY_SLOW + FLAKY_FAILURES) {
+            exchange.sendResponseHeaders(503, -1);
+            return true;
+        }
+        return false;
+    }
+
+    private static long resetSecond() {
+        FLAKY_IN_SECOND.set(1);
+        return 1;
     }
 
     private static void answer(HttpExchange exchange, String text) throws IOException {

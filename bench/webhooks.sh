@@ -23,6 +23,11 @@
 #     listens on (through its API), then HEAP_CHANGES rows; timed until the live receiver has them
 #     all, while the dead subscription's queue holds them. Sluice's heap from its GC log: the peak
 #     used before a collection, and the most live after one.
+# (d) Neighbours: a healthy subscription's commit -> receipt alone, then beside a throttled, failing one (429 past 150
+#     requests/s with Retry-After: 1, 503 to 10%, 0.3% answered after its timeout.ms) and one whose receiver is down
+#     (it comes up afterwards: the time it takes to catch up is reported), in a pipeline of their own, the others frozen.
+#     NEIGHBOUR_RATE=80 transactions/s of three changes, NEIGHBOUR_SECONDS=120 (0 skips it); long enough for the down
+#     and the throttled subscription to fall further behind than a queue reads ahead (10,000 rows).
 # Results: a TSV of every measurement and a markdown summary in bench/results/webhooks-*.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -180,11 +185,12 @@ await_events() {
   done
   echo "$(now) - $since" | bc
 }
+# await_probes NAME [PIPELINE]: until the receiver's NAME has the newest probe row; PIPELINE (default NAME) must stay up.
 await_probes() {
   local tool="$1" want deadline=$(( $(date +%s) + 600 ))
   want="$(probes)"
   until [ "$(probes_at "$tool")" -ge "$want" ]; do
-    alive "$tool"
+    alive "${2:-$tool}"
     [ "$(date +%s)" -lt "$deadline" ] || { echo "$tool: probes did not arrive; see $tp_work/$tool.out" >&2; exit 1; }
     sleep 0.2
   done
@@ -280,6 +286,102 @@ if [[ " ${tools[*]} " == *" sluice "* ]]; then
   printf 'heap\theap\tsluice\t%s\t%s\tpeak_mb=%s live_mb=%s\tdown_behind=%s\n' "$heap_changes" "$result" "$peak" "$live" "$behind" | tee -a "$tsv"
 fi
 
+# (d) A healthy subscription alone, then beside a throttled and failing one and one whose receiver is down, in one
+#     pipeline of its own (the others frozen): NEIGHBOUR_RATE transactions/s (an update of two rows and a probe row each)
+#     for NEIGHBOUR_SECONDS after WARMUP_SECONDS, twice; the healthy receiver's commit -> receipt of each probe row.
+neighbours_report="not measured (no sluice pipeline in TOOLS, or NEIGHBOUR_SECONDS=0)"
+neighbour_seconds="${NEIGHBOUR_SECONDS:-120}"
+neighbour_rate="${NEIGHBOUR_RATE:-80}"
+if [[ " ${tools[*]} " == *" sluice "* ]] && [ "$neighbour_seconds" -gt 0 ]; then
+  for tool in "${tools[@]}"; do pause "$tool"; done
+  "${psql[@]}" "$src" -c "CREATE TABLE public.neighbours (id int PRIMARY KEY, n bigint NOT NULL DEFAULT 0)" \
+    -c "INSERT INTO public.neighbours SELECT g FROM generate_series(1, 10000) g"
+  flaky_port="$(tp_free_port 18650)"
+  java -Xmx256m -Dflaky.slow.ms=3000 "$here/WebhookReceiver.java" "$flaky_port" >"$tp_work/flaky-receiver.out" 2>&1 &
+  pids+=($!)
+  until curl -sf "http://127.0.0.1:$flaky_port/count/x" >/dev/null 2>&1; do sleep 0.2; done
+  late_port="$(tp_free_port $(( flaky_port + 1 )))"
+  neighbours_api="$(tp_free_port 18760)"
+  (cd "$tp_work" && SLUICE_JAVA_OPTS="$sluice_opts" exec "$root/sluice" run --source "$src?sslmode=disable" --target webhook \
+    --name neighbours --offsets "$tp_work/neighbours.offsets" --tables 'public.neighbours,probe.probe' \
+    --set target.state.schema=neighbours --set target.subscriptions=healthy \
+    --set "target.subscription.healthy.url=$receiver/healthy" --set "target.subscription.healthy.secrets=$secret" \
+    --set target.delivery.allow.networks=127.0.0.1/32 --set "target.api.listen=127.0.0.1:$neighbours_api" \
+    --set "target.api.token=$token") >>"$tp_work/neighbours.out" 2>&1 &
+  tool_pid[neighbours]=$!
+  pids+=("${tool_pid[neighbours]}")
+  until grep -q "Streaming changes" "$tp_work/neighbours.out"; do alive neighbours; sleep 0.5; done
+  "${psql[@]}" "$src" -c "INSERT INTO probe.probe DEFAULT VALUES"
+  await_probes healthy neighbours # the snapshot's rows are delivered before anything is timed
+  cat >"$tp_work/neighbours.sql" <<'SQL'
+\set id random(1, 9999)
+BEGIN;
+UPDATE public.neighbours SET n = n + 1 WHERE id = :id;
+UPDATE public.neighbours SET n = n - 1 WHERE id = :id + 1;
+INSERT INTO probe.probe DEFAULT VALUES;
+END;
+SQL
+  cpu_ticks() { awk '{print $14 + $15}' "/proc/${tool_pid[neighbours]}/stat"; }
+  # One phase: the workload, then the healthy receiver's latencies of the probes committed after the warm-up.
+  neighbour_phase() {
+    local phase="$1" first ticks row per_second
+    first="$(probes)"
+    ticks="$(cpu_ticks)"
+    "$tp_bin/pgbench" -n -c 4 -j 2 -R "$neighbour_rate" -T "$(( warmup_seconds + neighbour_seconds ))" -f "$tp_work/neighbours.sql" "$src" \
+      >"$tp_work/neighbours-$phase.out" 2>&1
+    await_probes healthy neighbours
+    ticks=$(( $(cpu_ticks) - ticks ))
+    curl -sf "$receiver/probes/healthy" | awk -v f="$first" '$1 > f' | "${psql[@]}" "$stats" -c "TRUNCATE arrivals" -c "COPY arrivals FROM STDIN"
+    "$tp_bin/psql" -X -At "$src" -c "COPY (SELECT id, pg_xact_commit_timestamp(xmin) FROM probe.probe WHERE id > $first) TO STDOUT" \
+      | "${psql[@]}" "$stats" -c "TRUNCATE commits" -c "COPY commits FROM STDIN"
+    local measured="FROM (SELECT id, to_timestamp(micros / 1e6) AS arrived FROM arrivals) a JOIN commits USING (id)
+      WHERE committed >= (SELECT min(committed) FROM commits) + interval '$warmup_seconds seconds'"
+    row="$("$tp_bin/psql" -X -At -F $'\t' "$stats" -c "
+      SELECT count(*), round(1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
+             round(1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
+             round(1000 * max(extract(epoch FROM arrived - committed)))::int $measured")"
+    # Second by second: how many seconds had a p99 over 100 ms, and the worst second's p99.
+    per_second="$("$tp_bin/psql" -X -At -F $'\t' "$stats" -c "
+      SELECT count(*) FILTER (WHERE p99 > 100), count(*), max(p99) FROM (
+        SELECT round(1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int AS p99
+        $measured GROUP BY date_trunc('second', committed)) s")"
+    local achieved cpu
+    achieved="$(grep -Eo 'tps = [0-9.]+' "$tp_work/neighbours-$phase.out" | head -1 | grep -Eo '[0-9.]+')"
+    cpu="$(echo "scale=1; $ticks / $(getconf CLK_TCK)" | bc)"
+    printf 'neighbours\t%s\thealthy\t%s\tprobes=%s p50_ms=%s p99_ms=%s max_ms=%s\t%s tps\tseconds_over_100ms=%s/%s worst_second_p99_ms=%s sluice_cpu_s=%s\n' \
+      "$phase" "$neighbour_rate" $row "$achieved" $per_second "$cpu" | tee -a "$tsv"
+    neighbours_report+="| $phase | ${achieved%.*} | $(echo "$row" | cut -f2) | $(echo "$row" | cut -f3) | $(echo "$row" | cut -f4) |"
+    neighbours_report+=" $(echo "$per_second" | cut -f1) of $(echo "$per_second" | cut -f2) | $(echo "$per_second" | cut -f3) | $cpu |"$'\n'
+  }
+  neighbours_report=""
+  echo "Neighbours: the healthy subscription alone, $neighbour_rate transactions/s for ${neighbour_seconds}s after ${warmup_seconds}s..."
+  neighbour_phase alone
+  for sub in "{\"name\": \"flaky\", \"url\": \"http://127.0.0.1:$flaky_port/flaky\", \"timeout.ms\": 1000}" \
+             "{\"name\": \"late\", \"url\": \"http://127.0.0.1:$late_port/late\"}"; do
+    curl -sf -X POST -H "Authorization: Bearer $token" "http://127.0.0.1:$neighbours_api/subscriptions" -d "$sub" >/dev/null
+  done
+  sleep 3
+  echo "Neighbours: the same beside a throttled, failing receiver and one that is down..."
+  neighbour_phase beside
+  behind="$(curl -sf -H "Authorization: Bearer $token" "http://127.0.0.1:$neighbours_api/subscriptions/late" \
+    | grep -Eo '"outbox_rows_past_position" : [0-9]+' | grep -Eo '[0-9]+$')"
+  java -Xmx256m "$here/WebhookReceiver.java" "$late_port" >"$tp_work/late-receiver.out" 2>&1 &
+  pids+=($!)
+  started="$(now)"
+  want="$(probes)"
+  deadline=$(( $(date +%s) + 900 ))
+  until [ "$(curl -sf "http://127.0.0.1:$late_port/probes/late" 2>/dev/null | awk 'BEGIN {m = 0} $1 > m {m = $1} END {print m}')" -ge "$want" ]; do
+    alive neighbours
+    [ "$(date +%s)" -lt "$deadline" ] || { echo "the down receiver did not catch up in 15 min; see $tp_work/neighbours.out" >&2; exit 1; }
+    sleep 0.5
+  done
+  caught_up="$(echo "$(now) - $started" | bc)"
+  flaky_counts="$(curl -sf "http://127.0.0.1:$flaky_port/count/flaky")"
+  printf 'neighbours\tlate\tlate\t%s\t%.1f\tcaught_up_s\tflaky_events_requests=%s\n' "$behind" "$caught_up" "${flaky_counts// /,}" | tee -a "$tsv"
+  neighbours_tail="The down receiver came up $behind outbox rows behind and had every probe row $(printf '%.1f' "$caught_up") s later;"
+  neighbours_tail+=" the flaky receiver answered ${flaky_counts#* } requests (429 past 150/s with Retry-After: 1, else 503 to 10%, 0.3% after 3 s against timeout.ms 1000)."
+fi
+
 median() { sort -n | awk -v f="$1" '{v[NR] = $1} END {printf f, NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 {
   echo "# Webhook benchmark $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -304,4 +406,14 @@ median() { sort -n | awk -v f="$1" '{v[NR] = $1} END {printf f, NR % 2 ? v[(NR +
   printf '%s' "$latency_report"
   echo
   echo "Heap: $heap_report."
+  echo
+  if [ -n "${neighbours_tail:-}" ]; then
+    echo "| healthy subscription ($neighbour_rate tx/s asked, 3 changes each) | achieved tx/s | p50 ms | p99 ms | max ms | seconds with p99 > 100 ms | worst second's p99 ms | sluice CPU s |"
+    echo "|---|---|---|---|---|---|---|---|"
+    printf '%s' "$neighbours_report"
+    echo
+    echo "$neighbours_tail"
+  else
+    echo "Neighbours: $neighbours_report."
+  fi
 } | tee "$results.md"
