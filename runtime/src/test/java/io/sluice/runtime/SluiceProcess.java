@@ -28,6 +28,11 @@ final class SluiceProcess implements AutoCloseable {
      * log goes there); what it prints goes to a file there too, which outlives the process.
      */
     static SluiceProcess start(Path workdir, String... args) throws IOException {
+        return start(workdir, java.util.Map.of(), args);
+    }
+
+    /** {@link #start(Path, String...)} with environment variables set (or, with a null value, removed). */
+    static SluiceProcess start(Path workdir, java.util.Map<String, String> env, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
@@ -38,8 +43,16 @@ final class SluiceProcess implements AutoCloseable {
         command.addAll(List.of(args));
         Files.createDirectories(workdir);
         Path output = Files.createTempFile(workdir, "sluice-", ".out");
-        Process p = new ProcessBuilder(command).directory(workdir.toFile()).redirectErrorStream(true)
-                .redirectOutput(output.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).directory(workdir.toFile()).redirectErrorStream(true)
+                .redirectOutput(output.toFile());
+        env.forEach((name, value) -> {
+            if (value == null) {
+                builder.environment().remove(name);
+            } else {
+                builder.environment().put(name, value);
+            }
+        });
+        Process p = builder.start();
         p.getOutputStream().close();
         return new SluiceProcess(p, output);
     }
@@ -76,6 +89,15 @@ final class SluiceProcess implements AutoCloseable {
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("sluice (pid " + pid() + ") survived SIGKILL for 30 s");
         }
+    }
+
+    /** Waits for the command to end by itself; returns its exit code. */
+    int awaitExit(long timeoutSeconds) throws InterruptedException {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("sluice did not end within " + timeoutSeconds + " s:\n" + output());
+        }
+        return process.exitValue();
     }
 
     /** SIGTERM, as Ctrl-C or a service manager stops it; returns the exit code. */

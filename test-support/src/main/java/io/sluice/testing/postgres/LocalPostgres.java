@@ -49,7 +49,11 @@ final class LocalPostgres implements PostgresServer.Launched {
      * @param settings {@code postgresql.conf} lines after the test defaults (a later line wins)
      */
     static LocalPostgres start(String service, List<String> settings) {
-        PostgresBinaries binaries = PostgresBinaries.locate();
+        return start(service, settings, PostgresBinaries.locate());
+    }
+
+    /** {@link #start(String, List)} with the server programs of a chosen version. */
+    static LocalPostgres start(String service, List<String> settings, PostgresBinaries binaries) {
         ServiceUser user = ServiceUser.current();
         Path root = Workdir.of(service);
         StaleRuns.clean(root, dir -> stopCommand(binaries, user, dir.resolve("data")));

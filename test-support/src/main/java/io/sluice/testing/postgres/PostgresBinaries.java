@@ -10,8 +10,9 @@ import java.util.stream.Stream;
 
 /**
  * Finds the PostgreSQL server programs ({@code initdb}, {@code pg_ctl}, {@code postgres}):
- * {@code SLUICE_PG_BIN} when set, else the newest {@code /usr/lib/postgresql/<version>/bin}
- * (Debian's layout), else {@code initdb} on the PATH.
+ * {@code SLUICE_PG_BIN} when set, else the major version the system property
+ * {@code sluice.test.postgres} names ({@link #ofMajor}), else the newest
+ * {@code /usr/lib/postgresql/<version>/bin} (Debian's layout), else {@code initdb} on the PATH.
  */
 public final class PostgresBinaries {
 
@@ -30,9 +31,29 @@ public final class PostgresBinaries {
             }
             return new PostgresBinaries(dir);
         }
+        String major = System.getProperty("sluice.test.postgres", "");
+        if (!major.isBlank()) {
+            try {
+                return ofMajor(Integer.parseInt(major.strip()));
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException("sluice.test.postgres=" + major + " is not a major version such as 17");
+            }
+        }
         return debianLayout().or(PostgresBinaries::onPath).map(PostgresBinaries::new).orElseThrow(() -> new IllegalStateException(
                 "PostgreSQL server binaries (initdb, pg_ctl) not found. Install them (Debian: apt-get install postgresql), "
                         + "set SLUICE_PG_BIN to their directory, or set SLUICE_TEST_PG_URL to a running server"));
+    }
+
+    /**
+     * The server programs of one major version: the machine's own ({@code /usr/lib/postgresql/<major>/bin})
+     * when it has them, else those from Maven Central ({@link PostgresDistributions}).
+     */
+    public static PostgresBinaries ofMajor(int major) {
+        Path debian = Path.of("/usr/lib/postgresql", Integer.toString(major), "bin");
+        if (Files.isExecutable(debian.resolve("initdb"))) {
+            return new PostgresBinaries(debian);
+        }
+        return new PostgresBinaries(PostgresDistributions.bin(major));
     }
 
     public Path program(String name) {

@@ -58,6 +58,25 @@ public interface PostgresServer {
         return LocalPostgres.start("postgres-" + name, List.of(settings));
     }
 
+    /**
+     * {@link #launch(String, String...)} with the server of one major version: the machine's own
+     * when it has that version, else one from Maven Central ({@link PostgresBinaries#ofMajor}).
+     */
+    static Launched launch(String name, int major, String... settings) {
+        return LocalPostgres.start("postgres-" + name, List.of(settings), PostgresBinaries.ofMajor(major));
+    }
+
+    /** The server's major version ({@code server_version_num / 10000}). */
+    default int majorVersion() {
+        try (Connection c = connect(adminDatabase()); var s = c.createStatement();
+             var rs = s.executeQuery("SELECT current_setting('server_version_num')::int / 10000")) {
+            rs.next();
+            return rs.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot read the version of " + origin(), e);
+        }
+    }
+
     /** The server for this JVM, started on first use. */
     static PostgresServer shared() {
         return Holder.SERVER;

@@ -27,7 +27,15 @@ public final class TestDatabases {
 
     /** A new, empty database stored in the given tablespace (null: the server's default). */
     public static TestDatabase create(Class<?> owner, String tablespace) throws SQLException {
-        PostgresServer server = PostgresServer.shared();
+        return create(PostgresServer.shared(), owner, tablespace);
+    }
+
+    /** A new, empty database on another server, such as one of another version ({@link PostgresServer#launch(String, int, String...)}). */
+    public static TestDatabase create(PostgresServer server, Class<?> owner) throws SQLException {
+        return create(server, owner, null);
+    }
+
+    private static TestDatabase create(PostgresServer server, Class<?> owner, String tablespace) throws SQLException {
         String name = databaseName(owner);
         admin(server, "CREATE DATABASE " + name + (tablespace == null ? "" : " TABLESPACE " + tablespace));
         LOG.info("Test database {} on {}", name, server.origin());
