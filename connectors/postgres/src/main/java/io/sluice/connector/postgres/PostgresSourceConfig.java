@@ -124,8 +124,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "range types they use, made where the target lacks them (functions they use must exist there); none: no DDL, the target is prepared by other means; auto: database when every table "
                             + "is selected (the default include list and no excludes), else tables.", SNAPSHOT, 5, Width.SHORT, "Schema")
             .define(PG_DUMP_PATH, Type.STRING, "", Importance.LOW,
-                    "The pg_dump program to dump the schema with; by default the newest one installed. It must be at least "
-                            + "the source server's major version.", SNAPSHOT, 6, Width.LONG, "pg_dump")
+                    "The pg_dump program to dump the schema with. It must be at least the source server's major version. "
+                            + "Empty (the default): every pg_dump found in SLUICE_PG_BIN, on PATH and in /usr/lib/postgresql/*/bin "
+                            + "is considered, and the oldest one at least the source's major version is taken; the PostgreSQL sink "
+                            + "fits its script to an older target.", SNAPSHOT, 6, Width.LONG, "pg_dump")
             .define(RAW_TUPLES, Type.BOOLEAN, false, Importance.LOW,
                     "Send snapshot rows of tables whose column types are all built in as PostgreSQL's binary COPY tuples, "
                             + "many rows per record, without decoding them: much less work, but only a PostgreSQL sink can "

@@ -79,7 +79,7 @@ public class PostgresSourceTask extends SourceTask {
         SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(), selector(), mapper(),
                 config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
                 config.schemaScope() == SchemaSnapshot.Scope.NONE ? null
-                        : new SnapshotRun.SchemaSource(PgDump.locate(config.pgDumpPath()), endpoint, config.schemaScope()),
+                        : new SnapshotRun.SchemaSource(PgDump.forSource(config.pgDumpPath(), endpoint), endpoint, config.schemaScope()),
                 config.rawTuples(), config.rawTuplesExcludes());
         snapshot = new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
                 partition -> context.offsetStorageReader().offset(partition));

@@ -4,20 +4,23 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
+import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs the machine's {@code pg_dump} for the schema of the snapshot. PostgreSQL's own tool
@@ -26,6 +29,8 @@ import org.apache.kafka.connect.errors.ConnectException;
  */
 public final class PgDump {
 
+    private static final Logger LOG = LoggerFactory.getLogger(PgDump.class);
+
     private final Path program;
 
     private PgDump(Path program) {
@@ -33,60 +38,22 @@ public final class PgDump {
     }
 
     /**
-     * {@code configured} when given, else {@code SLUICE_PG_BIN}, else the newest Debian
-     * {@code /usr/lib/postgresql/<version>/bin}, else {@code pg_dump} on the PATH. The newest is
-     * chosen because pg_dump refuses servers newer than itself.
+     * The pg_dump for the source's schema, chosen by {@link PgDumpChoice} against the source's
+     * version, which it reads first: a pipeline whose source no pg_dump here can dump stops at
+     * its start, before anything is created, with one line naming the versions.
      */
-    public static PgDump locate(String configured) {
-        if (configured != null && !configured.isBlank()) {
-            Path p = Path.of(configured.strip());
-            if (!Files.isExecutable(p)) {
-                throw new ConnectException("pg_dump.path " + p + " is not an executable file");
-            }
-            return new PgDump(p);
+    public static PgDump forSource(String configured, PgEndpoint endpoint) {
+        try (Connection c = PgConnect.open(endpoint, "sluice schema dump"); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT current_setting('server_version_num')::int, current_setting('server_version')")) {
+            rs.next();
+            int versionNum = rs.getInt(1);
+            String source = endpoint.display() + " (PostgreSQL " + rs.getString(2).split(" ")[0] + ")";
+            PgDumpChoice.Program program = PgDumpChoice.ofMachine().choose(configured, versionNum / 10000, source);
+            LOG.info("The schema of {} is dumped with {}", source, program);
+            return new PgDump(program.path());
+        } catch (SQLException e) {
+            throw PgConnect.explain(e, endpoint);
         }
-        String bin = System.getenv("SLUICE_PG_BIN");
-        if (bin != null && Files.isExecutable(Path.of(bin, "pg_dump"))) {
-            return new PgDump(Path.of(bin, "pg_dump"));
-        }
-        return debian().or(PgDump::onPath).map(PgDump::new).orElseThrow(() -> new ConnectException(
-                "pg_dump not found; Sluice dumps the source schema with it. Install the PostgreSQL client "
-                        + "(Debian: apt-get install postgresql-client) or set pg_dump.path"));
-    }
-
-    private static Optional<Path> debian() {
-        Path root = Path.of("/usr/lib/postgresql");
-        if (!Files.isDirectory(root)) {
-            return Optional.empty();
-        }
-        try (Stream<Path> versions = Files.list(root)) {
-            return versions.map(v -> v.resolve("bin").resolve("pg_dump")).filter(Files::isExecutable)
-                    .max(Comparator.comparingInt(p -> major(p.getParent().getParent().getFileName().toString())));
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static int major(String version) {
-        try {
-            return Integer.parseInt(version);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    private static Optional<Path> onPath() {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        for (String dir : path.split(":")) {
-            Path candidate = Path.of(dir, "pg_dump");
-            if (Files.isExecutable(candidate)) {
-                return Optional.of(candidate);
-            }
-        }
-        return Optional.empty();
     }
 
     /**

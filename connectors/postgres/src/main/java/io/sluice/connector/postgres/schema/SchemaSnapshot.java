@@ -10,6 +10,7 @@ import java.util.concurrent.CompletionException;
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.schemas.ddl.DumpScript;
+import io.sluice.schemas.ddl.VersionFit;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgEndpoint;
 
@@ -83,7 +84,17 @@ public final class SchemaSnapshot {
         }
         String post = await(postDump);
         // Sluice's own DDL capture triggers fire functions in a schema the dump leaves out; they stay on the source.
-        post = DumpScript.parse(post).filter(e -> !(e.type().equals("EVENT TRIGGER") && DdlCapture.ownsEventTrigger(e.name()))).render();
+        DumpScript postScript = DumpScript.parse(post).filter(e -> !(e.type().equals("EVENT TRIGGER") && DdlCapture.ownsEventTrigger(e.name())));
+        post = postScript.render();
+        // What of the post-data only a newer target can hold travels with the pre-data: an older
+        // target then stops before the rows are copied, not after.
+        List<DumpScript.Entry> needs = VersionFit.requirements(postScript);
+        if (!needs.isEmpty()) {
+            DumpScript preScript = DumpScript.parse(pre);
+            List<DumpScript.Entry> entries = new ArrayList<>(preScript.entries());
+            entries.addAll(needs);
+            pre = preScript.withEntries(entries).render();
+        }
         return new SchemaSnapshot(pre, post + sequenceValues(inSnapshot, scope, selected));
     }
 

@@ -29,9 +29,11 @@ final class PreData {
     private static final Logger LOG = LoggerFactory.getLogger(PreData.class);
 
     private final PgEndpoint endpoint;
+    private final TargetDialect dialect;
 
-    PreData(PgEndpoint endpoint) {
+    PreData(PgEndpoint endpoint, TargetDialect dialect) {
         this.endpoint = endpoint;
+        this.dialect = dialect;
     }
 
     /** See {@link SchemaApplier#applyPreData(String, List, ExistingTables, SnapshotClaims, String, SnapshotRecords, SchemaApplier.SnapshotMark)}. */
@@ -47,6 +49,7 @@ final class PreData {
             }
             DumpScript dump = DumpScript.parse(script);
             if (existing.isEmpty() || startOver) {
+                dump = dialect.fit(dump, "pre-data schema");
                 // All or nothing: a failed run leaves the target as it was, and can simply be rerun.
                 c.setAutoCommit(false);
                 try {

@@ -39,6 +39,7 @@ public final class SchemaApplier implements AutoCloseable {
 
     private final PgEndpoint endpoint;
     private final PreData preData;
+    private final TargetDialect dialect;
     private final boolean vacuum;
     private final ConnectionPool postData;
     private final ExecutorService builders;
@@ -53,7 +54,8 @@ public final class SchemaApplier implements AutoCloseable {
      */
     public SchemaApplier(PgEndpoint endpoint, int parallelism, String maintenanceWorkMem, boolean vacuum) {
         this.endpoint = endpoint;
-        this.preData = new PreData(endpoint);
+        this.dialect = new TargetDialect(endpoint);
+        this.preData = new PreData(endpoint, dialect);
         this.vacuum = vacuum;
         String memory = maintenanceWorkMem.replace("'", "");
         this.postData = new ConnectionPool(endpoint, "sluice post-data", c -> {
@@ -148,7 +150,7 @@ public final class SchemaApplier implements AutoCloseable {
      * @return completes when the table is built
      */
     public CompletableFuture<Void> buildTable(String[] table, CompletableFuture<?> rowsIn, String script, boolean tolerateExisting) {
-        DumpScript dump = DumpScript.parse(script);
+        DumpScript dump = fit(script, "post-data of " + Identifiers.quote(table[0], table[1]));
         String name = Identifiers.quote(table[0], table[1]);
         CompletableFuture<Void> build = rowsIn
                 .thenRunAsync(() -> vacuum(name), builders)
@@ -163,6 +165,12 @@ public final class SchemaApplier implements AutoCloseable {
             tableBuilds.add(build);
         }
         return build;
+    }
+
+    /** A post-data script fitted to the target; nothing to fit when it is empty. */
+    private DumpScript fit(String script, String what) {
+        DumpScript dump = DumpScript.parse(script);
+        return dump.isEmpty() && DumpScript.withoutComments(dump.preamble()).isBlank() ? dump : dialect.fit(dump, what);
     }
 
     /** Throws the failure of a table's post-data build, if one failed. */
@@ -191,7 +199,7 @@ public final class SchemaApplier implements AutoCloseable {
             builds = List.copyOf(tableBuilds);
         }
         builds.forEach(SchemaApplier::join);
-        DumpScript dump = DumpScript.parse(script);
+        DumpScript dump = fit(script, "post-data schema");
         join(inParallel(dump.filter(e -> e.type().equals("INDEX")), tolerateExisting));
         join(inParallel(dump.filter(e -> e.type().equals("CONSTRAINT") || e.type().equals("CHECK CONSTRAINT")), tolerateExisting));
         inOrder(dump.filter(e -> e.type().equals("INDEX ATTACH")), tolerateExisting);
