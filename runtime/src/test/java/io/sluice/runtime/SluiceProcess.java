@@ -31,7 +31,7 @@ final class SluiceProcess implements AutoCloseable {
         return start(workdir, java.util.Map.of(), args);
     }
 
-    /** {@link #start(Path, String...)} with environment variables set (or, with a null value, removed). */
+    /** {@link #start(Path, String...)} with environment variables set. */
     static SluiceProcess start(Path workdir, java.util.Map<String, String> env, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -45,13 +45,7 @@ final class SluiceProcess implements AutoCloseable {
         Path output = Files.createTempFile(workdir, "sluice-", ".out");
         ProcessBuilder builder = new ProcessBuilder(command).directory(workdir.toFile()).redirectErrorStream(true)
                 .redirectOutput(output.toFile());
-        env.forEach((name, value) -> {
-            if (value == null) {
-                builder.environment().remove(name);
-            } else {
-                builder.environment().put(name, value);
-            }
-        });
+        builder.environment().putAll(env);
         Process p = builder.start();
         p.getOutputStream().close();
         return new SluiceProcess(p, output);

@@ -125,9 +125,7 @@ class VersionMatrixIT {
     /** A source newer than every pg_dump on the machine stops the run at its start, one line naming both, nothing created. */
     @Test
     void aSourceNewerThanEveryPgDumpStopsBeforeAnythingIsCreated() throws Exception {
-        TestDatabase source = TestDatabases.create(server(17), VersionMatrixIT.class);
-        TestDatabase target = TestDatabases.create(server(15), VersionMatrixIT.class);
-        try {
+        TestDatabases.withSourceAndTarget(server(17), server(15), VersionMatrixIT.class, (source, target) -> {
             source.execute("CREATE TABLE items (id int PRIMARY KEY)", "INSERT INTO items VALUES (1)");
             String out = failedRun(source, target, "old_dump", Map.of("PATH", "/usr/bin:/bin"));
             assertThat(out).contains("No pg_dump 17 or newer for the source").contains("PostgreSQL 17.")
@@ -136,10 +134,7 @@ class VersionMatrixIT {
                     .as("tables on the target").isZero();
             assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE database = current_database()"))
                     .as("slots on the source").isZero();
-        } finally {
-            TestDatabases.drop(source);
-            TestDatabases.drop(target);
-        }
+        });
     }
 
     /**
@@ -148,19 +143,14 @@ class VersionMatrixIT {
      */
     @Test
     void aSchemaTheTargetCannotHoldStopsBeforeTheCopy() throws Exception {
-        TestDatabase source = TestDatabases.create(server(15), VersionMatrixIT.class);
-        TestDatabase target = TestDatabases.create(server(14), VersionMatrixIT.class);
-        try {
+        TestDatabases.withSourceAndTarget(server(15), server(14), VersionMatrixIT.class, (source, target) -> {
             source.execute("CREATE TABLE codes (id int PRIMARY KEY, code text, CONSTRAINT one_code UNIQUE NULLS NOT DISTINCT (code))",
                     "INSERT INTO codes VALUES (1, 'a'), (2, NULL)");
             String out = failedRun(source, target, "too_new", userPath());
             assertThat(out).contains("runs PostgreSQL 14.").contains("one_code").contains("UNIQUE NULLS NOT DISTINCT (PostgreSQL 15+)")
                     .contains("Nothing was copied");
             assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).as("tables on the target").isZero();
-        } finally {
-            TestDatabases.drop(source);
-            TestDatabases.drop(target);
-        }
+        });
     }
 
     /** Runs {@code sluice run} until it ends by itself, which it must do with an exit code that is not 0; returns what it printed. */

@@ -45,7 +45,7 @@ public final class VersionFit {
     public record Change(String what, String feature, int since, Kind kind) {
         @Override
         public String toString() {
-            return what + (feature.isEmpty() ? "" : ": " + feature) + " (PostgreSQL " + since + "+)";
+            return what + (feature.isEmpty() ? "" : ": " + feature) + (since > 0 ? " (PostgreSQL " + since + "+)" : "");
         }
     }
 

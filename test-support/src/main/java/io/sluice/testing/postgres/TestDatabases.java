@@ -94,8 +94,14 @@ public final class TestDatabases {
     }
 
     public static void withSourceAndTarget(Class<?> owner, SourceAndTarget test) throws Exception {
-        TestDatabase source = create(owner);
-        TestDatabase target = create(owner);
+        withSourceAndTarget(PostgresServer.shared(), PostgresServer.shared(), owner, test);
+    }
+
+    /** {@link #withSourceAndTarget(Class, SourceAndTarget)} with the source and the target on servers of their own. */
+    public static void withSourceAndTarget(PostgresServer sourceServer, PostgresServer targetServer, Class<?> owner, SourceAndTarget test)
+            throws Exception {
+        TestDatabase source = create(sourceServer, owner);
+        TestDatabase target = create(targetServer, owner);
         try {
             test.run(source, target);
         } finally {
