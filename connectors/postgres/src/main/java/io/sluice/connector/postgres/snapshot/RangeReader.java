@@ -100,10 +100,9 @@ final class RangeReader implements AutoCloseable {
             cancelIfActive(copy);
         }
         // The range's last row is held back until the range is known to be complete.
-        Map<String, Object> finished = progress.finish(range.index());
-        if (pendingAfter != null) {
-            emit(schema, progress, pendingAfter, pendingBytes, finished, tableSource);
-        }
+        Struct last = pendingAfter;
+        long lastBytes = pendingBytes;
+        progress.finish(range.index(), last == null ? null : offset -> emit(schema, progress, last, lastBytes, offset, tableSource));
     }
 
     /**
@@ -139,10 +138,9 @@ final class RangeReader implements AutoCloseable {
         } finally {
             cancelIfActive(copy);
         }
-        Map<String, Object> finished = progress.finish(range.index());
-        if (rows > 0) {
-            emitRaw(schema, progress, tableSource, names, types, decoding, rows, chunk, finished);
-        }
+        int lastRows = rows;
+        progress.finish(range.index(), lastRows == 0 ? null
+                : offset -> emitRaw(schema, progress, tableSource, names, types, decoding, lastRows, chunk, offset));
     }
 
     private void emitRaw(TableSchema schema, TableProgress progress, Struct tableSource, List<String> names, List<String> types,

@@ -54,11 +54,32 @@ public final class TableProgress {
         return offset;
     }
 
-    /** Marks a range finished and returns the offset that says so, for the range's last record. */
-    public synchronized Map<String, Object> finish(int range) {
-        finished = finished.with(range);
-        offset = offsetOf(finished);
-        return offset;
+    /** Queues a range's last record with the offset it is given. */
+    @FunctionalInterface
+    interface LastRecord {
+        void queue(Map<String, Object> offset) throws InterruptedException;
+    }
+
+    /**
+     * Marks a range finished. Its last record ({@code last}, null when the range holds no rows) is
+     * queued with the offset that says so, and only then do records of other ranges carry the
+     * mark: the ranges a committed offset calls finished are ranges whose every record is ahead
+     * of it in the queue, so a restart that skips them loses nothing. (Handing the mark out first
+     * let a reader of another range queue a record that claimed this range while its last row was
+     * not queued yet; a restart after that record skipped the row.)
+     */
+    void finish(int range, LastRecord last) throws InterruptedException {
+        if (last != null) {
+            Map<String, Object> lastOffset;
+            synchronized (this) {
+                lastOffset = offsetOf(finished.with(range));
+            }
+            last.queue(lastOffset);
+        }
+        synchronized (this) {
+            finished = finished.with(range);
+            offset = offsetOf(finished);
+        }
     }
 
     /**
