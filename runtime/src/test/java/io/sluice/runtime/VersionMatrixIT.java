@@ -50,7 +50,9 @@ class VersionMatrixIT {
         // Every version is a source and a target at least once; 17 -> 15 is an older target than the source,
         // 18 -> 15 and 18 -> 14 a pg_dump newer than the target.
         return Stream.of(Arguments.of(14, 18), Arguments.of(16, 15), Arguments.of(17, 15), Arguments.of(18, 15),
-                Arguments.of(18, 14), Arguments.of(15, 16), Arguments.of(15, 17));
+                Arguments.of(18, 14), Arguments.of(15, 16), Arguments.of(15, 17),
+                // 13 is past its end of life but still common: it works without DDL capture, which it cannot stream.
+                Arguments.of(13, 15), Arguments.of(15, 13));
     }
 
     @AfterAll
@@ -71,8 +73,13 @@ class VersionMatrixIT {
         Thread writer = new Thread(() -> workload(source, writing, transactions, failure), "workload");
         SluiceProcess sluice = null;
         String name = "v" + sourceVersion + "to" + targetVersion;
-        String[] command = {"run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", name,
-                "--offsets", work.resolve(name + ".offsets").toString(), "--set", "source.status.update.interval.ms=200"};
+        List<String> args = new ArrayList<>(List.of("run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target),
+                "--name", name, "--offsets", work.resolve(name + ".offsets").toString(), "--set", "source.status.update.interval.ms=200"));
+        if (sourceVersion < 14) {
+            // 13 cannot stream logical messages, so DDL is not captured: the added column comes with the first row that has it.
+            args.addAll(List.of("--set", "source.ddl.capture=false"));
+        }
+        String[] command = args.toArray(String[]::new);
         try {
             schema(source, sourceVersion);
             sluice = SluiceProcess.start(work, userPath(), command);
@@ -80,7 +87,9 @@ class VersionMatrixIT {
             writer.start();
             waitForApplied(target, name, 200, sluice, "streaming under the workload");
             assertThat(failure.get()).as("the workload").isNull();
-            source.execute("ALTER TABLE items ADD COLUMN note text DEFAULT 'added'", "UPDATE items SET note = 'n' || id WHERE id % 10 = 0");
+            // Without DDL capture (13) a default that fills the rows already there cannot reach the target: none is given then.
+            source.execute("ALTER TABLE items ADD COLUMN note text" + (sourceVersion < 14 ? "" : " DEFAULT 'added'"),
+                    "UPDATE items SET note = 'n' || id WHERE id % 10 = 0");
             long before = applied(target, name);
             waitForApplied(target, name, before + 100, sluice, "streaming after ADD COLUMN");
             sluice.kill();

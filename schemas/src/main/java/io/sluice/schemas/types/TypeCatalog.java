@@ -29,10 +29,12 @@ public final class TypeCatalog {
               JOIN pg_catalog.pg_namespace n ON n.oid = t.typnamespace
               LEFT JOIN pg_catalog.pg_range r ON r.rngtypid = t.oid
               LEFT JOIN pg_catalog.pg_range m ON m.rngmultitypid = t.oid""";
-    private static final String TYPE_QUERY = "SELECT " + TYPE_COLUMNS + "\n  FROM pg_catalog.pg_type t\n" + TYPE_JOINS
-            + "\n WHERE t.oid = ANY (?::oid[])";
+    /** Before 14 there are no multiranges, and pg_range has no column for them. */
+    private static final String TYPE_JOINS_13 = TYPE_JOINS.replace("pg_catalog.pg_range m ON m.rngmultitypid = t.oid",
+            "(SELECT NULL::oid AS rngtypid) m ON false");
 
     private final Connection connection;
+    private String typeJoins;
     private final Map<Integer, PgType> types = new ConcurrentHashMap<>();
 
     public TypeCatalog(Connection connection) {
@@ -106,14 +108,13 @@ public final class TypeCatalog {
     public List<PgColumn> columns(String schema, String table) {
         // The columns' types come with them (one round trip less, on a distant target one per
         // table loaded); only the types those are built on are read after.
-        String sql = "SELECT a.attname, a.atttypid, a.atttypmod, a.attndims, a.attnotnull, "
-                + "pg_catalog.format_type(a.atttypid, a.atttypmod), a.attgenerated <> '', " + TYPE_COLUMNS
-                + "\n  FROM pg_catalog.pg_attribute a\n  JOIN pg_catalog.pg_type t ON t.oid = a.atttypid\n" + TYPE_JOINS
-                + "\n WHERE a.attrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::regclass"
-                + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum";
         List<Object[]> raw = new ArrayList<>();
         Map<Integer, TypeRow> rows = new HashMap<>();
-        try (PreparedStatement s = connection.prepareStatement(sql)) {
+        try (PreparedStatement s = connection.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod, a.attndims, a.attnotnull, "
+                + "pg_catalog.format_type(a.atttypid, a.atttypmod), a.attgenerated <> '', " + TYPE_COLUMNS
+                + "\n  FROM pg_catalog.pg_attribute a\n  JOIN pg_catalog.pg_type t ON t.oid = a.atttypid\n" + typeJoins()
+                + "\n WHERE a.attrelid = (pg_catalog.quote_ident(?) || '.' || pg_catalog.quote_ident(?))::regclass"
+                + " AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum")) {
             s.setString(1, schema);
             s.setString(2, table);
             try (ResultSet rs = s.executeQuery()) {
@@ -197,9 +198,17 @@ public final class TypeCatalog {
         }
     }
 
+    private String typeJoins() throws SQLException {
+        if (typeJoins == null) {
+            typeJoins = connection.getMetaData().getDatabaseMajorVersion() >= 14 ? TYPE_JOINS : TYPE_JOINS_13;
+        }
+        return typeJoins;
+    }
+
     private List<TypeRow> read(Set<Integer> oids) throws SQLException {
         List<TypeRow> rows = new ArrayList<>();
-        try (PreparedStatement s = connection.prepareStatement(TYPE_QUERY)) {
+        String query = "SELECT " + TYPE_COLUMNS + "\n  FROM pg_catalog.pg_type t\n" + typeJoins() + "\n WHERE t.oid = ANY (?::oid[])";
+        try (PreparedStatement s = connection.prepareStatement(query)) {
             s.setArray(1, connection.createArrayOf("int8", oids.stream().map(oid -> oid & 0xFFFFFFFFL).toArray()));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {

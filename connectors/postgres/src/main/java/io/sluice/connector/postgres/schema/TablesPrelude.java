@@ -68,6 +68,8 @@ final class TablesPrelude {
              GROUP BY t.oid, n.nspname, t.typname, t.typtype, e.extname, en.nspname
              ORDER BY max(u.depth) DESC, n.nspname, t.typname""";
 
+    private static final String MULTIRANGE_BASE = "\n                        UNION ALL SELECT m.rngtypid FROM pg_catalog.pg_range m WHERE m.rngmultitypid = t.oid";
+
     private static final String SCHEMAS = """
             SELECT DISTINCT n.nspname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
              WHERE c.oid = ANY (?::oid[]) ORDER BY 1""";
@@ -109,7 +111,9 @@ final class TablesPrelude {
         }
         List<DumpScript.Entry> types = new ArrayList<>();
         List<String> extensions = new ArrayList<>();
-        try (PreparedStatement s = inSnapshot.prepareStatement(TYPES)) {
+        // Before 14 there are no multiranges, and pg_range has no column for them.
+        String query = inSnapshot.getMetaData().getDatabaseMajorVersion() >= 14 ? TYPES : TYPES.replace(MULTIRANGE_BASE, "");
+        try (PreparedStatement s = inSnapshot.prepareStatement(query)) {
             s.setArray(1, oids);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
