@@ -76,7 +76,7 @@ public final class PipelineAdmin {
             if (source.snapshotMode() == PostgresSourceConfig.SnapshotMode.NEVER) {
                 if (ReplicationSlot.find(c, source.slotName()).isEmpty()) {
                     try (Connection replication = PgConnect.openReplication(sourceEndpoint, "sluice init")) {
-                        ReplicationSlot.Created created = ReplicationSlot.create(replication, source.slotName());
+                        ReplicationSlot.Created created = ReplicationSlot.create(replication, source.slotName(), source.slotFailover());
                         out.println("Created replication slot " + created.name() + " at " + Lsn.format(created.consistentPoint())
                                 + ": changes from here on are kept for the pipeline.");
                     }

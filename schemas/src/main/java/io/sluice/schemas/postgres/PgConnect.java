@@ -82,7 +82,7 @@ public final class PgConnect {
     /** Turns a failure to connect or to run a statement into a message that names the object and the fix. */
     public static org.apache.kafka.connect.errors.ConnectException explain(SQLException e, PgEndpoint endpoint) {
         String state = e.getSQLState() == null ? "" : e.getSQLState();
-        String where = endpoint.host() + ":" + endpoint.port();
+        String where = endpoint.where();
         String message;
         if (rejectedData(e)) {
             message = "PostgreSQL " + endpoint.display() + " could not read a value Sluice sent (" + firstLine(e) + (e instanceof

@@ -32,12 +32,14 @@ final class LocalPostgres implements PostgresServer.Launched {
     private final int port;
     private final Path home;
     private final List<String> stop;
+    private final List<String> promote;
     private boolean stopped;
 
-    private LocalPostgres(int port, Path home, List<String> stop) {
+    private LocalPostgres(int port, Path home, List<String> stop, List<String> promote) {
         this.port = port;
         this.home = home;
         this.stop = stop;
+        this.promote = promote;
     }
 
     static LocalPostgres start() {
@@ -88,13 +90,57 @@ final class LocalPostgres implements PostgresServer.Launched {
                 String.join("\n", settings),
                 ""), true);
 
+        return run(binaries, user, home, port);
+    }
+
+    /**
+     * A hot standby of {@code primary}: a base backup of it ({@code pg_basebackup -R}, PostgreSQL
+     * 18's, which backs up every older server) that streams the primary's WAL through the physical
+     * slot {@code slot}, made here, and runs with the primary's binaries.
+     *
+     * @param settings {@code postgresql.conf} lines of the standby, after the primary's
+     */
+    static LocalPostgres standby(String service, PostgresServer primary, String slot, List<String> settings, PostgresBinaries binaries) {
+        ServiceUser user = ServiceUser.current();
+        Path root = Workdir.of(service);
+        StaleRuns.clean(root, dir -> stopCommand(binaries, user, dir.resolve("data")));
+        Path home = user.ownedDirectory(root.resolve("jvm-" + ProcessHandle.current().pid()));
+        Path data = home.resolve("data");
+        String primaryInfo = "host=" + primary.host() + " port=" + primary.port() + " user=" + primary.user()
+                + " password=" + primary.password() + " dbname=" + primary.adminDatabase();
+        Commands.run(List.of(ClientPrograms.version18().resolve("pg_basebackup").toString(), "--dbname=" + primaryInfo,
+                "--pgdata=" + data, "--write-recovery-conf", "--wal-method=stream", "--checkpoint=fast", "--create-slot",
+                "--slot=" + slot, "--no-sync"));
+        user.ownedDirectory(home);
+        int port = Ports.freeLoopbackPort();
+        // postgresql.auto.conf, read last, already holds what -R wrote: the standby's own lines go after them.
+        write(data.resolve("postgresql.auto.conf"), String.join("\n",
+                "",
+                "# Sluice test standby",
+                "port = " + port,
+                "primary_conninfo = '" + primaryInfo + "'",
+                "primary_slot_name = '" + slot + "'",
+                "hot_standby = on",
+                String.join("\n", settings),
+                ""), true);
+        return run(binaries, user, home, port);
+    }
+
+    private static LocalPostgres run(PostgresBinaries binaries, ServiceUser user, Path home, int port) {
+        Path data = home.resolve("data");
         Path log = home.resolve("postgres.log");
         Commands.run(user.command(List.of(binaries.program("pg_ctl").toString(), "--pgdata=" + data, "--log=" + log,
                 "--wait", "--timeout=120", "start")));
         List<String> stop = stopCommand(binaries, user, data);
         ExitGuard.register("postgres", () -> Commands.succeeds(stop), stop);
         LOG.info("PostgreSQL from {} started on 127.0.0.1:{}, log {}", binaries.directory(), port, log);
-        return new LocalPostgres(port, home, stop);
+        return new LocalPostgres(port, home, stop,
+                user.command(List.of(binaries.program("pg_ctl").toString(), "--pgdata=" + data, "--wait", "--timeout=120", "promote")));
+    }
+
+    @Override
+    public void promote() {
+        Commands.run(promote);
     }
 
     @Override

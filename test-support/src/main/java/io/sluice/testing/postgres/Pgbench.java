@@ -30,6 +30,11 @@ public final class Pgbench {
         return new Pgbench(program);
     }
 
+    /** A pgbench of one's choice, such as PostgreSQL 18's ({@link ClientPrograms#version18()}). */
+    public static Pgbench at(Path program) {
+        return new Pgbench(program);
+    }
+
     /** Runs pgbench to its end (e.g. {@code -i -q -s 2}), failing with its output when it fails. */
     public void run(TestDatabase db, String... args) throws Exception {
         Process p = start(db, ProcessBuilder.Redirect.PIPE, args);

@@ -43,8 +43,12 @@ public interface PostgresServer {
 
     /** A server a test launched for itself; {@link #close} stops it (else the JVM's exit does). */
     interface Launched extends PostgresServer, AutoCloseable {
+        /** Stops the server at once, as a crash would ({@code pg_ctl stop -m immediate}). */
         @Override
         void close();
+
+        /** Makes a standby the primary ({@code pg_ctl promote}), waiting until it is. */
+        void promote();
     }
 
     /**
@@ -64,6 +68,16 @@ public interface PostgresServer {
      */
     static Launched launch(String name, int major, String... settings) {
         return LocalPostgres.start("postgres-" + name, List.of(settings), PostgresBinaries.ofMajor(major));
+    }
+
+    /**
+     * Launches a hot standby of a launched {@code primary}, from a base backup of it, streaming
+     * through the physical slot {@code slot} (made by the backup).
+     *
+     * @param settings {@code postgresql.conf} lines of the standby (such as {@code sync_replication_slots = on})
+     */
+    static Launched standby(String name, Launched primary, String slot, String... settings) {
+        return LocalPostgres.standby("postgres-" + name, primary, slot, List.of(settings), PostgresBinaries.ofMajor(primary.majorVersion()));
     }
 
     /** The server's major version ({@code server_version_num / 10000}). */

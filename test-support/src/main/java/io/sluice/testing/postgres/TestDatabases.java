@@ -42,6 +42,11 @@ public final class TestDatabases {
         return new TestDatabase(server, name);
     }
 
+    /** The database of this name on another server that has it: a standby's copy of a primary's. */
+    public static TestDatabase on(PostgresServer server, String name) {
+        return new TestDatabase(server, name);
+    }
+
     /** Drops the database, ending its replication connections and dropping its slots first. */
     public static void drop(TestDatabase db) throws SQLException {
         String slots = "FROM pg_replication_slots WHERE database = '" + db.name() + "'";

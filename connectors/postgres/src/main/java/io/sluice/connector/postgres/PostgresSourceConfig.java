@@ -43,6 +43,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String RAW_TUPLES_EXCLUDE = "snapshot.raw.tuples.exclude.list";
     public static final String NUMERIC_MAPPING = "numeric.mapping";
     public static final String SLOT_NAME = "slot.name";
+    public static final String SLOT_FAILOVER = "slot.failover";
     public static final String PUBLICATION_NAME = "publication.name";
     public static final String PUBLICATION_MODE = "publication.autocreate.mode";
     public static final String STATUS_INTERVAL = "status.update.interval.ms";
@@ -74,7 +75,9 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
             .define(HOSTNAME, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
-                    "Host name or address of the source PostgreSQL server.", CONNECTION, 1, Width.MEDIUM, "Host")
+                    "Host name or address of the source PostgreSQL server. Several, comma-separated with optional ports "
+                            + "(a,b:5433), name a primary and its standbys: Sluice connects to whichever is the primary, and after a "
+                            + "failover reconnects to the new one (see slot.failover).", CONNECTION, 1, Width.MEDIUM, "Host")
             .define(PORT, Type.INT, 5432, ConfigDef.Range.between(1, 65535), Importance.HIGH,
                     "Port of the source PostgreSQL server.", CONNECTION, 2, Width.SHORT, "Port")
             .define(USER, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
@@ -143,6 +146,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
                     "The logical replication slot (pgoutput plugin) changes are streamed from: lower-case letters, digits and "
                             + "underscores. Empty: sluice_ and the topic prefix. The slot keeps WAL until Sluice confirms it, so "
                             + "drop it (sluice teardown) when the pipeline is retired.", STREAMING, 1, Width.MEDIUM, "Slot")
+            .define(SLOT_FAILOVER, Type.BOOLEAN, false, Importance.MEDIUM,
+                    "Whether the slot is a failover slot (PostgreSQL 17 and later): standbys with sync_replication_slots=on keep "
+                            + "a copy of it, so after a promotion streaming goes on from the new primary without a new snapshot. An "
+                            + "existing slot is altered to one. Refused on 16 and older, where a slot stays on the server it was made "
+                            + "on. docs/streaming.md shows the standby settings.", STREAMING, 2, Width.SHORT, "Failover slot")
             .define(PUBLICATION_NAME, Type.STRING, "", Importance.MEDIUM,
                     "The publication that selects the tables to decode. Empty: sluice_ and the topic prefix.",
                     STREAMING, 2, Width.MEDIUM, "Publication")
@@ -277,6 +285,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public String slotName() {
         String name = getString(SLOT_NAME);
         return name.isBlank() ? ReplicationSlot.defaultName(topicPrefix()) : name;
+    }
+
+    public boolean slotFailover() {
+        return getBoolean(SLOT_FAILOVER);
     }
 
     public String publicationName() {

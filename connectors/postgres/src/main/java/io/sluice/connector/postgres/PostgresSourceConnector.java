@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
+import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.SelectedSchemas;
 import io.sluice.connector.postgres.selection.TableSelector;
@@ -102,6 +103,10 @@ public class PostgresSourceConnector extends SourceConnector {
                 // Streaming prerequisites are reported on the key that asks for streaming.
                 StreamingPrerequisites.problems(c, endpoint)
                         .forEach(problem -> valueOf(result, PostgresSourceConfig.SNAPSHOT_MODE).addErrorMessage(problem));
+            }
+            if (config.slotFailover()) {
+                ReplicationSlot.failoverProblem(c).ifPresent(problem -> valueOf(result, PostgresSourceConfig.SLOT_FAILOVER)
+                        .addErrorMessage(problem));
             }
             new TableSelector(config.includes(), config.excludes()).select(c, config.database());
             if (config.ddlCapture() && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {

@@ -122,12 +122,22 @@ public class PostgresSourceTask extends SourceTask {
         Map<String, Object> stored = context.offsetStorageReader().offset(SnapshotRun.serverPartition(config.topicPrefix()));
         boolean streamed = stored != null && stored.containsKey(SnapshotRun.STREAMING);
         return new ConnectException((streamed
-                ? "Replication slot " + config.slotName() + " on " + endpoint.display() + " is gone (dropped by someone, or invalidated "
-                        + "when it fell behind max_slot_wal_keep_size), so the changes since the last one applied are lost to Sluice."
+                ? "Replication slot " + config.slotName() + " on " + endpoint.display() + " is gone (dropped by someone, invalidated "
+                        + "when it fell behind max_slot_wal_keep_size, or left behind by a failover: only a failover slot, "
+                        + "slot.failover=true on 17 and later, follows a promotion), so the changes since the last one applied are lost to Sluice."
                 : "The snapshot of this pipeline finished without a replication slot (snapshot.mode=initial_only, as `sluice snapshot` "
                         + "takes it), so the changes made since are unknown to Sluice.")
                 + " Take the snapshot again with streaming (`sluice run --fresh`, or reset this connector's offsets), or set "
                 + "snapshot.mode=never to stream only from now on, accepting the gap.");
+    }
+
+    private void awaitSlotReleased(Connection c) throws SQLException {
+        try {
+            ReplicationSlot.awaitReleased(c, config.slotName(), SLOT_RELEASE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while waiting for replication slot " + config.slotName(), e);
+        }
     }
 
     private TableSelector selector() {
@@ -158,11 +168,25 @@ public class PostgresSourceTask extends SourceTask {
             if (config.ddlCapture()) {
                 captureDdl(c);
             }
+            if (config.slotFailover()) {
+                Optional<String> problem = ReplicationSlot.failoverProblem(c);
+                if (problem.isPresent()) {
+                    throw new ConnectException(problem.get());
+                }
+            }
             Optional<ReplicationSlot.State> slot = ReplicationSlot.find(c, config.slotName());
             if (slot.isPresent() && (!"pgoutput".equals(slot.get().plugin()) || !c.getCatalog().equals(slot.get().database()))) {
                 throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display() + " belongs to database "
                         + slot.get().database() + " with plugin " + slot.get().plugin() + ", not to " + c.getCatalog()
                         + " with pgoutput: choose another slot.name, or drop that slot if nothing uses it");
+            }
+            if (slot.isPresent() && config.slotFailover() && !ReplicationSlot.isFailover(c, config.slotName())) {
+                awaitSlotReleased(c);
+                try (Connection replication = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix())) {
+                    ReplicationSlot.makeFailover(replication, config.slotName());
+                }
+                LOG.info("Replication slot {} is now a failover slot: standbys with sync_replication_slots=on keep a copy of it",
+                        config.slotName());
             }
             return slot;
         }
@@ -227,7 +251,7 @@ public class PostgresSourceTask extends SourceTask {
             LOG.info("Replication slot {} was left by a run stopped before its snapshot got under way: made again", config.slotName());
         }
         slotCreator = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix());
-        ReplicationSlot.Created created = ReplicationSlot.create(slotCreator, config.slotName());
+        ReplicationSlot.Created created = ReplicationSlot.create(slotCreator, config.slotName(), config.slotFailover());
         LOG.info("Created replication slot {} at {}; the snapshot reads in its exported snapshot {}", created.name(),
                 Lsn.format(created.consistentPoint()), created.snapshotName());
         return created.snapshotName();
@@ -235,7 +259,7 @@ public class PostgresSourceTask extends SourceTask {
 
     private void createSlot() throws SQLException {
         try (Connection replication = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix())) {
-            ReplicationSlot.Created created = ReplicationSlot.create(replication, config.slotName());
+            ReplicationSlot.Created created = ReplicationSlot.create(replication, config.slotName(), config.slotFailover());
             LOG.info("Created replication slot {} at {}", created.name(), Lsn.format(created.consistentPoint()));
         }
     }

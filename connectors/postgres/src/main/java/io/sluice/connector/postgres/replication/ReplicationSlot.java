@@ -49,13 +49,57 @@ public final class ReplicationSlot {
 
     /** Creates the slot and exports its snapshot, on a connection opened with {@code replication=database}. */
     public static Created create(Connection replication, String name) throws SQLException {
+        return create(replication, name, false);
+    }
+
+    /**
+     * Creates the slot and exports its snapshot, on a connection opened with {@code
+     * replication=database}; with {@code failover}, as a slot standbys synchronize (17 and later,
+     * see {@link #failoverProblem}).
+     */
+    public static Created create(Connection replication, String name, boolean failover) throws SQLException {
         if (!validName(name)) {
             throw new IllegalArgumentException("Invalid replication slot name " + name);
         }
+        String command = failover ? "CREATE_REPLICATION_SLOT " + name + " LOGICAL pgoutput (SNAPSHOT 'export', FAILOVER true)"
+                : "CREATE_REPLICATION_SLOT " + name + " LOGICAL pgoutput EXPORT_SNAPSHOT";
         try (Statement s = replication.createStatement();
-             ResultSet rs = s.executeQuery("CREATE_REPLICATION_SLOT " + name + " LOGICAL pgoutput EXPORT_SNAPSHOT")) {
+             ResultSet rs = s.executeQuery(command)) {
             rs.next();
             return new Created(rs.getString(1), Lsn.parse(rs.getString(2)), rs.getString(3));
+        }
+    }
+
+    /** Why this server cannot keep a failover slot; empty when it can (17 and later). */
+    public static Optional<String> failoverProblem(Connection sql) throws SQLException {
+        if (sql.getMetaData().getDatabaseMajorVersion() >= 17) {
+            return Optional.empty();
+        }
+        return Optional.of("slot.failover=true needs PostgreSQL 17 or later, and the source runs "
+                + sql.getMetaData().getDatabaseProductVersion() + ": its slots stay on the server they were made on, so after a "
+                + "failover the pipeline must start again with a new snapshot (sluice run --fresh). Set slot.failover=false");
+    }
+
+    /** Whether the slot is a failover slot; false before 17, which has none. */
+    public static boolean isFailover(Connection sql, String name) throws SQLException {
+        if (sql.getMetaData().getDatabaseMajorVersion() < 17) {
+            return false;
+        }
+        try (PreparedStatement s = sql.prepareStatement("SELECT failover FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Makes an existing slot a failover slot (17 and later), on a replication connection; it must not be in use. */
+    public static void makeFailover(Connection replication, String name) throws SQLException {
+        if (!validName(name)) {
+            throw new IllegalArgumentException("Invalid replication slot name " + name);
+        }
+        try (Statement s = replication.createStatement()) {
+            s.execute("ALTER_REPLICATION_SLOT " + name + " (FAILOVER true)");
         }
     }
 

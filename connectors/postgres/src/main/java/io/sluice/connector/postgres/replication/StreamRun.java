@@ -167,6 +167,8 @@ public final class StreamRun implements AutoCloseable {
             Connection replication = null;
             try {
                 newCatalog = connections.normal().get();
+                // The hosts may lead to another server now (a failover): it must hold this stream's slot, where it left off.
+                SlotContinuity.check(newCatalog, settings.slot(), confirmed);
                 replication = connections.replication().get();
                 stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
                         settings.statusIntervalMillis());
@@ -191,6 +193,9 @@ public final class StreamRun implements AutoCloseable {
 
             @Override
             public RuntimeException giveUp(Exception failure, boolean timedOut) {
+                if (failure instanceof SlotContinuity.Broken broken) {
+                    return broken;
+                }
                 return new ConnectException("Streaming from slot " + settings.slot() + " failed (" + cause.getMessage()
                         + ") and reconnecting did not succeed within " + settings.reconnectTimeoutMillis() + " ms: " + failure.getMessage(),
                         failure);

@@ -26,7 +26,7 @@ public final class StreamingPrerequisites {
              ResultSet rs = s.executeQuery("SELECT current_setting('wal_level'), current_setting('max_replication_slots')::int, "
                      + "r.rolreplication OR r.rolsuper, current_user FROM pg_catalog.pg_roles r WHERE r.rolname = current_user")) {
             rs.next();
-            String where = endpoint.host() + ":" + endpoint.port();
+            String where = endpoint.where();
             if (!"logical".equals(rs.getString(1))) {
                 problems.add("PostgreSQL at " + where + " runs with wal_level = " + rs.getString(1) + "; streaming changes needs "
                         + "wal_level = logical. Set it (ALTER SYSTEM SET wal_level = logical) and restart the server, or use "

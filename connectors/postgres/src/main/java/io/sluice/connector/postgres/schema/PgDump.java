@@ -71,7 +71,8 @@ public final class PgDump {
         List<String> command = new ArrayList<>(List.of(program.toString(), "--section=" + section,
                 "--no-owner", "--no-privileges", "--no-publications", "--no-subscriptions",
                 "--exclude-schema=" + DdlCapture.SCHEMA, "--snapshot=" + snapshotId,
-                "--host=" + endpoint.host(), "--port=" + endpoint.port(), "--username=" + endpoint.user(),
+                "--host=" + String.join(",", endpoint.servers().stream().map(PgEndpoint.Server::host).toList()),
+                "--port=" + String.join(",", endpoint.servers().stream().map(v -> Integer.toString(v.port())).toList()), "--username=" + endpoint.user(),
                 "--dbname=" + endpoint.database()));
         for (String table : tables) {
             command.add("--table=" + table);
@@ -81,6 +82,10 @@ public final class PgDump {
         env.put("PGPASSWORD", endpoint.password());
         env.put("PGSSLMODE", endpoint.sslMode());
         env.put("PGAPPNAME", "sluice schema dump");
+        if (endpoint.severalServers()) {
+            // The snapshot to dump in was exported by the primary ("read-write" is what libpq before 14 knows).
+            env.put("PGTARGETSESSIONATTRS", "read-write");
+        }
         try {
             Process process = builder.start();
             process.getOutputStream().close();
