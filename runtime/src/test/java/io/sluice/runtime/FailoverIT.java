@@ -1,11 +1,13 @@
 package io.sluice.runtime;
 
+import static io.sluice.runtime.StandbyPairs.await;
+import static io.sluice.runtime.StandbyPairs.queryLong;
+import static io.sluice.runtime.StandbyPairs.userPath;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.sluice.testing.postgres.ClientPrograms;
@@ -109,28 +111,25 @@ class FailoverIT {
         });
     }
 
-    @FunctionalInterface
-    private interface PairTest {
-        void run(PostgresServer.Launched primary, PostgresServer.Launched standby, TestDatabase source, TestDatabase target) throws Exception;
-    }
-
     private final List<SluiceProcess> started = new java.util.ArrayList<>();
 
-    /** A 17 primary with a database, its hot standby, a target database; the pipelines started are stopped after. */
-    private void withPrimaryAndStandby(String name, PairTest test) throws Exception {
-        try (PostgresServer.Launched primary = PostgresServer.launch(name + "-primary", VERSION);
-             PostgresServer.Launched standby = standbyOf(primary, name + "-standby")) {
-            TestDatabase source = TestDatabases.create(primary, FailoverIT.class);
-            TestDatabase target = TestDatabases.create(FailoverIT.class);
-            try {
-                test.run(primary, standby, source, target);
-            } finally {
-                for (SluiceProcess sluice : started) {
-                    sluice.close();
-                }
-                TestDatabases.drop(target);
-            }
-        }
+    /** A 17 primary with a database, its hot standby that synchronizes slots, a target database; pipelines started are stopped after. */
+    private void withPrimaryAndStandby(String name, StandbyPairs.PairTest test) throws Exception {
+        StandbyPairs.withPrimaryAndStandby(name, VERSION, new String[] {"sync_replication_slots = on", "hot_standby_feedback = on"},
+                (primary, standby, source, target) -> {
+                    // Logical walsenders send nothing the standby has not received, so the slot's copy never runs ahead of its WAL.
+                    try (var c = primary.connect(primary.adminDatabase()); var s = c.createStatement()) {
+                        s.execute("ALTER SYSTEM SET synchronized_standby_slots = 'standby1'");
+                        s.execute("SELECT pg_reload_conf()");
+                    }
+                    try {
+                        test.run(primary, standby, source, target);
+                    } finally {
+                        for (SluiceProcess sluice : started) {
+                            sluice.close();
+                        }
+                    }
+                });
     }
 
     /** {@code sluice run} from both hosts, once it streams. */
@@ -147,22 +146,6 @@ class FailoverIT {
         return sluice;
     }
 
-    private static PostgresServer.Launched standbyOf(PostgresServer.Launched primary, String name) throws Exception {
-        PostgresServer.Launched standby = PostgresServer.standby(name, primary, "standby1",
-                "sync_replication_slots = on", "hot_standby_feedback = on");
-        // Logical walsenders send nothing the standby has not received, so the slot's copy never runs ahead of its WAL.
-        try (var c = primary.connect(primary.adminDatabase()); var s = c.createStatement()) {
-            s.execute("ALTER SYSTEM SET synchronized_standby_slots = 'standby1'");
-            s.execute("SELECT pg_reload_conf()");
-        }
-        return standby;
-    }
-
-    /** PostgreSQL 18's client programs first on PATH: pg_dump must be at least the source's 17. */
-    private static Map<String, String> userPath() {
-        return Map.of("PATH", ClientPrograms.version18() + ":" + System.getenv("PATH"));
-    }
-
     private static Pgbench pgbench() {
         return Pgbench.at(ClientPrograms.version18().resolve("pgbench"));
     }
@@ -176,13 +159,6 @@ class FailoverIT {
         return "sluice_" + name;
     }
 
-    private static long queryLong(PostgresServer server, String sql) throws Exception {
-        try (var c = server.connect(server.adminDatabase()); var s = c.createStatement(); var rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
     private static long applied(TestDatabase target, String name) {
         try {
             return target.queryLong("SELECT coalesce(max(changes), -1) FROM sluice.applied_position WHERE source = '" + name + "'");
@@ -194,19 +170,5 @@ class FailoverIT {
     private static long awaitApplied(TestDatabase target, String name, long atLeast, SluiceProcess sluice) throws Exception {
         await(sluice, () -> applied(target, name) >= atLeast, atLeast + " changes applied");
         return applied(target, name);
-    }
-
-    @FunctionalInterface
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void await(SluiceProcess sluice, Condition condition, String what) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (!condition.holds()) {
-            assertThat(sluice.alive()).as("sluice runs while waiting for " + what + ":\n" + sluice.output()).isTrue();
-            assertThat(System.nanoTime()).as(what + " within 180 s:\n" + sluice.output()).isLessThan(deadline);
-            Thread.sleep(200);
-        }
     }
 }

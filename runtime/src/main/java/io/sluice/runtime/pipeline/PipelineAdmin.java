@@ -169,7 +169,8 @@ public final class PipelineAdmin {
     }
 
     private static long currentLsn(Connection c) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_current_wal_lsn()::text"); ResultSet rs = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement(
+                "SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END::text"); ResultSet rs = s.executeQuery()) {
             rs.next();
             return Lsn.parse(rs.getString(1));
         }

@@ -26,6 +26,8 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public static final String HOSTNAME = "database.hostname";
     public static final String PORT = "database.port";
+    public static final String PRIMARY_HOSTNAME = "database.primary.hostname";
+    public static final String PRIMARY_PORT = "database.primary.port";
     public static final String USER = "database.user";
     public static final String PASSWORD = "database.password";
     public static final String DBNAME = "database.dbname";
@@ -80,6 +82,16 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "failover reconnects to the new one (see slot.failover).", CONNECTION, 1, Width.MEDIUM, "Host")
             .define(PORT, Type.INT, 5432, ConfigDef.Range.between(1, 65535), Importance.HIGH,
                     "Port of the source PostgreSQL server.", CONNECTION, 2, Width.SHORT, "Port")
+            .define(PRIMARY_HOSTNAME, Type.STRING, "", Importance.LOW,
+                    "For a source that is a hot standby (PostgreSQL 16 and later decode there): its primary, host or hosts like "
+                            + "database.hostname, reached with the same user, password and database. What a standby cannot do is done "
+                            + "there: creating or altering the publication, installing the DDL capture triggers, copying a table that "
+                            + "joins mid-stream (a lock and a logical message), and asking for the running-transactions record a new "
+                            + "slot on the standby waits for. Empty: those are named in one line when they are needed.",
+                    CONNECTION, 7, Width.MEDIUM, "Primary host (standby source)")
+            .define(PRIMARY_PORT, Type.INT, null, Importance.LOW,
+                    "Port of database.primary.hostname's hosts that name none. Empty: database.port.", CONNECTION, 8, Width.SHORT,
+                    "Primary port")
             .define(USER, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
                     "User to connect as. It needs CONNECT on the database, USAGE on the schemas and SELECT on the "
                             + "selected tables (a snapshot-only run needs nothing more).", CONNECTION, 3, Width.MEDIUM, "User")
@@ -215,6 +227,16 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public int port() {
         return getInt(PORT);
+    }
+
+    /** The primary of a standby source, host or hosts; empty when none is given. */
+    public String primaryHostname() {
+        return getString(PRIMARY_HOSTNAME).strip();
+    }
+
+    public int primaryPort() {
+        Integer port = getInt(PRIMARY_PORT);
+        return port == null ? port() : port;
     }
 
     public String user() {

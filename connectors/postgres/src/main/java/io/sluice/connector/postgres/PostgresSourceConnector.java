@@ -134,6 +134,15 @@ public class PostgresSourceConnector extends SourceConnector {
                 config.sslMode());
     }
 
+    /** The primary of a source that is a hot standby, when the configuration names one. */
+    public static java.util.Optional<PgEndpoint> primaryEndpoint(PostgresSourceConfig config) {
+        if (config.primaryHostname().isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new PgEndpoint(config.primaryHostname(), config.primaryPort(), config.database(), config.user(),
+                config.password().value(), config.sslMode()));
+    }
+
     /**
      * The record shapes the source would give the tables the configuration selects, read from the
      * source's catalog as it is now: what a pipeline checks its transforms against before it starts.

@@ -10,13 +10,9 @@ import java.util.Optional;
 import io.sluice.connector.postgres.PostgresSourceConfig.SnapshotMode;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.connector.postgres.barrier.BarrierWriter;
-import io.sluice.connector.postgres.ddl.DdlCapture;
-import io.sluice.connector.postgres.replication.Publication;
-import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.SequenceSync;
 import io.sluice.connector.postgres.replication.StreamRun;
-import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.schema.PgDump;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.TableSelector;
@@ -47,11 +43,10 @@ public class PostgresSourceTask extends SourceTask {
     /** Most records one poll hands out: a full batch means the source has more waiting. */
     public static final int MAX_BATCH = 4096;
     private static final long POLL_WAIT_MILLIS = 500;
-    /** How long a slot held by a process that is going away (a killed earlier run) is waited for. */
-    private static final long SLOT_RELEASE_MILLIS = 15_000;
 
     private PostgresSourceConfig config;
     private PgEndpoint endpoint;
+    private StreamingSetup setup;
     private SnapshotRun snapshot;
     /** The replication connection that created the slot; its exported snapshot lives until it runs another command. */
     private Connection slotCreator;
@@ -74,6 +69,7 @@ public class PostgresSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         config = new PostgresSourceConfig(props);
         endpoint = PostgresSourceConnector.endpoint(config);
+        setup = new StreamingSetup(config, endpoint);
         barriers = config.barrierPartitions() > 0 ? new BarrierWriter(config.topicPrefix(), config.barrierPartitions()) : null;
         SnapshotMode mode = config.snapshotMode();
         SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(), selector(), mapper(),
@@ -84,7 +80,7 @@ public class PostgresSourceTask extends SourceTask {
         snapshot = new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
                 partition -> context.offsetStorageReader().offset(partition));
         try {
-            Optional<ReplicationSlot.State> slot = mode == SnapshotMode.INITIAL_ONLY ? Optional.empty() : prepareStreaming();
+            Optional<ReplicationSlot.State> slot = mode == SnapshotMode.INITIAL_ONLY ? Optional.empty() : setup.prepare();
             if (mode == SnapshotMode.NEVER || snapshot.alreadyCompleted()) {
                 if (mode == SnapshotMode.INITIAL_ONLY) {
                     LOG.info("The snapshot of {} finished in an earlier run; nothing to read (reset the offsets to copy again)", endpoint);
@@ -131,96 +127,12 @@ public class PostgresSourceTask extends SourceTask {
                 + "snapshot.mode=never to stream only from now on, accepting the gap.");
     }
 
-    private void awaitSlotReleased(Connection c) throws SQLException {
-        try {
-            ReplicationSlot.awaitReleased(c, config.slotName(), SLOT_RELEASE_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while waiting for replication slot " + config.slotName(), e);
-        }
-    }
-
     private TableSelector selector() {
         return new TableSelector(config.includes(), config.excludes());
     }
 
     private TypeMapper mapper() {
         return new TypeMapper(config.mappingOptions());
-    }
-
-    /**
-     * Checks the server can stream to this user, makes sure the publication covers the selected
-     * tables, and returns the slot when it exists.
-     */
-    private Optional<ReplicationSlot.State> prepareStreaming() throws SQLException {
-        try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
-            StreamingPrerequisites.check(c, endpoint);
-            List<SelectedTable> tables = selector().select(c, c.getCatalog());
-            String done = Publication.ensure(c, config.publicationName(), config.publicationMode(), tables);
-            if (!done.isEmpty()) {
-                LOG.info("{} on {}", done, endpoint.display());
-            }
-            ReplicaIdentities.problems(c, tables).forEach(problem -> LOG.warn("{}", problem));
-            List<String> unlogged = SelectedTable.unlogged(tables);
-            if (!unlogged.isEmpty()) {
-                LOG.warn("{}", Publication.unloggedWarning(unlogged));
-            }
-            if (config.ddlCapture()) {
-                captureDdl(c);
-            }
-            if (config.slotFailover()) {
-                Optional<String> problem = ReplicationSlot.failoverProblem(c);
-                if (problem.isPresent()) {
-                    throw new ConnectException(problem.get());
-                }
-            }
-            Optional<ReplicationSlot.State> slot = ReplicationSlot.find(c, config.slotName());
-            if (slot.isPresent() && (!"pgoutput".equals(slot.get().plugin()) || !c.getCatalog().equals(slot.get().database()))) {
-                throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display() + " belongs to database "
-                        + slot.get().database() + " with plugin " + slot.get().plugin() + ", not to " + c.getCatalog()
-                        + " with pgoutput: choose another slot.name, or drop that slot if nothing uses it");
-            }
-            if (slot.isPresent() && config.slotFailover() && !ReplicationSlot.isFailover(c, config.slotName())) {
-                awaitSlotReleased(c);
-                try (Connection replication = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix())) {
-                    ReplicationSlot.makeFailover(replication, config.slotName());
-                }
-                LOG.info("Replication slot {} is now a failover slot: standbys with sync_replication_slots=on keep a copy of it",
-                        config.slotName());
-            }
-            return slot;
-        }
-    }
-
-    /**
-     * Installs (or updates) the DDL capture triggers and registers this pipeline's publication
-     * with them. A user who may not install them leaves a warning, not a failure: a superuser
-     * may have installed them already (with `sluice init`), or the pipeline runs without.
-     */
-    private void captureDdl(Connection c) throws SQLException {
-        if (c.getMetaData().getDatabaseMajorVersion() < 14) {
-            LOG.warn("DDL is not captured: PostgreSQL {} cannot stream logical messages (14 and later can); set {}=false to silence this",
-                    c.getMetaData().getDatabaseProductVersion(), PostgresSourceConfig.DDL_CAPTURE);
-            return;
-        }
-        try {
-            DdlCapture.install(c);
-        } catch (SQLException e) {
-            if (!DdlCapture.installed(c)) {
-                LOG.warn("DDL is not captured: installing the event triggers on {} failed ({}). Run `sluice init` as a superuser, or "
-                        + "set {}=false", endpoint.display(), e.getMessage(), PostgresSourceConfig.DDL_CAPTURE);
-                return;
-            }
-            LOG.debug("DDL capture triggers are installed; updating them failed", e);
-        }
-        if (config.publicationMode() != Publication.Mode.DISABLED) {
-            try {
-                DdlCapture.register(c, config.publicationName(), config.includes(), config.excludes());
-            } catch (SQLException e) {
-                LOG.warn("Tables created on {} are not added to publication {} as they are created ({}); run `sluice init` as a "
-                        + "superuser", endpoint.display(), config.publicationName(), e.getMessage());
-            }
-        }
     }
 
     /**
@@ -242,7 +154,7 @@ public class PostgresSourceTask extends SourceTask {
                 return null;
             }
             try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
-                ReplicationSlot.awaitReleased(c, config.slotName(), SLOT_RELEASE_MILLIS);
+                ReplicationSlot.awaitReleased(c, config.slotName(), StreamingSetup.SLOT_RELEASE_MILLIS);
                 ReplicationSlot.drop(c, config.slotName());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -251,7 +163,7 @@ public class PostgresSourceTask extends SourceTask {
             LOG.info("Replication slot {} was left by a run stopped before its snapshot got under way: made again", config.slotName());
         }
         slotCreator = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix());
-        ReplicationSlot.Created created = ReplicationSlot.create(slotCreator, config.slotName(), config.slotFailover());
+        ReplicationSlot.Created created = setup.createSlot(slotCreator);
         LOG.info("Created replication slot {} at {}; the snapshot reads in its exported snapshot {}", created.name(),
                 Lsn.format(created.consistentPoint()), created.snapshotName());
         return created.snapshotName();
@@ -259,7 +171,7 @@ public class PostgresSourceTask extends SourceTask {
 
     private void createSlot() throws SQLException {
         try (Connection replication = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix())) {
-            ReplicationSlot.Created created = ReplicationSlot.create(replication, config.slotName(), config.slotFailover());
+            ReplicationSlot.Created created = setup.createSlot(replication);
             LOG.info("Created replication slot {} at {}", created.name(), Lsn.format(created.consistentPoint()));
         }
     }
@@ -273,7 +185,7 @@ public class PostgresSourceTask extends SourceTask {
         Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
         Connection replication = null;
         try {
-            ReplicationSlot.awaitReleased(catalog, config.slotName(), SLOT_RELEASE_MILLIS);
+            ReplicationSlot.awaitReleased(catalog, config.slotName(), StreamingSetup.SLOT_RELEASE_MILLIS);
             boolean messages = catalog.getMetaData().getDatabaseMajorVersion() >= 14;
             replication = PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix());
             sequences = new SequenceSync(config.topicPrefix(), config.sequencesIntervalMillis(),
@@ -281,7 +193,8 @@ public class PostgresSourceTask extends SourceTask {
                     "sluice sequences " + config.topicPrefix()));
             stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages,
                     new StreamRun.Connections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),
-                            () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix())),
+                            () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix()),
+                            () -> PgConnect.open(setup.writable(), "sluice table copy " + config.topicPrefix())),
                     seenBySnapshot(catalog));
         } catch (InterruptedException e) {
             catalog.close();

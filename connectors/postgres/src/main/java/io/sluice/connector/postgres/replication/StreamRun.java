@@ -71,7 +71,11 @@ public final class StreamRun implements AutoCloseable {
     }
 
     /** Where new connections to the source come from: normal ones, and replication ones. */
-    public record Connections(Supplier<Connection> normal, Supplier<Connection> replication) {
+    /**
+     * @param writable to the server that takes writes, for copying a table into the stream (it locks the table and
+     *                 emits a logical message): the source, or the primary of a source that is a hot standby
+     */
+    public record Connections(Supplier<Connection> normal, Supplier<Connection> replication, Supplier<Connection> writable) {
     }
 
     private final Settings settings;
@@ -325,7 +329,7 @@ public final class StreamRun implements AutoCloseable {
             if (oid == null) {
                 return;
             }
-            Connection c = connections.normal().get();
+            Connection c = connections.writable().get();
             try {
                 copy = TableCopy.start(c, Integer.toUnsignedLong(oid));
             } catch (SQLException e) {

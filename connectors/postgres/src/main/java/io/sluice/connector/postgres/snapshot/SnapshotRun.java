@@ -138,9 +138,11 @@ public final class SnapshotRun implements AutoCloseable {
                 database = rs.getString(3);
             }
             if (exported == null) {
-                // Not the slot's snapshot: the stream will replay changes this one saw already.
+                // Not the slot's snapshot: the stream will replay changes this one saw already. (On a standby, what it has
+                // replayed is the WAL's end as this snapshot sees it.)
                 String function = coordinator.getMetaData().getDatabaseMajorVersion() >= 13 ? "pg_current_snapshot" : "txid_current_snapshot";
-                try (ResultSet rs = s.executeQuery("SELECT pg_catalog." + function + "()::text, pg_catalog.pg_current_wal_insert_lsn()::text")) {
+                try (ResultSet rs = s.executeQuery("SELECT pg_catalog." + function + "()::text, CASE WHEN pg_catalog.pg_is_in_recovery() "
+                        + "THEN pg_catalog.pg_last_wal_replay_lsn() ELSE pg_catalog.pg_current_wal_insert_lsn() END::text")) {
                     rs.next();
                     visibility = VisibleTransactions.of(rs.getString(1), io.sluice.schemas.postgres.Lsn.parse(rs.getString(2)));
                 }

@@ -1,0 +1,254 @@
+package io.sluice.connector.postgres;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.sluice.connector.postgres.ddl.DdlCapture;
+import io.sluice.connector.postgres.replication.Publication;
+import io.sluice.connector.postgres.replication.ReplicaIdentities;
+import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.connector.postgres.replication.StreamingPrerequisites;
+import io.sluice.connector.postgres.selection.SelectedTable;
+import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.postgres.PgEndpoint;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What streaming needs on the source before its first change: the server's prerequisites, the
+ * publication, the DDL capture triggers, the slot (a failover slot when asked for). The source
+ * may be a hot standby (PostgreSQL 16 and later decode there): what a standby cannot do, the
+ * publication's and the triggers' DDL, is done on its primary ({@code database.primary.hostname})
+ * or, without one, named in one line; a slot made on a standby becomes consistent once the
+ * primary logs its running transactions, which the primary is asked to do at once.
+ */
+final class StreamingSetup {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamingSetup.class);
+    /** How long a slot held by a process that is going away (a killed earlier run) is waited for. */
+    static final long SLOT_RELEASE_MILLIS = 15_000;
+    /** SQLSTATE of a write refused because the server is read-only (a hot standby). */
+    private static final String READ_ONLY = "25006";
+
+    private final PostgresSourceConfig config;
+    private final PgEndpoint endpoint;
+    private final Optional<PgEndpoint> primary;
+    private Boolean standby;
+
+    StreamingSetup(PostgresSourceConfig config, PgEndpoint endpoint) {
+        this.config = config;
+        this.endpoint = endpoint;
+        this.primary = PostgresSourceConnector.primaryEndpoint(config);
+    }
+
+    /**
+     * Checks the server can stream to this user, makes sure the publication covers the selected
+     * tables, and returns the slot when it exists.
+     */
+    Optional<ReplicationSlot.State> prepare() throws SQLException {
+        try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
+            StreamingPrerequisites.check(c, endpoint);
+            checkStandby(c);
+            List<SelectedTable> tables = new TableSelector(config.includes(), config.excludes()).select(c, c.getCatalog());
+            ensurePublication(c, tables);
+            ReplicaIdentities.problems(c, tables).forEach(problem -> LOG.warn("{}", problem));
+            List<String> unlogged = SelectedTable.unlogged(tables);
+            if (!unlogged.isEmpty()) {
+                LOG.warn("{}", Publication.unloggedWarning(unlogged));
+            }
+            if (config.ddlCapture()) {
+                captureDdl(c);
+            }
+            if (config.slotFailover()) {
+                Optional<String> problem = ReplicationSlot.failoverProblem(c);
+                if (problem.isPresent()) {
+                    throw new ConnectException(problem.get());
+                }
+            }
+            Optional<ReplicationSlot.State> slot = ReplicationSlot.find(c, config.slotName());
+            if (slot.isPresent() && (!"pgoutput".equals(slot.get().plugin()) || !c.getCatalog().equals(slot.get().database()))) {
+                throw new ConnectException("Replication slot " + config.slotName() + " on " + endpoint.display() + " belongs to database "
+                        + slot.get().database() + " with plugin " + slot.get().plugin() + ", not to " + c.getCatalog()
+                        + " with pgoutput: choose another slot.name, or drop that slot if nothing uses it");
+            }
+            if (slot.isPresent() && config.slotFailover() && !ReplicationSlot.isFailover(c, config.slotName())) {
+                awaitSlotReleased(c);
+                try (Connection replication = PgConnect.openReplication(endpoint, "sluice slot " + config.topicPrefix())) {
+                    ReplicationSlot.makeFailover(replication, config.slotName());
+                }
+                LOG.info("Replication slot {} is now a failover slot: standbys with sync_replication_slots=on keep a copy of it",
+                        config.slotName());
+            }
+            return slot;
+        }
+    }
+
+    /** Whether the source is a hot standby; known once {@link #prepare} ran. */
+    boolean standby() {
+        return Boolean.TRUE.equals(standby);
+    }
+
+    /** Where what a standby cannot do is done: the primary given with a standby source, else the source itself. */
+    PgEndpoint writable() {
+        return standby() && primary.isPresent() ? primary.get() : endpoint;
+    }
+
+    /**
+     * Creates the slot on a replication connection to the source. On a standby the creation waits
+     * for the primary to log its running transactions, which it does by itself only every 15
+     * seconds while it is written to: the primary, when known, is asked to every second meanwhile.
+     */
+    ReplicationSlot.Created createSlot(Connection replication) throws SQLException {
+        if (!standby()) {
+            return ReplicationSlot.create(replication, config.slotName(), config.slotFailover());
+        }
+        LOG.info("Creating replication slot {} on the standby {}: it is ready once the primary logs its running transactions{}",
+                config.slotName(), endpoint.display(), primary.isPresent() ? " (asked of " + primary.get().display() + ")"
+                        : " (within about 15 s while it is written to; database.primary.hostname makes it prompt)");
+        AtomicBoolean done = new AtomicBoolean();
+        Thread nudger = primary.isEmpty() ? null : new Thread(() -> nudge(done), "sluice-standby-snapshot");
+        if (nudger != null) {
+            nudger.setDaemon(true);
+            nudger.start();
+        }
+        try {
+            return ReplicationSlot.create(replication, config.slotName(), config.slotFailover());
+        } finally {
+            done.set(true);
+            if (nudger != null) {
+                nudger.interrupt();
+            }
+        }
+    }
+
+    /** Asks the primary to log its running transactions (pg_log_standby_snapshot, 16+) every second until {@code done}. */
+    private void nudge(AtomicBoolean done) {
+        try (Connection c = PgConnect.open(primary.get(), "sluice standby snapshot " + config.topicPrefix());
+             Statement s = c.createStatement()) {
+            while (!done.get()) {
+                s.execute("SELECT pg_catalog.pg_log_standby_snapshot()");
+                Thread.sleep(1000);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (SQLException | RuntimeException e) {
+            LOG.info("Could not ask the primary {} to log its running transactions ({}); the slot waits for it to do so by itself",
+                    primary.get().display(), e.getMessage());
+        }
+    }
+
+    void awaitSlotReleased(Connection c) throws SQLException {
+        try {
+            ReplicationSlot.awaitReleased(c, config.slotName(), SLOT_RELEASE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ConnectException("Interrupted while waiting for replication slot " + config.slotName(), e);
+        }
+    }
+
+    private void checkStandby(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_is_in_recovery()")) {
+            rs.next();
+            standby = rs.getBoolean(1);
+        }
+        if (!standby) {
+            return;
+        }
+        if (c.getMetaData().getDatabaseMajorVersion() < 16) {
+            throw new ConnectException("The source " + endpoint.display() + " is a hot standby of PostgreSQL "
+                    + c.getMetaData().getDatabaseProductVersion() + ", which cannot decode changes (16 and later can): point the "
+                    + "source at its primary");
+        }
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_setting('hot_standby_feedback')::bool")) {
+            rs.next();
+            if (!rs.getBoolean(1)) {
+                LOG.warn("The source {} is a hot standby without hot_standby_feedback: the primary may remove catalog rows the slot "
+                        + "still needs, and PostgreSQL then invalidates the slot (a new snapshot, --fresh, is the only way on). Set "
+                        + "hot_standby_feedback = on on the standby, with primary_slot_name", endpoint.display());
+            }
+        }
+        LOG.info("The source {} is a hot standby: the slot and the snapshot live there{}", endpoint.display(),
+                primary.isPresent() ? "; the publication and DDL capture are made on the primary " + primary.get().display() : "");
+    }
+
+    private void ensurePublication(Connection c, List<SelectedTable> tables) throws SQLException {
+        if (standby() && primary.isPresent()) {
+            try (Connection p = PgConnect.open(primary.get(), "sluice setup " + config.topicPrefix())) {
+                report(Publication.ensure(p, config.publicationName(), config.publicationMode(), tables), primary.get());
+            }
+            return;
+        }
+        try {
+            report(Publication.ensure(c, config.publicationName(), config.publicationMode(), tables), endpoint);
+        } catch (SQLException e) {
+            if (!READ_ONLY.equals(e.getSQLState())) {
+                throw e;
+            }
+            throw new ConnectException("Publication " + config.publicationName() + " is missing or lacks selected tables, and the source "
+                    + endpoint.display() + " is a hot standby, where it cannot be made: set database.primary.hostname to its primary "
+                    + "(Sluice makes it there and the standby receives it), or make it on the primary (CREATE PUBLICATION "
+                    + config.publicationName() + " FOR TABLE ...)");
+        }
+    }
+
+    private static void report(String done, PgEndpoint where) {
+        if (!done.isEmpty()) {
+            LOG.info("{} on {}", done, where.display());
+        }
+    }
+
+    /**
+     * Installs (or updates) the DDL capture triggers and registers this pipeline's publication
+     * with them, on the primary when the source is a standby (the triggers fire there; their
+     * messages reach the standby with the WAL). A user who may not install them leaves a warning,
+     * not a failure: a superuser may have installed them already (with `sluice init`), or the
+     * pipeline runs without.
+     */
+    private void captureDdl(Connection source) throws SQLException {
+        if (source.getMetaData().getDatabaseMajorVersion() < 14) {
+            LOG.warn("DDL is not captured: PostgreSQL {} cannot stream logical messages (14 and later can); set {}=false to silence this",
+                    source.getMetaData().getDatabaseProductVersion(), PostgresSourceConfig.DDL_CAPTURE);
+            return;
+        }
+        if (standby() && primary.isEmpty()) {
+            if (!DdlCapture.installed(source)) {
+                LOG.warn("DDL is not captured: the source {} is a hot standby, where the event triggers cannot be installed. Run "
+                        + "`sluice init` against the primary, set database.primary.hostname, or set {}=false", endpoint.display(),
+                        PostgresSourceConfig.DDL_CAPTURE);
+            } else {
+                LOG.info("DDL capture triggers are installed (from the primary); tables created there join publication {} only as "
+                        + "the primary's registration says", config.publicationName());
+            }
+            return;
+        }
+        PgEndpoint where = writable();
+        try (Connection c = where == endpoint ? null : PgConnect.open(where, "sluice setup " + config.topicPrefix())) {
+            Connection target = c == null ? source : c;
+            try {
+                DdlCapture.install(target);
+            } catch (SQLException e) {
+                if (!DdlCapture.installed(target)) {
+                    LOG.warn("DDL is not captured: installing the event triggers on {} failed ({}). Run `sluice init` as a superuser, or "
+                            + "set {}=false", where.display(), e.getMessage(), PostgresSourceConfig.DDL_CAPTURE);
+                    return;
+                }
+                LOG.debug("DDL capture triggers are installed; updating them failed", e);
+            }
+            if (config.publicationMode() != Publication.Mode.DISABLED) {
+                try {
+                    DdlCapture.register(target, config.publicationName(), config.includes(), config.excludes());
+                } catch (SQLException e) {
+                    LOG.warn("Tables created on {} are not added to publication {} as they are created ({}); run `sluice init` as a "
+                            + "superuser", where.display(), config.publicationName(), e.getMessage());
+                }
+            }
+        }
+    }
+}
