@@ -61,7 +61,8 @@ public final class PipelineAdmin {
             out.println("Source " + sourceEndpoint.display() + ": wal_level=logical, replication slots available, user "
                     + sourceEndpoint.user() + " may replicate.");
             var tables = new TableSelector(source.includes(), source.excludes()).select(c, c.getCatalog());
-            String done = Publication.ensure(c, source.publicationName(), source.publicationMode(), tables);
+            String done = Publication.ensure(c, source.publicationName(), source.publicationMode(), tables,
+                    Publication.viaRoot(c, source.publicationName()).orElse(source.viaPartitionRoot()));
             long published = tables.stream().filter(SelectedTable::logged).count();
             out.println(done.isEmpty() ? "Publication " + source.publicationName() + " covers the " + published + " selected tables."
                     : capitalized(done) + ".");

@@ -72,15 +72,13 @@ public class PostgresSourceTask extends SourceTask {
         setup = new StreamingSetup(config, endpoint);
         barriers = config.barrierPartitions() > 0 ? new BarrierWriter(config.topicPrefix(), config.barrierPartitions()) : null;
         SnapshotMode mode = config.snapshotMode();
-        SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(), selector(), mapper(),
-                config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
-                config.schemaScope() == SchemaSnapshot.Scope.NONE ? null
-                        : new SnapshotRun.SchemaSource(PgDump.forSource(config.pgDumpPath(), endpoint), endpoint, config.schemaScope()),
-                config.rawTuples(), config.rawTuplesExcludes());
-        snapshot = new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
-                partition -> context.offsetStorageReader().offset(partition));
+        PgDump dump = config.schemaScope() == SchemaSnapshot.Scope.NONE ? null : PgDump.forSource(config.pgDumpPath(), endpoint);
+        snapshot = newSnapshot(dump, config.viaPartitionRoot());
         try {
-            Optional<ReplicationSlot.State> slot = mode == SnapshotMode.INITIAL_ONLY ? Optional.empty() : setup.prepare();
+            Optional<ReplicationSlot.State> slot = mode == SnapshotMode.INITIAL_ONLY ? Optional.empty() : setup.prepare(snapshot.begun());
+            if (mode != SnapshotMode.INITIAL_ONLY && setup.viaRoot() != config.viaPartitionRoot()) {
+                snapshot = newSnapshot(dump, setup.viaRoot());
+            }
             if (mode == SnapshotMode.NEVER || snapshot.alreadyCompleted()) {
                 if (mode == SnapshotMode.INITIAL_ONLY) {
                     LOG.info("The snapshot of {} finished in an earlier run; nothing to read (reset the offsets to copy again)", endpoint);
@@ -108,6 +106,15 @@ public class PostgresSourceTask extends SourceTask {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while starting the snapshot", e);
         }
+    }
+
+    private SnapshotRun newSnapshot(PgDump dump, boolean viaRoot) {
+        SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(), selector(), mapper(),
+                config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
+                dump == null ? null : new SnapshotRun.SchemaSource(dump, endpoint, config.schemaScope()),
+                config.rawTuples(), config.rawTuplesExcludes(), viaRoot);
+        return new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
+                partition -> context.offsetStorageReader().offset(partition));
     }
 
     /**
@@ -181,7 +188,7 @@ public class PostgresSourceTask extends SourceTask {
         Map<String, String> partition = SnapshotRun.serverPartition(config.topicPrefix());
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         StreamRun.Settings settings = new StreamRun.Settings(config.topicPrefix(), config.slotName(), config.publicationName(), selector(),
-                mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis(), config.copyOnColumnChange());
+                mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis(), config.copyOnColumnChange(), setup.viaRoot());
         Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
         Connection replication = null;
         try {

@@ -41,6 +41,7 @@ final class StreamingSetup {
     private final PgEndpoint endpoint;
     private final Optional<PgEndpoint> primary;
     private Boolean standby;
+    private boolean viaRoot;
 
     StreamingSetup(PostgresSourceConfig config, PgEndpoint endpoint) {
         this.config = config;
@@ -52,11 +53,12 @@ final class StreamingSetup {
      * Checks the server can stream to this user, makes sure the publication covers the selected
      * tables, and returns the slot when it exists.
      */
-    Optional<ReplicationSlot.State> prepare() throws SQLException {
+    Optional<ReplicationSlot.State> prepare(boolean snapshotDone) throws SQLException {
         try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
             StreamingPrerequisites.check(c, endpoint);
             checkStandby(c);
             List<SelectedTable> tables = new TableSelector(config.includes(), config.excludes()).select(c, c.getCatalog());
+            viaRoot = viaRoot(c, snapshotDone);
             ensurePublication(c, tables);
             ReplicaIdentities.problems(c, tables).forEach(problem -> LOG.warn("{}", problem));
             List<String> unlogged = SelectedTable.unlogged(tables);
@@ -88,6 +90,30 @@ final class StreamingSetup {
             }
             return slot;
         }
+    }
+
+    /**
+     * Whether partitions are published through their root: as configured, unless the publication
+     * says otherwise and either Sluice may not change it or the pipeline's snapshot was taken the
+     * other way (its rows on the sinks are named so; a new snapshot takes the setting).
+     */
+    private boolean viaRoot(Connection c, boolean snapshotDone) throws SQLException {
+        boolean wanted = config.viaPartitionRoot();
+        Optional<Boolean> existing = Publication.viaRoot(c, config.publicationName());
+        boolean fixed = config.publicationMode() == Publication.Mode.DISABLED || snapshotDone;
+        if (existing.isEmpty() || existing.get() == wanted || !fixed) {
+            return wanted;
+        }
+        LOG.warn("Publication {} publishes partitions {}, and {}: {}={} is taken with the next snapshot (sluice run --fresh)",
+                config.publicationName(), existing.get() ? "through their root" : "as themselves",
+                snapshotDone ? "this pipeline's snapshot was taken so" : "publication.autocreate.mode=disabled leaves it as it is",
+                PostgresSourceConfig.VIA_PARTITION_ROOT, wanted);
+        return existing.get();
+    }
+
+    /** Whether partitions' rows and changes carry their root's name; known once {@link #prepare} ran. */
+    boolean viaRoot() {
+        return viaRoot;
     }
 
     /** Whether the source is a hot standby; known once {@link #prepare} ran. */
@@ -181,12 +207,12 @@ final class StreamingSetup {
     private void ensurePublication(Connection c, List<SelectedTable> tables) throws SQLException {
         if (standby() && primary.isPresent()) {
             try (Connection p = PgConnect.open(primary.get(), "sluice setup " + config.topicPrefix())) {
-                report(Publication.ensure(p, config.publicationName(), config.publicationMode(), tables), primary.get());
+                report(Publication.ensure(p, config.publicationName(), config.publicationMode(), tables, viaRoot), primary.get());
             }
             return;
         }
         try {
-            report(Publication.ensure(c, config.publicationName(), config.publicationMode(), tables), endpoint);
+            report(Publication.ensure(c, config.publicationName(), config.publicationMode(), tables, viaRoot), endpoint);
         } catch (SQLException e) {
             if (!READ_ONLY.equals(e.getSQLState())) {
                 throw e;

@@ -7,7 +7,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import io.sluice.connector.postgres.selection.SelectedTable;
@@ -16,7 +19,8 @@ import io.sluice.schemas.naming.Identifiers;
 /**
  * The publication that tells pgoutput which tables to decode. Sluice manages it: created for
  * the selected tables (or for all tables), and when it exists, tables the selection gained are
- * added to it. It publishes leaf partitions as themselves, the way the snapshot reads them.
+ * added to it. It publishes leaf partitions as themselves, the way the PostgreSQL sink rebuilds the
+ * tree, or through their root ({@code publish_via_partition_root}), as one table to other sinks.
  */
 public final class Publication {
 
@@ -47,51 +51,78 @@ public final class Publication {
     /**
      * Makes sure the publication exists and covers the tables that are WAL-logged: UNLOGGED tables
      * cannot be published (their changes never reach the WAL), so the snapshot alone copies them;
-     * {@link SelectedTable#unlogged} names them for the warning.
+     * {@link SelectedTable#unlogged} names them for the warning. With {@code viaRoot}, partitions
+     * are published through their root ({@code publish_via_partition_root}), which is then what
+     * the publication lists; a publication Sluice manages is altered to say so.
      *
      * @return what was done, for the log; empty when nothing
      */
-    public static String ensure(Connection sql, String name, Mode mode, List<SelectedTable> selected) throws SQLException {
+    public static String ensure(Connection sql, String name, Mode mode, List<SelectedTable> selected, boolean viaRoot) throws SQLException {
         String quoted = Identifiers.quote(name);
-        List<SelectedTable> tables = selected.stream().filter(SelectedTable::logged).toList();
+        Map<String, String> wanted = new LinkedHashMap<>();
+        for (SelectedTable t : selected) {
+            if (t.logged()) {
+                wanted.putIfAbsent(t.publishedName(viaRoot), viaRoot && t.root() != null ? Identifiers.quote(t.rootSchema(), t.rootName())
+                        : Identifiers.quote(t.schema(), t.name()));
+            }
+        }
+        String with = viaRoot ? " WITH (publish_via_partition_root = true)" : "";
         Boolean allTables = allTables(sql, name);
         if (allTables == null) {
             if (mode == Mode.DISABLED) {
                 throw new IllegalStateException("Publication " + name + " does not exist and publication.autocreate.mode is disabled: "
-                        + "create it (CREATE PUBLICATION " + quoted + " FOR TABLE ...), or let Sluice create it");
+                        + "create it (CREATE PUBLICATION " + quoted + " FOR TABLE ..." + with + "), or let Sluice create it");
             }
             try (Statement s = sql.createStatement()) {
                 if (mode == Mode.ALL_TABLES) {
-                    s.execute("CREATE PUBLICATION " + quoted + " FOR ALL TABLES");
-                    return "created publication " + name + " for all tables";
+                    s.execute("CREATE PUBLICATION " + quoted + " FOR ALL TABLES" + with);
+                    return "created publication " + name + " for all tables" + (viaRoot ? ", partitions through their roots" : "");
                 }
                 // A publication for no table yet is valid; tables created later join it.
-                s.execute("CREATE PUBLICATION " + quoted + (tables.isEmpty() ? "" : " FOR TABLE " + list(tables)));
-                return "created publication " + name + " for " + tables.size() + " tables";
+                s.execute("CREATE PUBLICATION " + quoted + (wanted.isEmpty() ? "" : " FOR TABLE " + String.join(", ", wanted.values())) + with);
+                return "created publication " + name + " for " + wanted.size() + " tables" + (viaRoot ? ", partitions through their roots" : "");
             }
+        }
+        List<String> done = new ArrayList<>();
+        if (mode != Mode.DISABLED && viaRoot(sql, name).orElse(false) != viaRoot) {
+            try (Statement s = sql.createStatement()) {
+                s.execute("ALTER PUBLICATION " + quoted + " SET (publish_via_partition_root = " + viaRoot + ")");
+            }
+            done.add("set publish_via_partition_root = " + viaRoot + " on publication " + name);
         }
         if (allTables) {
-            return "";
+            return String.join("; ", done);
         }
-        Set<Long> published = publishedOids(sql, name);
-        List<SelectedTable> missing = new ArrayList<>();
-        for (SelectedTable t : tables) {
-            if (!published.contains(t.oid())) {
-                missing.add(t);
+        Set<String> published = publishedNames(sql, name);
+        List<String> missing = new ArrayList<>();
+        wanted.forEach((table, quotedTable) -> {
+            if (!published.contains(table)) {
+                missing.add(quotedTable);
             }
-        }
+        });
         if (missing.isEmpty()) {
-            return "";
+            return String.join("; ", done);
         }
         if (mode == Mode.DISABLED) {
             throw new IllegalStateException("Publication " + name + " does not publish " + missing.size() + " selected table(s): "
-                    + String.join(", ", missing.stream().map(SelectedTable::qualifiedName).limit(10).toList())
+                    + String.join(", ", missing.stream().limit(10).toList())
                     + ". Add them (ALTER PUBLICATION " + quoted + " ADD TABLE ...), or leave them out with table.exclude.list");
         }
         try (Statement s = sql.createStatement()) {
-            s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + list(missing));
+            s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + String.join(", ", missing));
         }
-        return "added " + missing.size() + " tables to publication " + name;
+        done.add("added " + missing.size() + " tables to publication " + name);
+        return String.join("; ", done);
+    }
+
+    /** Whether the publication publishes partitions through their root; empty when it does not exist. */
+    public static Optional<Boolean> viaRoot(Connection sql, String name) throws SQLException {
+        try (PreparedStatement s = sql.prepareStatement("SELECT pubviaroot FROM pg_catalog.pg_publication WHERE pubname = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? Optional.of(rs.getBoolean(1)) : Optional.empty();
+            }
+        }
     }
 
     /** The one warning that names the selected tables streaming cannot follow. */
@@ -112,22 +143,17 @@ public final class Publication {
         }
     }
 
-    private static Set<Long> publishedOids(Connection sql, String name) throws SQLException {
-        Set<Long> oids = new LinkedHashSet<>();
-        try (PreparedStatement s = sql.prepareStatement(
-                "SELECT (quote_ident(schemaname) || '.' || quote_ident(tablename))::regclass::oid FROM pg_catalog.pg_publication_tables "
-                        + "WHERE pubname = ?")) {
+    /** The tables the publication lists, as schema.table: the roots of partitions it publishes through them. */
+    private static Set<String> publishedNames(Connection sql, String name) throws SQLException {
+        Set<String> names = new LinkedHashSet<>();
+        try (PreparedStatement s = sql.prepareStatement("SELECT schemaname, tablename FROM pg_catalog.pg_publication_tables WHERE pubname = ?")) {
             s.setString(1, name);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    oids.add(rs.getLong(1));
+                    names.add(rs.getString(1) + "." + rs.getString(2));
                 }
             }
         }
-        return oids;
-    }
-
-    private static String list(List<SelectedTable> tables) {
-        return String.join(", ", tables.stream().map(t -> Identifiers.quote(t.schema(), t.name())).toList());
+        return names;
     }
 }

@@ -28,10 +28,14 @@ final class SlotContinuity {
     }
 
     /**
-     * Fails when the server behind {@code sql} lacks the slot or holds one that confirmed past
-     * {@code confirmed}, what this stream last confirmed.
+     * Fails when the server behind {@code sql} lacks the slot, or, when it is another server than
+     * {@code before} (the one the stream came from), holds one that confirmed past {@code
+     * confirmed}, what this stream last reported. (On the same server the slot is the stream's
+     * own; another server's copy of it can only lag what was reported to the first.)
+     *
+     * @return the server, as {@code host:port}
      */
-    static void check(Connection sql, String slot, long confirmed) throws SQLException {
+    static String check(Connection sql, String slot, long confirmed, String before) throws SQLException {
         Optional<ReplicationSlot.State> state = ReplicationSlot.find(sql, slot);
         String server = server(sql);
         if (state.isEmpty()) {
@@ -41,15 +45,17 @@ final class SlotContinuity {
                     + Lsn.format(confirmed) + " cannot be streamed without a gap, so nothing more is: take the snapshot again with "
                     + "`sluice run --fresh` (or reset this connector's offsets).");
         }
-        if (confirmed > 0 && state.get().confirmedFlush() > confirmed) {
+        if (!server.equals(before) && confirmed > 0 && Long.compareUnsigned(state.get().confirmedFlush(), confirmed) > 0) {
             throw new Broken("Replication slot " + slot + " on " + server + " has confirmed changes up to "
                     + Lsn.format(state.get().confirmedFlush()) + ", past " + Lsn.format(confirmed) + " where this stream left off: it is "
                     + "not this pipeline's slot (made again after a failover?), and streaming from it would skip the changes in between. "
                     + "Take the snapshot again with `sluice run --fresh` (or reset this connector's offsets).");
         }
+        return server;
     }
 
-    private static String server(Connection sql) throws SQLException {
+    /** The server behind the connection as it names itself, {@code host:port}. */
+    static String server(Connection sql) throws SQLException {
         try (Statement s = sql.createStatement();
              ResultSet rs = s.executeQuery("SELECT coalesce(host(inet_server_addr()), 'the local socket') || ':' || "
                      + "coalesce(inet_server_port()::text, current_setting('port'))")) {

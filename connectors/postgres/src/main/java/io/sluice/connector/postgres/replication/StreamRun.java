@@ -59,9 +59,12 @@ public final class StreamRun implements AutoCloseable {
     private static final long LIVE_LINGER_NANOS = 5_000_000;
 
     /** What a stream needs from the connector configuration. */
-    /** @param copyOnColumnChange whether every column change copies the table into the stream ({@code ddl.copy.on}) */
+    /**
+     * @param copyOnColumnChange whether every column change copies the table into the stream ({@code ddl.copy.on})
+     * @param viaRoot            whether the publication sends partitions' changes as their root's ({@code publish_via_partition_root})
+     */
     public record Settings(String topicPrefix, String slot, String publication, TableSelector selector, TypeMapper mapper,
-                           long statusIntervalMillis, long reconnectTimeoutMillis, boolean copyOnColumnChange) {
+                           long statusIntervalMillis, long reconnectTimeoutMillis, boolean copyOnColumnChange, boolean viaRoot) {
 
         /** Which tables DDL events are sent for, and which changes copy a table. */
         DdlMessage.Selection ddlSelection() {
@@ -80,6 +83,8 @@ public final class StreamRun implements AutoCloseable {
 
     private final Settings settings;
     private Connection catalog;
+    /** The server streamed from, {@code host:port}: a reconnect that leads to another one checks the slot there goes on. */
+    private String server;
     private volatile ChangeStream stream;
     private ChangeRecords records;
     private final String database;
@@ -128,6 +133,7 @@ public final class StreamRun implements AutoCloseable {
         this.records = newRecords(confirmed);
         this.stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
                 settings.statusIntervalMillis());
+        this.server = SlotContinuity.server(catalog);
     }
 
     /** Records that start after {@code confirmed} and skip what was handed out before. */
@@ -154,9 +160,10 @@ public final class StreamRun implements AutoCloseable {
      * again.
      */
     private void reconnect(Exception cause) throws InterruptedException {
+        // Closing reports the newest confirmed position: read after it, this is at least what the server was told.
+        stream.close();
         long confirmed = stream.confirmed();
         LOG.warn("Lost the stream from slot {} ({}); reconnecting, from {}", settings.slot(), cause.getMessage(), Lsn.format(confirmed));
-        stream.close();
         closeQuietly(catalog);
         if (copy != null) {
             copy.close();
@@ -172,7 +179,7 @@ public final class StreamRun implements AutoCloseable {
             try {
                 newCatalog = connections.normal().get();
                 // The hosts may lead to another server now (a failover): it must hold this stream's slot, where it left off.
-                SlotContinuity.check(newCatalog, settings.slot(), confirmed);
+                server = SlotContinuity.check(newCatalog, settings.slot(), confirmed, server);
                 replication = connections.replication().get();
                 stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
                         settings.statusIntervalMillis());
@@ -230,7 +237,8 @@ public final class StreamRun implements AutoCloseable {
         try {
             selected.clear();
             for (SelectedTable t : settings.selector().select(catalog, database)) {
-                selected.add(t.qualifiedName());
+                // Through the root, its Relation messages name the root.
+                selected.add(t.publishedName(settings.viaRoot()));
             }
         } catch (SQLException e) {
             throw new ConnectException("Cannot read which tables of " + database + " are selected: " + e.getMessage(), e);

@@ -16,6 +16,21 @@ public record SelectedTable(String schema, String name, long oid, String root, b
         return schema + "." + name;
     }
 
+    /** The root's schema; null when the table is not a partition. */
+    public String rootSchema() {
+        return root == null ? null : root.substring(0, root.indexOf('.'));
+    }
+
+    /** The root's name; null when the table is not a partition. */
+    public String rootName() {
+        return root == null ? null : root.substring(root.indexOf('.') + 1);
+    }
+
+    /** What the sinks know the table's rows as: its root, when partitions are published through it; else itself. */
+    public String publishedName(boolean viaRoot) {
+        return viaRoot && root != null ? root : qualifiedName();
+    }
+
     /** The names of the tables that are not WAL-logged (UNLOGGED), which only the snapshot can copy. */
     public static java.util.List<String> unlogged(java.util.List<SelectedTable> tables) {
         return tables.stream().filter(t -> !t.logged()).map(SelectedTable::qualifiedName).toList();

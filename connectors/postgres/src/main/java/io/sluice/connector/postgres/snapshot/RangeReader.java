@@ -28,7 +28,9 @@ import org.postgresql.copy.CopyOut;
  * One reader connection of the snapshot. It joins the exported snapshot once, then reads page
  * ranges with {@code COPY (SELECT ...) TO STDOUT (FORMAT binary)}, turns each row into a
  * snapshot-read record and hands it to the queue. A range's last record carries the offset
- * that marks the range finished.
+ * that marks the range finished. Rows are read from the table the range is of (a leaf
+ * partition), in the shape of the records (its root's, when partitions are published through
+ * it: the columns by name, in the root's order).
  */
 final class RangeReader implements AutoCloseable {
 
@@ -77,7 +79,7 @@ final class RangeReader implements AutoCloseable {
         List<ColumnMapping> columns = schema.columns();
         StringJoiner select = new StringJoiner(", ");
         columns.forEach(c -> select.add(c.selectExpression()));
-        String sql = "COPY (SELECT " + select + " FROM " + Identifiers.quote(schema.schemaName(), schema.tableName())
+        String sql = "COPY (SELECT " + select + " FROM " + Identifiers.quote(range.plan().table().schema(), range.plan().table().name())
                 + range.predicate() + ") TO STDOUT (FORMAT binary)";
 
         Struct pendingAfter = null;
@@ -119,7 +121,7 @@ final class RangeReader implements AutoCloseable {
                 schema.columns().stream().filter(c -> c.column().generated()).map(ColumnMapping::name).toList());
         StringJoiner select = new StringJoiner(", ");
         columns.forEach(c -> select.add(c.selectExpression()));
-        String sql = "COPY (SELECT " + select + " FROM " + Identifiers.quote(schema.schemaName(), schema.tableName())
+        String sql = "COPY (SELECT " + select + " FROM " + Identifiers.quote(range.plan().table().schema(), range.plan().table().name())
                 + range.predicate() + ") TO STDOUT (FORMAT binary)";
         io.sluice.schemas.codec.WireBuffer chunk = new io.sluice.schemas.codec.WireBuffer(RAW_CHUNK_BYTES + (1 << 16));
         int rows = 0;

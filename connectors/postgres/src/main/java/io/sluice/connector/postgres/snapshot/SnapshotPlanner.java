@@ -44,10 +44,14 @@ public final class SnapshotPlanner {
     private final TypeMapper mapper;
     private final long batchBytes;
 
-    public SnapshotPlanner(String topicPrefix, TypeMapper mapper, long batchBytes) {
+    private final boolean viaRoot;
+
+    /** @param viaRoot whether a partition's records take its root's name and shape */
+    public SnapshotPlanner(String topicPrefix, TypeMapper mapper, long batchBytes, boolean viaRoot) {
         this.topicPrefix = topicPrefix;
         this.mapper = mapper;
         this.batchBytes = batchBytes;
+        this.viaRoot = viaRoot;
     }
 
     /**
@@ -58,9 +62,12 @@ public final class SnapshotPlanner {
             throws SQLException {
         TypeCatalog catalog = new TypeCatalog(snapshot);
         List<TablePlan> plans = new ArrayList<>();
+        Map<String, TableSchema> roots = new java.util.HashMap<>();
         try (PreparedStatement sizes = snapshot.prepareStatement(SIZES)) {
             for (SelectedTable table : tables) {
-                TableSchema schema = SelectedSchemas.of(table, catalog, mapper, topicPrefix);
+                TableSchema schema = viaRoot && table.root() != null
+                        ? roots.computeIfAbsent(table.root(), r -> rootSchema(table, catalog))
+                        : SelectedSchemas.of(table, catalog, mapper, topicPrefix);
                 sizes.setLong(1, table.oid());
                 long pages;
                 long bytes;
@@ -88,5 +95,16 @@ public final class SnapshotPlanner {
             }
         }
         return plans;
+    }
+
+    /** The record shapes of a partition's root, which all its partitions' rows take. */
+    private TableSchema rootSchema(SelectedTable partition, TypeCatalog catalog) {
+        SelectedTable root = new SelectedTable(partition.rootSchema(), partition.rootName(), 0, null, partition.logged());
+        try {
+            return SelectedSchemas.of(root, catalog, mapper, topicPrefix);
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot read the columns of " + partition.root() + ", the root of " + partition.qualifiedName()
+                    + ": " + e.getMessage(), e);
+        }
     }
 }

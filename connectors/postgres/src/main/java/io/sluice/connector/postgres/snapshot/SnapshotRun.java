@@ -6,9 +6,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -24,8 +26,6 @@ import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.mapping.TypeMapper;
-import io.sluice.schemas.naming.Identifiers;
-import io.sluice.schemas.naming.TopicNames;
 import io.sluice.schemas.postgres.PgEndpoint;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -69,11 +69,14 @@ public final class SnapshotRun implements AutoCloseable {
     private String database;
     private long snapshotMicros;
     private PostDataSplit postData;
+    private SnapshotEvents events;
     private boolean resumed;
     private List<SchemaChangeEvents.TableChange> tableChanges = List.of();
     /** What this run's snapshot saw, when it is not the slot's own; null when it is. */
     private VisibleTransactions visibility;
     private final Map<String, VisibleTransactions> seenBy = new LinkedHashMap<>();
+    /** Per published table (a root through its root), its partitions whose rows are not all queued yet. */
+    private final Map<String, AtomicInteger> leavesLeft = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * What a run needs from the connector configuration.
@@ -81,7 +84,7 @@ public final class SnapshotRun implements AutoCloseable {
      * @param schema how to dump the schema; null for none
      */
     public record Settings(String topicPrefix, TableSelector selector, TypeMapper mapper, long batchBytes, int threads, long queueBytes,
-                           SchemaSource schema, boolean rawTuples, List<TablePattern> rawExcludes) {
+                           SchemaSource schema, boolean rawTuples, List<TablePattern> rawExcludes, boolean viaRoot) {
     }
 
     /** Where the schema comes from: pg_dump against the endpoint, for the chosen scope. */
@@ -102,6 +105,11 @@ public final class SnapshotRun implements AutoCloseable {
     /** The partition of the end-of-snapshot event; its stored offset tells whether a snapshot already finished. */
     public static Map<String, String> serverPartition(String topicPrefix) {
         return Map.of("server", topicPrefix);
+    }
+
+    /** Whether an earlier run of this connector handed out part of a snapshot at least (or streamed after one). */
+    public boolean begun() {
+        return storedOffsets.apply(serverPartition(settings.topicPrefix())) != null;
     }
 
     /** Whether an earlier run of this connector already finished its snapshot. */
@@ -136,6 +144,7 @@ public final class SnapshotRun implements AutoCloseable {
                 Timestamp at = rs.getTimestamp(2);
                 snapshotMicros = at.getTime() / 1000 * 1_000_000L + at.getNanos() / 1000;
                 database = rs.getString(3);
+                events = new SnapshotEvents(settings.topicPrefix(), database, snapshotMicros);
             }
             if (exported == null) {
                 // Not the slot's snapshot: the stream will replay changes this one saw already. (On a standby, what it has
@@ -149,7 +158,7 @@ public final class SnapshotRun implements AutoCloseable {
             }
         }
         List<SelectedTable> tables = settings.selector().select(coordinator, database);
-        SnapshotPlanner planner = new SnapshotPlanner(settings.topicPrefix(), settings.mapper(), settings.batchBytes());
+        SnapshotPlanner planner = new SnapshotPlanner(settings.topicPrefix(), settings.mapper(), settings.batchBytes(), settings.viaRoot());
         List<TablePlan> plans = planner.plan(coordinator, tables,
                 t -> storedOffsets.apply(TableProgress.partition(settings.topicPrefix(), t.qualifiedName())));
 
@@ -158,16 +167,27 @@ public final class SnapshotRun implements AutoCloseable {
         List<TablePlan> keylessToReload = new ArrayList<>();
         List<PageRange> ranges = new ArrayList<>();
         Map<TablePlan, TableProgress> byPlan = new LinkedHashMap<>();
+        // Rows of a keyless table cannot be matched, so a partly copied one is emptied and copied whole; through its root,
+        // that is the root's every partition (the sinks know the rows by the root only).
+        Set<String> keylessReloaded = new HashSet<>();
+        if (resumed) {
+            for (TablePlan plan : plans) {
+                if (plan.schema().keySchema() == null && finishedOf(plan).count() < plan.rangeCount()) {
+                    keylessReloaded.add(published(plan));
+                }
+            }
+        }
         for (TablePlan plan : ReadOrder.of(plans)) {
             Map<String, String> partition = TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName());
             Map<String, Object> stored = storedOffsets.apply(partition);
-            FinishedRanges finished = stored == null ? FinishedRanges.none()
-                    : FinishedRanges.decode((String) stored.get(TableProgress.DONE));
-            if (resumed && plan.schema().keySchema() == null && finished.count() < plan.rangeCount()) {
-                // Rows of a keyless table cannot be matched, so a partly copied one is emptied and copied whole.
+            FinishedRanges finished = finishedOf(plan);
+            if (keylessReloaded.contains(published(plan))) {
                 finished = FinishedRanges.none();
-                keylessToReload.add(plan);
+                if (keylessToReload.stream().noneMatch(p -> published(p).equals(published(plan)))) {
+                    keylessToReload.add(plan);
+                }
             }
+            leavesLeft.computeIfAbsent(published(plan), r -> new AtomicInteger()).incrementAndGet();
             // A table read whole here is as this snapshot saw it; one partly read before holds rows of two snapshots.
             VisibleTransactions seen = finished.count() == 0 ? visibility
                     : finished.count() >= plan.rangeCount() ? seenBy(stored).orElse(null) : null;
@@ -183,7 +203,12 @@ public final class SnapshotRun implements AutoCloseable {
                 }
             }
         }
-        tableChanges = plans.stream().map(SnapshotRun::creation).toList();
+        Map<String, SchemaChangeEvents.TableChange> changes = new LinkedHashMap<>();
+        plans.forEach(plan -> changes.putIfAbsent(published(plan), SnapshotEvents.creation(plan)));
+        tableChanges = List.copyOf(changes.values());
+        if (settings.viaRoot()) {
+            rootsSeenWhole(plans);
+        }
         if (settings.schema() != null && settings.schema().scope() != SchemaSnapshot.Scope.NONE) {
             SchemaSnapshot schema = SchemaSnapshot.take(settings.schema().dump(), settings.schema().endpoint(), snapshotId, coordinator,
                     settings.schema().scope(), tables);
@@ -196,7 +221,8 @@ public final class SnapshotRun implements AutoCloseable {
         }
         for (TablePlan plan : keylessToReload) {
             TableProgress table = byPlan.get(plan);
-            queue.put(truncation(plan, table), 512);
+            LOG.info("{} has no key and was partly copied before the interruption: it is emptied and copied again", published(plan));
+            queue.put(events.truncation(plan, table), 512);
         }
         RangeQueue work = new RangeQueue(ranges);
         long pending = work.size();
@@ -220,10 +246,11 @@ public final class SnapshotRun implements AutoCloseable {
             PageRange range = null;
             while (failure.get() == null && (range = work.next(range)) != null) {
                 TablePlan plan = range.plan();
-                Struct source = sources.computeIfAbsent(plan, p -> new SourceInfo(settings.topicPrefix(), database, p.table().schema(),
-                        p.table().name(), snapshotMicros, SourceInfo.Snapshot.TRUE, null, null, null).toStruct());
+                Struct source = sources.computeIfAbsent(plan, p -> new SourceInfo(settings.topicPrefix(), database, p.schema().schemaName(),
+                        p.schema().tableName(), snapshotMicros, SourceInfo.Snapshot.TRUE, null, null, null).toStruct());
                 TableProgress table = byPlan.get(plan);
-                if (reader.read(range, table, source) && !resumed) {
+                if (reader.read(range, table, source) && !resumed && leavesLeft.get(published(plan)).decrementAndGet() == 0) {
+                    // Through a root, its rows are all in once every partition's are.
                     queue.put(tableLoaded(plan, table), 4096);
                 }
             }
@@ -267,53 +294,58 @@ public final class SnapshotRun implements AutoCloseable {
 
     /**
      * The event after a table's last row: its indexes and key constraints, which a sink may
-     * build at once, while the other tables are still being copied.
+     * build at once, while the other tables are still being copied. Through a root, those of all
+     * its partitions.
      */
     private SourceRecord tableLoaded(TablePlan plan, TableProgress table) {
-        SourceInfo source = new SourceInfo(settings.topicPrefix(), database, plan.table().schema(), plan.table().name(), snapshotMicros,
-                SourceInfo.Snapshot.LAST_IN_DATA_COLLECTION, null, null, null);
-        String ddl = postData == null ? null : postData.forTable(plan.table());
-        LOG.debug("{} read: {} rows", plan.table().qualifiedName(), table.rows());
-        return new SourceRecord(table.partition(), table.offset(), TopicNames.forSchemaChanges(settings.topicPrefix()), null,
-                SchemaChangeEvents.KEY_SCHEMA, SchemaChangeEvents.key(database),
-                SchemaChangeEvents.VALUE_SCHEMA, SchemaChangeEvents.value(source, null, ddl, List.of(creation(plan)), System.currentTimeMillis()));
+        String ddl = null;
+        if (postData != null) {
+            StringBuilder all = new StringBuilder();
+            for (TableProgress p : progress) {
+                if (published(p.plan()).equals(published(plan))) {
+                    String part = postData.forTable(p.plan().table());
+                    if (part != null && !part.isBlank()) {
+                        all.append(all.length() == 0 ? "" : "\n").append(part);
+                    }
+                }
+            }
+            ddl = all.length() == 0 ? postData.forTable(plan.table()) : all.toString();
+        }
+        LOG.debug("{} read: {} rows", published(plan), table.rows());
+        return events.tableLoaded(plan, table, ddl);
+    }
+
+    private SourceRecord schemaEvent(String ddl, SourceInfo.Snapshot marker, Map<String, Object> offset) {
+        return events.schemaEvent(ddl, marker, offset, tableChanges);
+    }
+
+    /** What the sinks know a plan's rows as: its root's name through the root, else its own. */
+    private String published(TablePlan plan) {
+        return plan.table().publishedName(settings.viaRoot());
+    }
+
+    private FinishedRanges finishedOf(TablePlan plan) {
+        Map<String, Object> stored = storedOffsets.apply(TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName()));
+        return stored == null ? FinishedRanges.none() : FinishedRanges.decode((String) stored.get(TableProgress.DONE));
     }
 
     /**
-     * An event on the schema-change topic that opens (pre-data DDL, snapshot=first) or closes
-     * (post-data DDL and sequence values, snapshot=last) the snapshot. Both list the tables the
-     * snapshot loads, so a sink knows them before the first row.
+     * A root's changes come as the root's: the stream can drop those its snapshot saw only when all
+     * of the root's partitions were read whole under one snapshot.
      */
-    private SourceRecord schemaEvent(String ddl, SourceInfo.Snapshot marker, Map<String, Object> offset) {
-        SourceInfo source = new SourceInfo(settings.topicPrefix(), database, "", "", snapshotMicros, marker, null, null, null);
-        return new SourceRecord(serverPartition(settings.topicPrefix()), offset,
-                TopicNames.forSchemaChanges(settings.topicPrefix()), null,
-                SchemaChangeEvents.KEY_SCHEMA, SchemaChangeEvents.key(database),
-                SchemaChangeEvents.VALUE_SCHEMA, SchemaChangeEvents.value(source, null, ddl, tableChanges, System.currentTimeMillis()));
-    }
-
-    /** A truncate event that empties a keyless table on the target before it is copied again. */
-    private SourceRecord truncation(TablePlan plan, TableProgress table) {
-        Struct source = new SourceInfo(settings.topicPrefix(), database, plan.table().schema(), plan.table().name(), snapshotMicros,
-                SourceInfo.Snapshot.TRUE, null, null, null).toStruct();
-        Struct value = plan.schema().envelope(io.sluice.schemas.envelope.Operation.TRUNCATE, null, null, source,
-                System.currentTimeMillis() * 1000L);
-        LOG.info("{} has no key and was partly copied before the interruption: it is emptied and copied again", plan.table().qualifiedName());
-        return new SourceRecord(table.partition(), table.offset(), plan.schema().topic(), null, null, null,
-                plan.schema().envelopeSchema(), value);
-    }
-
-    private static SchemaChangeEvents.TableChange creation(TablePlan plan) {
-        List<SchemaChangeEvents.ColumnDefinition> columns = new ArrayList<>();
-        int position = 1;
-        for (var mapping : plan.schema().columns()) {
-            var column = mapping.column();
-            columns.add(new SchemaChangeEvents.ColumnDefinition(column.name(), column.type().displayName(), column.declaredType(),
-                    position++, column.nullable(), null, column.generated(), column.type().underlying().labels().isEmpty() ? null
-                    : column.type().underlying().labels(), null));
+    private void rootsSeenWhole(List<TablePlan> plans) {
+        Map<String, List<VisibleTransactions>> byRoot = new LinkedHashMap<>();
+        for (TablePlan plan : plans) {
+            if (plan.table().root() != null) {
+                byRoot.computeIfAbsent(plan.table().root(), r -> new ArrayList<>()).add(seenBy.get(plan.table().qualifiedName()));
+            }
         }
-        return new SchemaChangeEvents.TableChange(SchemaChangeEvents.ChangeType.CREATE,
-                Identifiers.quote(plan.table().schema(), plan.table().name()), plan.schema().keyColumns(), columns, null);
+        byRoot.forEach((root, seen) -> {
+            VisibleTransactions first = seen.get(0);
+            if (first != null && seen.stream().allMatch(v -> v != null && v.encode().equals(first.encode()))) {
+                seenBy.put(root, first);
+            }
+        });
     }
 
     /**

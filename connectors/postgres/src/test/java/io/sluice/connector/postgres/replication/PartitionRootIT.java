@@ -1,0 +1,165 @@
+package io.sluice.connector.postgres.replication;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+
+import io.sluice.connector.postgres.PostgresSourceTask;
+import io.sluice.connector.postgres.snapshot.SnapshotRun;
+import io.sluice.schemas.envelope.Envelope;
+import io.sluice.testing.postgres.PartitionedTables;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * {@code publish.via.partition.root}: a table of twelve monthly partitions, whose partitions'
+ * columns are in other orders than the root's, is one table to the records. The snapshot
+ * reads every partition (each apart, in parallel) and names every row after the root, in the
+ * root's shape; the end of each table's copy is said once, for the root, after its last
+ * partition. Changes of any partition come as the root's; a row moved to another partition has
+ * a new key (the key holds the partition key): its old key is deleted and its new one inserted,
+ * in the one table, not in two. Without the setting
+ * every partition is a table of its own, as before.
+ */
+@ExtendWith(PostgresExtension.class)
+class PartitionRootIT {
+
+    @Test
+    void twelvePartitionsAreOneTableFromSnapshotToStream(TestDatabase db) throws Exception {
+        PartitionedTables.monthly(db, 3);
+        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+        PostgresSourceTask task = SourceTasks.start(db, stored, "topic.prefix", "rooted", "snapshot.mode", "initial",
+                "snapshot.schema", "none", "snapshot.batch.bytes", "65536", "snapshot.max.threads", "3", "publish.via.partition.root", "true",
+                "table.include.list", "public.events");
+        try {
+            List<SourceRecord> snapshot = pollUntil(task, r -> r.stream().anyMatch(PartitionRootIT::endOfSnapshot));
+            List<SourceRecord> rows = snapshot.stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).toList();
+            assertThat(rows).hasSize(1200).allSatisfy(r -> assertThat(r.topic()).isEqualTo("rooted.public.events"));
+            assertThat(rows.stream().map(r -> ((Struct) r.value()).getStruct("source").getString("table")).distinct())
+                    .containsExactly("events");
+            Map<Integer, Struct> byId = new HashMap<>();
+            for (SourceRecord r : rows) {
+                Struct after = ((Struct) r.value()).getStruct("after");
+                assertThat(after.schema().fields()).extracting(f -> f.name()).containsExactly("id", "at", "amount", "note");
+                assertThat(byId.put(after.getInt32("id"), after)).as("each row once").isNull();
+                assertThat(((Struct) r.key()).getInt32("id")).isEqualTo(after.getInt32("id"));
+            }
+            assertThat(byId.get(7).getString("note")).isEqualTo("n7");
+            List<SourceRecord> loaded = snapshot.stream().filter(r -> "last_in_data_collection".equals(snapshotMarker(r))).toList();
+            assertThat(loaded).as("one end of copy, for the root").hasSize(1);
+            assertThat(((Struct) loaded.get(0).value()).getStruct("source").getString("table")).isEqualTo("events");
+            assertThat(snapshot.indexOf(loaded.get(0))).as("after every row").isGreaterThan(snapshot.indexOf(rows.get(rows.size() - 1)));
+            commitAll(task, stored, snapshot);
+
+            db.execute("INSERT INTO events (id, at, amount, note) VALUES (5000, '2024-03-05', 1, 'new')",
+                    "UPDATE events SET at = '2024-11-20' WHERE id = 7", // from January to November: another partition
+                    "UPDATE events SET amount = amount + 1 WHERE id = 8",
+                    "DELETE FROM events WHERE id = 9");
+            List<SourceRecord> changes = pollUntil(task, r -> r.size() >= 5).stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).toList();
+            assertThat(changes).extracting(SourceRecord::topic).containsOnly("rooted.public.events");
+            // The key holds the partition key, so a moved row has a new key: the old one deleted, the new one inserted, in one table.
+            assertThat(changes).extracting(r -> ((Struct) r.value()).getString("op")).containsExactly("c", "d", "c", "u", "d");
+            assertThat(((Struct) changes.get(1).key()).getInt32("id")).isEqualTo(7);
+            assertThat(((Struct) changes.get(1).key()).get("at")).isNotEqualTo(((Struct) changes.get(2).key()).get("at"));
+            Struct moved = ((Struct) changes.get(2).value()).getStruct("after");
+            assertThat(moved.getInt32("id")).isEqualTo(7);
+            assertThat(moved.getString("note")).isEqualTo("n7");
+        } finally {
+            task.stop();
+        }
+    }
+
+    @Test
+    void withoutTheSettingEachPartitionIsATable(TestDatabase db) throws Exception {
+        PartitionedTables.halves(db, "parts");
+        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+        PostgresSourceTask task = SourceTasks.start(db, stored, "topic.prefix", "leaves", "snapshot.mode", "initial", "snapshot.schema", "none",
+                "table.include.list", "public.parts");
+        try {
+            List<SourceRecord> snapshot = pollUntil(task, r -> r.stream().anyMatch(PartitionRootIT::endOfSnapshot));
+            assertThat(snapshot.stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).map(SourceRecord::topic).distinct())
+                    .containsExactlyInAnyOrder("leaves.public.parts_a", "leaves.public.parts_b");
+            commitAll(task, stored, snapshot);
+            db.execute("UPDATE parts SET at = '2024-12-01' WHERE id = 1");
+            List<SourceRecord> changes = pollUntil(task, r -> r.size() >= 2).stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).toList();
+            assertThat(changes).extracting(r -> r.topic() + " " + ((Struct) r.value()).getString("op"))
+                    .containsExactly("leaves.public.parts_a d", "leaves.public.parts_b c");
+        } finally {
+            task.stop();
+        }
+    }
+
+    /**
+     * A pipeline whose snapshot named partitions as themselves keeps doing so when the setting is
+     * turned on later: its rows on the sinks are named so, and switching mid-stream would split a
+     * table between two names. The publication is left as it is until a new snapshot.
+     */
+    @Test
+    void aSnapshotTakenPerPartitionKeepsItsNamesWhenTheSettingIsTurnedOn(TestDatabase db) throws Exception {
+        PartitionedTables.halves(db, "kept");
+        Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+        String[] settings = {"topic.prefix", "kept", "snapshot.mode", "initial", "snapshot.schema", "none", "table.include.list", "public.kept"};
+        PostgresSourceTask first = SourceTasks.start(db, stored, settings);
+        try {
+            commitAll(first, stored, pollUntil(first, r -> r.stream().anyMatch(PartitionRootIT::endOfSnapshot)));
+        } finally {
+            first.stop();
+        }
+        String[] turnedOn = java.util.Arrays.copyOf(settings, settings.length + 2);
+        turnedOn[settings.length] = "publish.via.partition.root";
+        turnedOn[settings.length + 1] = "true";
+        PostgresSourceTask second = SourceTasks.start(db, stored, turnedOn);
+        try {
+            db.execute("INSERT INTO kept VALUES (500, '2024-02-02')");
+            List<SourceRecord> changes = pollUntil(second, r -> !r.isEmpty()).stream().filter(r -> Envelope.isEnvelope(r.valueSchema())).toList();
+            assertThat(changes).extracting(SourceRecord::topic).containsExactly("kept.public.kept_a");
+            assertThat(db.queryText("SELECT pubviaroot::text FROM pg_publication WHERE pubname = 'sluice_kept'")).isEqualTo("false");
+        } finally {
+            second.stop();
+        }
+    }
+
+    private static boolean endOfSnapshot(SourceRecord r) {
+        return Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED));
+    }
+
+    private static String snapshotMarker(SourceRecord r) {
+        if (!(r.value() instanceof Struct v) || v.schema().field("source") == null) {
+            return null;
+        }
+        Struct source = v.getStruct("source");
+        return source.schema().field("snapshot") == null ? null : source.getString("snapshot");
+    }
+
+    /** Stores every record's offset, as Connect does once they are written, and commits. */
+    private static void commitAll(PostgresSourceTask task, Map<Map<String, String>, Map<String, Object>> stored, List<SourceRecord> records)
+            throws InterruptedException {
+        for (SourceRecord r : records) {
+            @SuppressWarnings("unchecked")
+            Map<String, String> partition = (Map<String, String>) r.sourcePartition();
+            @SuppressWarnings("unchecked")
+            Map<String, Object> offset = (Map<String, Object>) r.sourceOffset();
+            stored.put(partition, offset);
+            task.commitRecord(r, null);
+        }
+        task.commit();
+    }
+
+    private static List<SourceRecord> pollUntil(PostgresSourceTask task, Predicate<List<SourceRecord>> enough) throws InterruptedException {
+        List<SourceRecord> records = new ArrayList<>();
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!enough.test(records) && System.nanoTime() < deadline) {
+            records.addAll(SourceTasks.poll(task));
+        }
+        return records;
+    }
+}
