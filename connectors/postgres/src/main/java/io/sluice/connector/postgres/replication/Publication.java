@@ -66,7 +66,16 @@ public final class Publication {
                         : Identifiers.quote(t.schema(), t.name()));
             }
         }
-        String with = viaRoot ? " WITH (publish_via_partition_root = true)" : "";
+        // From 18 on, stored generated columns can be published, so snapshot rows and changes both carry them.
+        boolean generated = sql.getMetaData().getDatabaseMajorVersion() >= 18;
+        List<String> options = new ArrayList<>();
+        if (viaRoot) {
+            options.add("publish_via_partition_root = true");
+        }
+        if (generated) {
+            options.add("publish_generated_columns = stored");
+        }
+        String with = options.isEmpty() ? "" : " WITH (" + String.join(", ", options) + ")";
         Boolean allTables = allTables(sql, name);
         if (allTables == null) {
             if (mode == Mode.DISABLED) {
@@ -89,6 +98,12 @@ public final class Publication {
                 s.execute("ALTER PUBLICATION " + quoted + " SET (publish_via_partition_root = " + viaRoot + ")");
             }
             done.add("set publish_via_partition_root = " + viaRoot + " on publication " + name);
+        }
+        if (mode != Mode.DISABLED && generated && !publishesStoredGenerated(sql, name)) {
+            try (Statement s = sql.createStatement()) {
+                s.execute("ALTER PUBLICATION " + quoted + " SET (publish_generated_columns = stored)");
+            }
+            done.add("set publish_generated_columns = stored on publication " + name);
         }
         if (allTables) {
             return String.join("; ", done);
@@ -113,6 +128,15 @@ public final class Publication {
         }
         done.add("added " + missing.size() + " tables to publication " + name);
         return String.join("; ", done);
+    }
+
+    private static boolean publishesStoredGenerated(Connection sql, String name) throws SQLException {
+        try (PreparedStatement s = sql.prepareStatement("SELECT pubgencols = 's' FROM pg_catalog.pg_publication WHERE pubname = ?")) {
+            s.setString(1, name);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
     }
 
     /** Whether the publication publishes partitions through their root; empty when it does not exist. */

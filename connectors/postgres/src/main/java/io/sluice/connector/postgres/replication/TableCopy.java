@@ -89,11 +89,16 @@ final class TableCopy implements AutoCloseable {
         }
     }
 
-    /** The table as a Relation message would describe it now: stored, non-generated columns in order. */
+    /**
+     * The table as a Relation message would describe it now: its columns in order, without the
+     * generated ones the publication does not send (all before 18; virtual ones on 18, where
+     * Sluice's publication sends stored ones).
+     */
     private static PgOutputMessage.Relation relation(Connection c, long oid, String[] name) throws SQLException {
         List<PgOutputMessage.Column> columns = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod FROM pg_catalog.pg_attribute a "
-                + "WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '' ORDER BY a.attnum")) {
+                + "WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND (a.attgenerated = '' OR (a.attgenerated = 's' "
+                + "AND pg_catalog.current_setting('server_version_num')::int >= 180000)) ORDER BY a.attnum")) {
             s.setLong(1, oid);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {

@@ -66,8 +66,8 @@ public final class SnapshotPlanner {
         try (PreparedStatement sizes = snapshot.prepareStatement(SIZES)) {
             for (SelectedTable table : tables) {
                 TableSchema schema = viaRoot && table.root() != null
-                        ? roots.computeIfAbsent(table.root(), r -> rootSchema(table, catalog))
-                        : SelectedSchemas.of(table, catalog, mapper, topicPrefix);
+                        ? roots.computeIfAbsent(table.root(), r -> rootSchema(table, catalog, snapshot))
+                        : SelectedSchemas.of(table, catalog, mapper, topicPrefix, snapshot);
                 sizes.setLong(1, table.oid());
                 long pages;
                 long bytes;
@@ -98,10 +98,10 @@ public final class SnapshotPlanner {
     }
 
     /** The record shapes of a partition's root, which all its partitions' rows take. */
-    private TableSchema rootSchema(SelectedTable partition, TypeCatalog catalog) {
+    private TableSchema rootSchema(SelectedTable partition, TypeCatalog catalog, Connection snapshot) {
         SelectedTable root = new SelectedTable(partition.rootSchema(), partition.rootName(), 0, null, partition.logged());
         try {
-            return SelectedSchemas.of(root, catalog, mapper, topicPrefix);
+            return SelectedSchemas.of(root, catalog, mapper, topicPrefix, snapshot);
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot read the columns of " + partition.root() + ", the root of " + partition.qualifiedName()
                     + ": " + e.getMessage(), e);
