@@ -21,6 +21,10 @@ import org.apache.kafka.common.config.types.Password;
 /**
  * Configuration of {@link PostgresSourceConnector}. Connection keys carry Debezium's names, so
  * a Debezium PostgreSQL connector's configuration needs few changes.
+ *
+ * <p>Longer than a class should be, for a reason: it is the one {@code ConfigDef} of the
+ * connector with every key's documentation beside its definition (docs/configuration.md is
+ * generated from it), and typed getters; split, the reference would be scattered over classes.
  */
 public final class PostgresSourceConfig extends AbstractConfig {
 

@@ -12,6 +12,7 @@ import io.sluice.schemas.postgres.Lsn;
 import io.sluice.connector.postgres.barrier.BarrierWriter;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.SequenceSync;
+import io.sluice.connector.postgres.replication.StreamConnections;
 import io.sluice.connector.postgres.replication.StreamRun;
 import io.sluice.connector.postgres.schema.PgDump;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
@@ -199,7 +200,7 @@ public class PostgresSourceTask extends SourceTask {
                     config.allSequences(), selector(), () -> PgConnect.open(endpoint,
                     "sluice sequences " + config.topicPrefix()));
             stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages,
-                    new StreamRun.Connections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),
+                    new StreamConnections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),
                             () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix()),
                             () -> PgConnect.open(setup.writable(), "sluice table copy " + config.topicPrefix())),
                     seenBySnapshot(catalog));

@@ -7,7 +7,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Supplier;
 
 import io.sluice.connector.postgres.ddl.DdlMessage;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
@@ -73,13 +72,6 @@ public final class StreamRun implements AutoCloseable {
         }
     }
 
-    /** Where new connections to the source come from: normal ones, and replication ones. */
-    /**
-     * @param writable to the server that takes writes, for copying a table into the stream (it locks the table and
-     *                 emits a logical message): the source, or the primary of a source that is a hot standby
-     */
-    public record Connections(Supplier<Connection> normal, Supplier<Connection> replication, Supplier<Connection> writable) {
-    }
 
     private final Settings settings;
     private Connection catalog;
@@ -95,7 +87,7 @@ public final class StreamRun implements AutoCloseable {
     private long handedOutCommit;
     private long handedOutEvent;
     private List<SourceRecord> pending = new ArrayList<>();
-    private final Connections connections;
+    private final StreamConnections connections;
     private final Map<String, VisibleTransactions> seenBySnapshot;
     private RelationSchemas schemas;
     private TableCopy copy;
@@ -115,7 +107,7 @@ public final class StreamRun implements AutoCloseable {
      *                       {@link VisibleTransactions})
      */
     public StreamRun(Settings settings, Connection catalog, Connection replication, Map<String, ?> partition, Map<String, Object> baseOffset,
-                     Map<String, Object> stored, boolean messages, Connections connections, Map<String, VisibleTransactions> seenBySnapshot)
+                     Map<String, Object> stored, boolean messages, StreamConnections connections, Map<String, VisibleTransactions> seenBySnapshot)
             throws SQLException {
         this.settings = settings;
         this.seenBySnapshot = Map.copyOf(seenBySnapshot);
@@ -140,16 +132,6 @@ public final class StreamRun implements AutoCloseable {
     private ChangeRecords newRecords(long confirmed) {
         return new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
                 handedOutCommit, handedOutEvent, settings.ddlSelection(), seenBySnapshot);
-    }
-
-    private ConnectException failure(SQLException e) {
-        if ("42704".equals(e.getSQLState()) && e.getMessage() != null && e.getMessage().contains("publication")) {
-            return new ConnectException("Publication " + settings.publication() + " is gone from the source (dropped by someone?): "
-                    + "the changes made since cannot be decoded, because PostgreSQL reads a publication as it was at each change, "
-                    + "so creating it again does not bring them back. Take the snapshot again (`sluice run --fresh`, or reset this "
-                    + "connector's offsets and drop slot " + settings.slot() + "). The server said: " + e.getMessage(), e);
-        }
-        return new ConnectException("Streaming from slot " + settings.slot() + " failed: " + e.getMessage(), e);
     }
 
     /**
@@ -311,7 +293,7 @@ public final class StreamRun implements AutoCloseable {
                 }
                 return List.of();
             }
-            throw e instanceof SQLException sql ? failure(sql) : (RuntimeException) e;
+            throw e instanceof SQLException sql ? StreamFailures.explain(sql, settings.slot(), settings.publication()) : (RuntimeException) e;
         }
     }
 
