@@ -38,7 +38,7 @@ final class Psql {
         Path file = Files.createTempFile("docs-test", ".sql");
         try {
             Files.writeString(file, sql);
-            return command(List.of(binaries.program("psql").toString(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", database,
+            return command(List.of(binaries.client("psql").toString(), "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", database,
                     "-f", file.toString()), environment(user, password));
         } finally {
             Files.deleteIfExists(file);

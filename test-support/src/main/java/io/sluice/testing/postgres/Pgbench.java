@@ -20,9 +20,9 @@ public final class Pgbench {
         this.program = program;
     }
 
-    /** The pgbench beside the server programs; fails with how to install it when there is none. */
+    /** The pgbench beside the server programs (PostgreSQL 18's when they have none); fails with how to install it when there is none. */
     public static Pgbench locate() {
-        Path program = PostgresBinaries.locate().program("pgbench");
+        Path program = PostgresBinaries.locate().client("pgbench");
         if (!Files.isExecutable(program)) {
             throw new IllegalStateException("pgbench not found at " + program + ": install PostgreSQL's client programs (Debian: "
                     + "apt-get install postgresql), or set SLUICE_PG_BIN to a bin directory that has it");

@@ -60,6 +60,16 @@ public final class PostgresBinaries {
         return bin.resolve(name);
     }
 
+    /**
+     * A client program (psql, pgbench) beside these servers, or PostgreSQL 18's when there is
+     * none there: the servers from Maven Central come without clients, and 18's talk to every
+     * older server.
+     */
+    public Path client(String name) {
+        Path here = bin.resolve(name);
+        return Files.isExecutable(here) ? here : ClientPrograms.version18().resolve(name);
+    }
+
     public Path directory() {
         return bin;
     }
