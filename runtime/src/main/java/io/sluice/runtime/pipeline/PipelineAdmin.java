@@ -62,7 +62,7 @@ public final class PipelineAdmin {
                     + sourceEndpoint.user() + " may replicate.");
             var tables = new TableSelector(source.includes(), source.excludes()).select(c, c.getCatalog());
             String done = Publication.ensure(c, source.publicationName(), source.publicationMode(), tables,
-                    Publication.viaRoot(c, source.publicationName()).orElse(source.viaPartitionRoot()));
+                    Publication.viaRootInUse(c, source.publicationName(), source.publicationMode(), source.viaPartitionRoot(), false));
             long published = tables.stream().filter(SelectedTable::logged).count();
             out.println(done.isEmpty() ? "Publication " + source.publicationName() + " covers the " + published + " selected tables."
                     : capitalized(done) + ".");

@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
@@ -135,11 +136,11 @@ public class PostgresSourceConnector extends SourceConnector {
     }
 
     /** The primary of a source that is a hot standby, when the configuration names one. */
-    public static java.util.Optional<PgEndpoint> primaryEndpoint(PostgresSourceConfig config) {
+    public static Optional<PgEndpoint> primaryEndpoint(PostgresSourceConfig config) {
         if (config.primaryHostname().isEmpty()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
-        return java.util.Optional.of(new PgEndpoint(config.primaryHostname(), config.primaryPort(), config.database(), config.user(),
+        return Optional.of(new PgEndpoint(config.primaryHostname(), config.primaryPort(), config.database(), config.user(),
                 config.password().value(), config.sslMode()));
     }
 

@@ -92,23 +92,17 @@ final class StreamingSetup {
         }
     }
 
-    /**
-     * Whether partitions are published through their root: as configured, unless the publication
-     * says otherwise and either Sluice may not change it or the pipeline's snapshot was taken the
-     * other way (its rows on the sinks are named so; a new snapshot takes the setting).
-     */
+    /** Whether partitions are published through their root (see {@link Publication#viaRootInUse}), said when it is not as configured. */
     private boolean viaRoot(Connection c, boolean snapshotDone) throws SQLException {
         boolean wanted = config.viaPartitionRoot();
-        Optional<Boolean> existing = Publication.viaRoot(c, config.publicationName());
-        boolean fixed = config.publicationMode() == Publication.Mode.DISABLED || snapshotDone;
-        if (existing.isEmpty() || existing.get() == wanted || !fixed) {
-            return wanted;
+        boolean inUse = Publication.viaRootInUse(c, config.publicationName(), config.publicationMode(), wanted, snapshotDone);
+        if (inUse != wanted) {
+            LOG.warn("Publication {} publishes partitions {}, and {}: {}={} is taken with the next snapshot (sluice run --fresh)",
+                    config.publicationName(), inUse ? "through their root" : "as themselves",
+                    snapshotDone ? "this pipeline's snapshot was taken so" : "publication.autocreate.mode=disabled leaves it as it is",
+                    PostgresSourceConfig.VIA_PARTITION_ROOT, wanted);
         }
-        LOG.warn("Publication {} publishes partitions {}, and {}: {}={} is taken with the next snapshot (sluice run --fresh)",
-                config.publicationName(), existing.get() ? "through their root" : "as themselves",
-                snapshotDone ? "this pipeline's snapshot was taken so" : "publication.autocreate.mode=disabled leaves it as it is",
-                PostgresSourceConfig.VIA_PARTITION_ROOT, wanted);
-        return existing.get();
+        return inUse;
     }
 
     /** Whether partitions' rows and changes carry their root's name; known once {@link #prepare} ran. */
@@ -254,9 +248,10 @@ final class StreamingSetup {
             }
             return;
         }
+        boolean onPrimary = standby() && primary.isPresent();
         PgEndpoint where = writable();
-        try (Connection c = where == endpoint ? null : PgConnect.open(where, "sluice setup " + config.topicPrefix())) {
-            Connection target = c == null ? source : c;
+        try (Connection c = onPrimary ? PgConnect.open(where, "sluice setup " + config.topicPrefix()) : null) {
+            Connection target = onPrimary ? c : source;
             try {
                 DdlCapture.install(target);
             } catch (SQLException e) {

@@ -39,7 +39,7 @@ public final class Publication {
 
     /** Drops the publication; false when it did not exist. */
     public static boolean drop(Connection sql, String name) throws SQLException {
-        if (allTables(sql, name) == null) {
+        if (state(sql, name).isEmpty()) {
             return false;
         }
         try (Statement s = sql.createStatement()) {
@@ -76,8 +76,8 @@ public final class Publication {
             options.add("publish_generated_columns = stored");
         }
         String with = options.isEmpty() ? "" : " WITH (" + String.join(", ", options) + ")";
-        Boolean allTables = allTables(sql, name);
-        if (allTables == null) {
+        Optional<State> existing = state(sql, name);
+        if (existing.isEmpty()) {
             if (mode == Mode.DISABLED) {
                 throw new IllegalStateException("Publication " + name + " does not exist and publication.autocreate.mode is disabled: "
                         + "create it (CREATE PUBLICATION " + quoted + " FOR TABLE ..." + with + "), or let Sluice create it");
@@ -93,19 +93,19 @@ public final class Publication {
             }
         }
         List<String> done = new ArrayList<>();
-        if (mode != Mode.DISABLED && viaRoot(sql, name).orElse(false) != viaRoot) {
+        if (mode != Mode.DISABLED && existing.get().viaRoot() != viaRoot) {
             try (Statement s = sql.createStatement()) {
                 s.execute("ALTER PUBLICATION " + quoted + " SET (publish_via_partition_root = " + viaRoot + ")");
             }
             done.add("set publish_via_partition_root = " + viaRoot + " on publication " + name);
         }
-        if (mode != Mode.DISABLED && generated && !publishesStoredGenerated(sql, name)) {
+        if (mode != Mode.DISABLED && generated && !existing.get().storedGenerated()) {
             try (Statement s = sql.createStatement()) {
                 s.execute("ALTER PUBLICATION " + quoted + " SET (publish_generated_columns = stored)");
             }
             done.add("set publish_generated_columns = stored on publication " + name);
         }
-        if (allTables) {
+        if (existing.get().allTables()) {
             return String.join("; ", done);
         }
         Set<String> published = publishedNames(sql, name);
@@ -130,23 +130,16 @@ public final class Publication {
         return String.join("; ", done);
     }
 
-    private static boolean publishesStoredGenerated(Connection sql, String name) throws SQLException {
-        try (PreparedStatement s = sql.prepareStatement("SELECT pubgencols = 's' FROM pg_catalog.pg_publication WHERE pubname = ?")) {
-            s.setString(1, name);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
-            }
-        }
-    }
-
-    /** Whether the publication publishes partitions through their root; empty when it does not exist. */
-    public static Optional<Boolean> viaRoot(Connection sql, String name) throws SQLException {
-        try (PreparedStatement s = sql.prepareStatement("SELECT pubviaroot FROM pg_catalog.pg_publication WHERE pubname = ?")) {
-            s.setString(1, name);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? Optional.of(rs.getBoolean(1)) : Optional.empty();
-            }
-        }
+    /**
+     * Whether partitions are to be published through their root: {@code wanted}, unless the
+     * publication exists saying otherwise and Sluice may not change it ({@link Mode#DISABLED}) or
+     * the pipeline's snapshot was taken its way (its rows on the sinks are named so; a new
+     * snapshot takes the setting).
+     */
+    public static boolean viaRootInUse(Connection sql, String name, Mode mode, boolean wanted, boolean snapshotDone) throws SQLException {
+        Optional<State> existing = state(sql, name);
+        boolean fixed = mode == Mode.DISABLED || snapshotDone;
+        return existing.isPresent() && fixed ? existing.get().viaRoot() : wanted;
     }
 
     /** The one warning that names the selected tables streaming cannot follow. */
@@ -157,12 +150,18 @@ public final class Publication {
                 + "(--fresh) streams them too, or leave them out with table.exclude.list.";
     }
 
-    /** Null when the publication does not exist. */
-    private static Boolean allTables(Connection sql, String name) throws SQLException {
-        try (PreparedStatement s = sql.prepareStatement("SELECT puballtables FROM pg_catalog.pg_publication WHERE pubname = ?")) {
+    /** What pg_publication says of an existing publication. */
+    private record State(boolean allTables, boolean viaRoot, boolean storedGenerated) {
+    }
+
+    /** Empty when the publication does not exist. */
+    private static Optional<State> state(Connection sql, String name) throws SQLException {
+        String generated = sql.getMetaData().getDatabaseMajorVersion() >= 18 ? "pubgencols = 's'" : "false";
+        try (PreparedStatement s = sql.prepareStatement("SELECT puballtables, pubviaroot, " + generated
+                + " FROM pg_catalog.pg_publication WHERE pubname = ?")) {
             s.setString(1, name);
             try (ResultSet rs = s.executeQuery()) {
-                return rs.next() ? rs.getBoolean(1) : null;
+                return rs.next() ? Optional.of(new State(rs.getBoolean(1), rs.getBoolean(2), rs.getBoolean(3))) : Optional.empty();
             }
         }
     }

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -76,7 +77,7 @@ public final class SnapshotRun implements AutoCloseable {
     private VisibleTransactions visibility;
     private final Map<String, VisibleTransactions> seenBy = new LinkedHashMap<>();
     /** Per published table (a root through its root), its partitions whose rows are not all queued yet. */
-    private final Map<String, AtomicInteger> leavesLeft = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> leavesLeft = new ConcurrentHashMap<>();
 
     /**
      * What a run needs from the connector configuration.
@@ -172,7 +173,8 @@ public final class SnapshotRun implements AutoCloseable {
         Set<String> keylessReloaded = new HashSet<>();
         if (resumed) {
             for (TablePlan plan : plans) {
-                if (plan.schema().keySchema() == null && finishedOf(plan).count() < plan.rangeCount()) {
+                if (plan.schema().keySchema() == null && finishedOf(storedOffsets.apply(
+                        TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName()))).count() < plan.rangeCount()) {
                     keylessReloaded.add(published(plan));
                 }
             }
@@ -180,7 +182,7 @@ public final class SnapshotRun implements AutoCloseable {
         for (TablePlan plan : ReadOrder.of(plans)) {
             Map<String, String> partition = TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName());
             Map<String, Object> stored = storedOffsets.apply(partition);
-            FinishedRanges finished = finishedOf(plan);
+            FinishedRanges finished = finishedOf(stored);
             if (keylessReloaded.contains(published(plan))) {
                 finished = FinishedRanges.none();
                 if (keylessToReload.stream().noneMatch(p -> published(p).equals(published(plan)))) {
@@ -324,8 +326,7 @@ public final class SnapshotRun implements AutoCloseable {
         return plan.table().publishedName(settings.viaRoot());
     }
 
-    private FinishedRanges finishedOf(TablePlan plan) {
-        Map<String, Object> stored = storedOffsets.apply(TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName()));
+    private static FinishedRanges finishedOf(Map<String, Object> stored) {
         return stored == null ? FinishedRanges.none() : FinishedRanges.decode((String) stored.get(TableProgress.DONE));
     }
 
