@@ -69,17 +69,30 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
             return false;
         }
 
-        /** This selection, copying tables into the stream on every column change too. */
-        static Selection copyingOnColumnChange(Selection selection) {
+        /**
+         * Whether partitions are published through their root ({@code publish_via_partition_root}): a partition is then
+         * no table of its own to the sinks, its rows and changes are its root's.
+         */
+        default boolean throughRoots() {
+            return false;
+        }
+
+        /** This selection, copying tables on every column change as {@code copyOnColumnChange} says, partitions as {@code throughRoots}. */
+        static Selection of(Selection selection, boolean copyOnColumnChange, boolean throughRoots) {
             return new Selection() {
                 @Override
                 public boolean selects(String schema, String name, List<String[]> ancestors) {
-                    return selection.selects(schema, name, ancestors);
+                    return !(throughRoots && !ancestors.isEmpty()) && selection.selects(schema, name, ancestors);
                 }
 
                 @Override
                 public boolean copiesOnColumnChange() {
-                    return true;
+                    return copyOnColumnChange;
+                }
+
+                @Override
+                public boolean throughRoots() {
+                    return throughRoots;
                 }
             };
         }

@@ -161,6 +161,8 @@ public final class ChangeRecords {
             schemaChange(DdlMessage.parse(m.content()));
         } else if (message instanceof LogicalMessage m && m.transactional() && TableCopy.MESSAGE_PREFIX.equals(m.prefix())) {
             copies.markerReached(new String(m.content(), StandardCharsets.UTF_8));
+        } else if (message instanceof LogicalMessage m && m.transactional() && PartitionRows.MESSAGE_PREFIX.equals(m.prefix())) {
+            partitionRows(PartitionRows.parse(m.content()));
         } else if (message instanceof Truncate t) {
             for (int oid : t.relationOids()) {
                 StreamTable table = table(oid);
@@ -193,6 +195,29 @@ public final class ChangeRecords {
         Struct value = ddl.value(topicPrefix, database, transaction, event, transaction.commitTimestamp() + PG_EPOCH_MICROS);
         push(new SourceRecord(partition, offset(), TopicNames.forSchemaChanges(topicPrefix), null, SchemaChangeEvents.KEY_SCHEMA,
                 SchemaChangeEvents.key(database), SchemaChangeEvents.VALUE_SCHEMA, value));
+    }
+
+    /** Rows a partition brought into its root or took out of it, while partitions are published through their root. */
+    private void partitionRows(PartitionRows moved) {
+        if (!selection.throughRoots()) {
+            return; // another pipeline's: this one's publication sends partitions as themselves, rows and all
+        }
+        StreamTable table = tables.get(moved.root().oid());
+        if (table == null || !moved.fits(table.relation())) {
+            table = resolver.apply(moved.root());
+            tables.put(moved.root().oid(), table);
+        }
+        if (!table.selected()) {
+            return;
+        }
+        for (String[] values : moved.rows()) {
+            Struct row = RowImages.copied(table, values);
+            if (moved.attached()) {
+                emit(table, Operation.CREATE, null, row, null, null, null);
+            } else {
+                emit(table, Operation.DELETE, row, null, null, null, null);
+            }
+        }
     }
 
     private void requestCopy(DdlMessage.Table t, String why) {

@@ -12,6 +12,8 @@ import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.naming.Identifiers;
 import org.apache.kafka.connect.data.Struct;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What one DDL message of Sluice's capture triggers means for the stream: whether the known
@@ -21,21 +23,50 @@ import org.apache.kafka.connect.data.Struct;
 record DdlEvents(DdlMessage ddl, DdlMessage.Selection selection, boolean typesChanged, Map<DdlMessage.Table, String> copies,
                  List<SchemaChangeEvents.TableChange> changes, List<ObjectChanges.ObjectChange> objects) {
 
+    private static final Logger LOG = LoggerFactory.getLogger(DdlEvents.class);
+
     static DdlEvents of(DdlMessage ddl, DdlMessage.Selection selection) {
         // A changed composite type or domain changes the values of the tables that use it, but pgoutput sends no new Relation
         // for them: every known table's shape is read again.
         boolean typesChanged = ddl.objects().stream().anyMatch(o -> o.kind().equals("type") || o.kind().equals("domain"));
         Map<DdlMessage.Table, String> copies = new LinkedHashMap<>();
+        // A partitioned table holds no rows of its own: its partitions are in the message too, and are copied, unless
+        // partitions are published through their root, which then holds all of their rows, as the copy reads it.
         for (DdlMessage.Table t : ddl.arrivedWithRows(selection)) {
-            copies.put(t, "joined the selected tables with rows in it (" + ddl.tag() + ")");
+            if (t.now().partitionKey() == null || selection.throughRoots()) {
+                copies.put(t, "joined the selected tables with rows in it (" + ddl.tag() + ")");
+            }
         }
         for (DdlMessage.Table t : ddl.rewritten(selection)) {
-            // A partitioned table holds no rows of its own: its partitions are in the message too.
-            if (t.now().partitionKey() == null) {
+            if (t.now().partitionKey() == null || selection.throughRoots()) {
                 copies.putIfAbsent(t, "had its rows converted by an expression the target cannot repeat (" + ddl.tag() + ")");
             }
         }
+        if (selection.throughRoots()) {
+            warnOfDroppedPartitions(ddl, selection);
+        }
         return new DdlEvents(ddl, selection, typesChanged, copies, ddl.changes(selection), ddl.objectChanges(selection));
+    }
+
+    /**
+     * A partition dropped (not detached) takes its rows out of its root with no change event:
+     * PostgreSQL sends none, and the rows can no longer be read. What the sinks hold of them stays.
+     */
+    private static void warnOfDroppedPartitions(DdlMessage ddl, DdlMessage.Selection selection) {
+        for (DdlMessage.Table t : ddl.tables()) {
+            DdlMessage.Definition was = t.previous();
+            if (t.now() == null && was != null && !was.ancestors().isEmpty()) {
+                String[] root = was.ancestors().get(was.ancestors().size() - 1);
+                boolean rootDropped = ddl.tables().stream().anyMatch(r -> r.now() == null && r.previous() != null
+                        && r.previous().schema().equals(root[0]) && r.previous().name().equals(root[1]));
+                if (!rootDropped && selection.selects(root[0], root[1], List.of())) {
+                    LOG.warn("Partition {}.{} of {}.{} was dropped while attached ({}): its rows left {}.{} without a delete each "
+                            + "(PostgreSQL sends none), and what the target holds of them stays. Detach a partition before dropping it "
+                            + "(DETACH PARTITION sends its rows as deletes), or copy {}.{} again with sluice run --fresh",
+                            was.schema(), was.name(), root[0], root[1], ddl.tag(), root[0], root[1], root[0], root[1]);
+                }
+            }
+        }
     }
 
     /** Whether the message touched no selected table or object: no event goes out. */

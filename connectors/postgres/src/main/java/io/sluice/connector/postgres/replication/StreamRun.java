@@ -57,8 +57,9 @@ public final class StreamRun implements AutoCloseable {
     private static final int LIVE_BATCH = 512;
     private static final long LIVE_LINGER_NANOS = 5_000_000;
 
-    /** What a stream needs from the connector configuration. */
     /**
+     * What a stream needs from the connector configuration.
+     *
      * @param copyOnColumnChange whether every column change copies the table into the stream ({@code ddl.copy.on})
      * @param viaRoot            whether the publication sends partitions' changes as their root's ({@code publish_via_partition_root})
      */
@@ -67,11 +68,9 @@ public final class StreamRun implements AutoCloseable {
 
         /** Which tables DDL events are sent for, and which changes copy a table. */
         DdlMessage.Selection ddlSelection() {
-            DdlMessage.Selection selects = selector::selects;
-            return copyOnColumnChange ? DdlMessage.Selection.copyingOnColumnChange(selects) : selects;
+            return DdlMessage.Selection.of(selector::selects, copyOnColumnChange, viaRoot);
         }
     }
-
 
     private final Settings settings;
     private Connection catalog;
@@ -332,6 +331,15 @@ public final class StreamRun implements AutoCloseable {
                 return;
             }
             copyTable = schemas.resolve(copy.relation());
+            if (!copyTable.selected()) {
+                // Its later DDL took it out of the selection again (a partition detached and attached again, say): that DDL is
+                // further on in the stream, and says what becomes of the table.
+                LOG.info("{} left the selected tables again before it could be copied into the stream", copyTable.qualifiedName());
+                copy.close();
+                copy = null;
+                records.copyAbandoned(oid);
+                return;
+            }
             records.copyStarted(oid, copy.marker());
             records.copyBegins(copyTable);
         }

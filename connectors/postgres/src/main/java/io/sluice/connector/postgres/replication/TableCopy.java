@@ -55,8 +55,10 @@ final class TableCopy implements AutoCloseable {
         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         connection.setAutoCommit(false);
         String[] name = name(connection, oid);
+        // A partitioned table is copied whole, all its partitions (published through it, their rows are its own).
+        String only = name[2].equals("p") ? "" : "ONLY ";
         try (Statement s = connection.createStatement()) {
-            s.execute("LOCK TABLE ONLY " + Identifiers.quote(name[0], name[1]) + " IN SHARE MODE");
+            s.execute("LOCK TABLE " + only + Identifiers.quote(name[0], name[1]) + " IN SHARE MODE");
         }
         PgOutputMessage.Relation relation = relation(connection, oid, name);
         TableCopy copy = new TableCopy(connection, relation);
@@ -70,21 +72,21 @@ final class TableCopy implements AutoCloseable {
         relation.columns().forEach(c -> columns.add(Identifiers.quote(c.name()) + "::text"));
         copy.statement = connection.createStatement();
         copy.statement.setFetchSize(FETCH);
-        copy.rows = copy.statement.executeQuery("SELECT " + (relation.columns().isEmpty() ? "" : columns) + " FROM ONLY " + table);
+        copy.rows = copy.statement.executeQuery("SELECT " + (relation.columns().isEmpty() ? "" : columns) + " FROM " + only + table);
         LOG.info("Copying {} into the stream: it joined the selected tables with rows the stream did not carry", table);
         return copy;
     }
 
-    /** The table's {schema, name}. */
+    /** The table's {schema, name, relkind}. */
     private static String[] name(Connection c, long oid) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT n.nspname, k.relname FROM pg_catalog.pg_class k "
+        try (PreparedStatement s = c.prepareStatement("SELECT n.nspname, k.relname, k.relkind::text FROM pg_catalog.pg_class k "
                 + "JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace WHERE k.oid = ?")) {
             s.setLong(1, oid);
             try (ResultSet rs = s.executeQuery()) {
                 if (!rs.next()) {
                     throw new SQLException("table " + oid + " no longer exists", "42P01");
                 }
-                return new String[] {rs.getString(1), rs.getString(2)};
+                return new String[] {rs.getString(1), rs.getString(2), rs.getString(3)};
             }
         }
     }

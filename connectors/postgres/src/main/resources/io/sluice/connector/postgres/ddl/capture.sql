@@ -51,6 +51,8 @@ SELECT jsonb_build_object(
     'partitionOf', (SELECT jsonb_build_array(pn.nspname, p.relname)
                       FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhparent JOIN pg_namespace pn ON pn.oid = p.relnamespace
                      WHERE i.inhrelid = c.oid AND c.relispartition),
+    -- By oid too: a partition attached to or detached from its parent is told from a renamed parent.
+    'parentOid', (SELECT i.inhparent FROM pg_inherits i WHERE i.inhrelid = c.oid AND c.relispartition),
     'partitionBound', CASE WHEN c.relispartition THEN pg_get_expr(c.relpartbound, c.oid) END,
     'partitionKey', CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END,
     'ancestors', coalesce((SELECT jsonb_agg(jsonb_build_array(an.nspname, ac.relname) ORDER BY a.depth)
@@ -290,6 +292,9 @@ BEGIN
            AND EXISTS (SELECT 1 FROM unnest(s.includes) re, unnest(names) nm WHERE nm ~ re)
            AND NOT EXISTS (SELECT 1 FROM unnest(s.excludes) re, unnest(names) nm WHERE nm ~ re)
            AND NOT EXISTS (SELECT 1 FROM pg_publication_rel pr WHERE pr.prpubid = p.oid AND pr.prrelid = (def->>'oid')::oid)
+           -- Through its root, a partition is published with it, attached or created: listed itself, it would stay
+           -- published when detached.
+           AND NOT (p.pubviaroot AND jsonb_array_length(def->'ancestors') > 0)
            -- UNLOGGED tables cannot be published (adding one would fail the user's DDL); their changes are not in the WAL.
            AND (SELECT c.relpersistence FROM pg_class c WHERE c.oid = (def->>'oid')::oid) = 'p'
     LOOP
@@ -308,6 +313,99 @@ $fn$;
 -- The one-argument form of earlier versions.
 DROP FUNCTION IF EXISTS sluice_capture.emit(text, jsonb);
 
+-- Whether a publication sends the changes of this partitioned table's partitions as its own
+-- (publish_via_partition_root).
+CREATE OR REPLACE FUNCTION sluice_capture.via_root(top oid) RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
+SELECT top IS NOT NULL AND EXISTS (
+    SELECT 1 FROM pg_publication p
+     WHERE p.pubviaroot AND (p.puballtables OR EXISTS (SELECT 1 FROM pg_publication_rel r WHERE r.prpubid = p.oid AND r.prrelid = top)))
+$fn$;
+
+-- The table at the top of a partitioned table's tree: itself when it is no partition; null for null.
+CREATE OR REPLACE FUNCTION sluice_capture.top_of(r oid) RETURNS oid
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
+SELECT a.relid FROM pg_partition_ancestors(r) WITH ORDINALITY AS a(relid, depth) ORDER BY a.depth DESC LIMIT 1
+$fn$;
+
+-- Before 15 a walsender keeps publishing a partition as it did before it was attached or
+-- detached (pgoutput forgets what it knows of a table's publication only when a publication
+-- itself changes): the publications that publish this tree through its root are touched, in the
+-- command's transaction, so the stream after it publishes the partition as it is now.
+CREATE OR REPLACE FUNCTION sluice_capture.refresh_before_15(top oid) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    pub name;
+BEGIN
+    IF current_setting('server_version_num')::int >= 150000 THEN
+        RETURN;
+    END IF;
+    FOR pub IN SELECT p.pubname FROM pg_publication p
+                WHERE p.pubviaroot AND (p.puballtables OR EXISTS (SELECT 1 FROM pg_publication_rel r WHERE r.prpubid = p.oid AND r.prrelid = top))
+    LOOP
+        EXECUTE format('ALTER PUBLICATION %I SET (publish_via_partition_root = true)', pub);
+    END LOOP;
+END
+$fn$;
+
+-- A partition that joined (attached) or left the tree under top: where the tree is published
+-- through its root, the publication is brought up to date and the rows follow the partition.
+CREATE OR REPLACE FUNCTION sluice_capture.move_partition(part oid, top oid, attached boolean, has_rows boolean) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    IF sluice_capture.via_root(top) THEN
+        PERFORM sluice_capture.refresh_before_15(top);
+        IF has_rows THEN
+            PERFORM sluice_capture.emit_partition_rows(part, top, attached);
+        END IF;
+    END IF;
+END
+$fn$;
+
+-- The rows a partition brought into its root's tree (ATTACH PARTITION) or took out of it (DETACH
+-- PARTITION). Published through the root, they come with no change of their own: pgoutput sends
+-- nothing for them. They go as messages (prefix 'sluice.rows') in the command's own transaction,
+-- while it holds the partition locked, so the stream makes them inserts or deletes of the root
+-- exactly there: {"attached", "oid", "schema", "name", "columns": [[name, type oid, typmod]],
+-- "rows": [[text values in the root's column order]]}, up to 1000 rows or about 1 MB a message.
+CREATE OR REPLACE FUNCTION sluice_capture.emit_partition_rows(part oid, top oid, attached boolean) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    head text;
+    columns text;
+    v text;
+    buf text[] := '{}';
+    size bigint := 0;
+BEGIN
+    -- The root's columns as pgoutput publishes them: generated ones not before 18, virtual ones never.
+    SELECT jsonb_build_object('attached', attached, 'oid', c.oid, 'schema', n.nspname, 'name', c.relname,
+               'columns', coalesce(jsonb_agg(jsonb_build_array(a.attname, a.atttypid, a.atttypmod) ORDER BY a.attnum)
+                                   FILTER (WHERE a.attnum IS NOT NULL), '[]'))::text,
+           coalesce(string_agg(format('%I::text', a.attname), ', ' ORDER BY a.attnum), '')
+      INTO head, columns
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+           AND (a.attgenerated = '' OR (a.attgenerated = 's' AND current_setting('server_version_num')::int >= 180000))
+     WHERE c.oid = top
+     GROUP BY c.oid, n.nspname, c.relname;
+    head := left(head, -1) || ', "rows": [';
+    FOR v IN EXECUTE format('SELECT json_build_array(%s)::text FROM %s %s', columns,
+                            CASE WHEN (SELECT relkind FROM pg_class WHERE oid = part) = 'p' THEN '' ELSE 'ONLY' END, part::regclass)
+    LOOP
+        buf := buf || v;
+        size := size + length(v);
+        IF cardinality(buf) >= 1000 OR size >= 1000000 THEN
+            PERFORM pg_logical_emit_message(true, 'sluice.rows', head || array_to_string(buf, ',') || ']}');
+            buf := '{}';
+            size := 0;
+        END IF;
+    END LOOP;
+    IF cardinality(buf) > 0 THEN
+        PERFORM pg_logical_emit_message(true, 'sluice.rows', head || array_to_string(buf, ',') || ']}');
+    END IF;
+END
+$fn$;
+
 CREATE OR REPLACE FUNCTION sluice_capture.on_ddl_command_end() RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
@@ -315,6 +413,9 @@ DECLARE
     def jsonb;
     previous jsonb;
     has_rows boolean;
+    moved_in boolean;
+    moves jsonb := '[]';
+    move jsonb;
     tables jsonb := '[]';
     objects jsonb := '[]';
     o record;
@@ -360,11 +461,23 @@ BEGIN
         def := sluice_capture.table_definition(r);
         CONTINUE WHEN def IS NULL;
         SELECT d.definition INTO previous FROM sluice_capture.tables d WHERE d.relid = r;
-        IF previous IS NULL OR previous->>'schema' <> def->>'schema' OR previous->>'name' <> def->>'name' THEN
-            -- New under this name: the publication may have to take it, and rows it came with must be copied.
+        -- Attached to a parent or detached from one (a partition created as such comes empty).
+        moved_in := previous IS NOT NULL AND CASE WHEN previous ? 'parentOid' THEN previous->'parentOid' IS DISTINCT FROM def->'parentOid'
+                                                 ELSE (previous->'partitionOf' = 'null') IS DISTINCT FROM (def->'partitionOf' = 'null') END;
+        IF previous IS NULL OR previous->>'schema' <> def->>'schema' OR previous->>'name' <> def->>'name' OR moved_in THEN
+            -- New under this name or in this tree: the publication may have to take it, and rows it came with must be copied.
             PERFORM sluice_capture.publish_if_selected(def);
-            EXECUTE format('SELECT EXISTS (SELECT 1 FROM ONLY %I.%I)', def->>'schema', def->>'name') INTO STRICT has_rows;
+            EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s %I.%I)', CASE WHEN (def->>'partitioned')::boolean THEN '' ELSE 'ONLY' END,
+                           def->>'schema', def->>'name') INTO STRICT has_rows;
             def := def || jsonb_build_object('hasRows', has_rows);
+        END IF;
+        IF moved_in THEN
+            moves := moves || jsonb_build_array(jsonb_build_object('relid', r, 'hasRows', has_rows,
+                'from', sluice_capture.top_of(CASE WHEN previous ? 'parentOid' THEN (previous->>'parentOid')::oid
+                                                   WHEN jsonb_array_length(previous->'ancestors') > 0
+                                                   THEN to_regclass(quote_ident(previous->'ancestors'->-1->>0) || '.'
+                                                                    || quote_ident(previous->'ancestors'->-1->>1)) END),
+                'to', sluice_capture.top_of((def->>'parentOid')::oid)));
         END IF;
         IF previous IS DISTINCT FROM (def - 'hasRows') THEN
             tables := tables || jsonb_build_array(def || jsonb_build_object('previous', previous));
@@ -401,6 +514,10 @@ BEGIN
             ON CONFLICT (classid, objid) DO UPDATE SET definition = EXCLUDED.definition;
     END LOOP;
     PERFORM sluice_capture.emit(tg_tag, tables, objects);
+    FOR move IN SELECT * FROM jsonb_array_elements(moves) WHERE value->'from' IS DISTINCT FROM value->'to' LOOP
+        PERFORM sluice_capture.move_partition((move->>'relid')::oid, (move->>'from')::oid, false, (move->>'hasRows')::boolean);
+        PERFORM sluice_capture.move_partition((move->>'relid')::oid, (move->>'to')::oid, true, (move->>'hasRows')::boolean);
+    END LOOP;
 END
 $fn$;
 

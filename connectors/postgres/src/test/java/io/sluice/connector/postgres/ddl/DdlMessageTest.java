@@ -65,7 +65,7 @@ class DdlMessageTest {
 
     @Test
     void withCopiesOnColumnChangeEveryChangeAnIndexCannotTakeInPlaceCopiesTheRows() {
-        DdlMessage.Selection copying = DdlMessage.Selection.copyingOnColumnChange(SELECTION);
+        DdlMessage.Selection copying = DdlMessage.Selection.of(SELECTION, true, false);
         String stock = table("integer", "int4", "[]");
         // A type change a PostgreSQL target repeats by a cast: copied only when asked to.
         DdlMessage typeChange = message("ALTER TABLE stock ALTER v TYPE bigint", stock, table("bigint", "int8", "[]"));
