@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -83,6 +84,11 @@ class PartitionedTargetsIT {
                 assertThat(indexes(node, prefix)).as("the partitioned table's index was not rebuilt")
                         .containsExactlyInAnyOrder(index + "_v1", prefix + "public.events_3_v1");
                 assertThat(sluice.output()).contains("Partition public.events_6 of public.events was dropped while attached");
+                // February was a table of its own, written to, before it was attached: the stream carried it as such, however
+                // far the catalog had moved on, and its index went with the ATTACH, its rows being the partitioned table's.
+                assertThat(Files.readString(work.resolve(".sluice").resolve("sluice.log")))
+                        .containsPattern("Created index \\S+events_2025_02_v1")
+                        .containsPattern("Table \\S*events_2025_02\\S* dropped at \\S+: index \\S+events_2025_02 dropped");
                 assertThat(sluice.terminate(60)).as(sluice.output()).isZero();
             } finally {
                 sluice.close();

@@ -32,12 +32,20 @@ public final class IndexDocuments {
             return docs;
         }
         JsonNode page = json(send(node, "POST", "/" + index + "/_search?scroll=1m", "{\"size\":5000,\"query\":{\"match_all\":{}}}"));
-        while (page.path("hits").path("hits").size() > 0) {
-            for (JsonNode hit : page.path("hits").path("hits")) {
-                docs.put(hit.path("_id").asText(), hit.path("_source"));
+        String scroll = page.path("_scroll_id").asText();
+        try {
+            while (page.path("hits").path("hits").size() > 0) {
+                for (JsonNode hit : page.path("hits").path("hits")) {
+                    docs.put(hit.path("_id").asText(), hit.path("_source"));
+                }
+                page = json(send(node, "POST", "/_search/scroll", "{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}"));
+                scroll = page.path("_scroll_id").asText(scroll);
             }
-            String scroll = page.path("_scroll_id").asText();
-            page = json(send(node, "POST", "/_search/scroll", "{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}"));
+        } finally {
+            // A test polling an index for minutes would otherwise hold hundreds of open scrolls, past the node's limit of 500.
+            if (!scroll.isEmpty()) {
+                send(node, "DELETE", "/_search/scroll", "{\"scroll_id\":[\"" + scroll + "\"]}");
+            }
         }
         return docs;
     }

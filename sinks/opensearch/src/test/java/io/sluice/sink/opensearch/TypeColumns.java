@@ -78,7 +78,8 @@ final class TypeColumns {
         "CREATE FUNCTION num_range_json(r numrange) RETURNS jsonb IMMUTABLE STRICT LANGUAGE sql AS $$ SELECT range_json(isempty(r),"
             + " num_bound(lower(r)), num_bound(upper(r)), lower_inc(r), upper_inc(r), false) $$",
         // Arrays whose elements need one of the functions above: a NULL array stays NULL, an empty one is [].
-        "CREATE FUNCTION json_array(is_null bool, elements jsonb[]) RETURNS jsonb IMMUTABLE LANGUAGE sql AS $$"
+        // (Not named json_array: JSON_ARRAY is a keyword from PostgreSQL 16 on.)
+        "CREATE FUNCTION elements_json(is_null bool, elements jsonb[]) RETURNS jsonb IMMUTABLE LANGUAGE sql AS $$"
             + " SELECT CASE WHEN is_null THEN NULL ELSE coalesce((SELECT jsonb_agg(coalesce(e, 'null'::jsonb) ORDER BY o)"
             + " FROM unnest(elements) WITH ORDINALITY AS u(e, o)), '[]'::jsonb) END $$",
     };
@@ -142,11 +143,11 @@ final class TypeColumns {
         column("ia", "int[]", "to_jsonb(c)", ANY_ELEMENT, "'{}'", "'{1,NULL,3}'", "'[0:2]={7,8,9}'", "'{NULL}'"),
         column("im", "int[][]", "to_jsonb(c)", ANY_ELEMENT, "'{{1,2},{3,NULL}}'", "'{}'"),
         column("ta", "text[]", "to_jsonb(c)", ANY_ELEMENT, "'{}'", "'{\"a\",NULL,\"b c\"}'", "'{\"{}\"}'"),
-        column("na", "numeric[]", "json_array(c IS NULL, (SELECT array_agg(to_jsonb(e::text) ORDER BY o) FROM unnest(c) WITH ORDINALITY AS u(e, o)))",
+        column("na", "numeric[]", "elements_json(c IS NULL, (SELECT array_agg(to_jsonb(e::text) ORDER BY o) FROM unnest(c) WITH ORDINALITY AS u(e, o)))",
             "EXISTS (SELECT 1 FROM unnest(c) e WHERE e IS NOT NULL AND e <> 'NaN')", "'{1.50,NaN,NULL}'", "'{NaN}'"),
         column("fa", "float8[]", "to_jsonb(c)", "EXISTS (SELECT 1 FROM unnest(c) e WHERE e NOT IN ('NaN', 'Infinity', '-Infinity'))",
             "'{NaN,Infinity,-0,1.5}'", "'{NaN}'"),
-        column("da", "date[]", "json_array(c IS NULL, (SELECT array_agg(to_jsonb(iso_date(e)) ORDER BY o) FROM unnest(c) WITH ORDINALITY AS u(e, o)))",
+        column("da", "date[]", "elements_json(c IS NULL, (SELECT array_agg(to_jsonb(iso_date(e)) ORDER BY o) FROM unnest(c) WITH ORDINALITY AS u(e, o)))",
             "EXISTS (SELECT 1 FROM unnest(c) e WHERE isfinite(e))", "'{2024-05-01,infinity,NULL}'", "'{-infinity}'"),
         column("e", "mood", "to_jsonb(c)", null, "'happy'", "'with space'"),
         column("pr", "price", "to_jsonb(c::text)", null, "9.99"),
@@ -166,8 +167,8 @@ final class TypeColumns {
             "'(\"2020-01-01 00:00:00.0009\",\"2020-01-01 00:00:00.001\")'"),
         column("rtz", "tstzrange", "tstz_range_json(c)", "c IS NOT NULL AND NOT isempty(c)", "'[2020-01-01 00:00+00,2021-01-01 00:00+02)'",
             "'[\"0044-03-15 10:00+00 BC\",infinity]'"),
-        column("mr", "int4multirange", "json_array(c IS NULL, (SELECT array_agg(int_range_json(r) ORDER BY r) FROM unnest(c) r))", "c IS NOT NULL AND NOT isempty(c)", "'{}'", "'{[1,3),[5,7)}'"),
-        column("mrd", "datemultirange", "json_array(c IS NULL, (SELECT array_agg(date_range_json(r) ORDER BY r) FROM unnest(c) r))",
+        column("mr", "int4multirange", "elements_json(c IS NULL, (SELECT array_agg(int_range_json(r) ORDER BY r) FROM unnest(c) r))", "c IS NOT NULL AND NOT isempty(c)", "'{}'", "'{[1,3),[5,7)}'"),
+        column("mrd", "datemultirange", "elements_json(c IS NULL, (SELECT array_agg(date_range_json(r) ORDER BY r) FROM unnest(c) r))",
             "c IS NOT NULL AND NOT isempty(c)", "'{[2024-01-01,2024-02-01),[2024-03-01,)}'"),
         column("fr", "floatrange", "to_jsonb(c::text)", null, "'[1.5,2.5)'", "'empty'")
     );

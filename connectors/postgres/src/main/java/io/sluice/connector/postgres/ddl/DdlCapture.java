@@ -134,6 +134,25 @@ public final class DdlCapture {
      * @return whether the triggers were removed
      */
     public static boolean unregister(Connection c, String publication) throws SQLException {
+        boolean auto = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            // Under the installer's lock: a pipeline starting meanwhile installs all of it again after, never half.
+            try (Statement s = c.createStatement()) {
+                s.execute("SELECT pg_advisory_xact_lock(hashtext('sluice.ddl_capture'))");
+            }
+            boolean removed = removeIfUnused(c, publication);
+            c.commit();
+            return removed;
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(auto);
+        }
+    }
+
+    private static boolean removeIfUnused(Connection c, String publication) throws SQLException {
         try (Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT to_regclass('sluice_capture.publications') IS NOT NULL")) {
                 rs.next();
@@ -156,12 +175,18 @@ public final class DdlCapture {
                 }
             }
             s.execute("DROP EVENT TRIGGER IF EXISTS sluice_ddl_command_end; DROP EVENT TRIGGER IF EXISTS sluice_sql_drop; "
-                    + "DROP FUNCTION IF EXISTS sluice_capture.on_ddl_command_end(), sluice_capture.on_sql_drop(), "
-                    + "sluice_capture.publish_if_selected(jsonb), sluice_capture.table_definition(oid), sluice_capture.emit(text, jsonb), "
-                    + "sluice_capture.emit(text, jsonb, jsonb), sluice_capture.object_definition(oid, oid), "
-                    + "sluice_capture.object_statements(jsonb, jsonb), sluice_capture.object_drop(jsonb), "
-                    + "sluice_capture.register(name, text[], text[]), sluice_capture.unregister(name); "
                     + "DROP TABLE IF EXISTS sluice_capture.tables, sluice_capture.publications, sluice_capture.objects");
+            // Every function of the schema, whichever Sluice installed it: a list written here would miss the next one added.
+            StringBuilder functions = new StringBuilder();
+            try (ResultSet rs = s.executeQuery("SELECT p.oid::regprocedure::text FROM pg_catalog.pg_proc p "
+                    + "JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'sluice_capture'")) {
+                while (rs.next()) {
+                    functions.append(functions.isEmpty() ? "" : ", ").append(rs.getString(1));
+                }
+            }
+            if (!functions.isEmpty()) {
+                s.execute("DROP FUNCTION IF EXISTS " + functions);
+            }
             try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n "
                     + "ON n.oid = k.relnamespace WHERE n.nspname = 'sluice_capture'")) {
                 rs.next();
@@ -174,12 +199,16 @@ public final class DdlCapture {
     }
 
     private static void dropSchemaIfEmpty(Statement s) throws SQLException {
+        // In a savepoint: the refusal must not undo what the transaction removed before it.
+        java.sql.Savepoint before = s.getConnection().setSavepoint();
         try {
             s.execute("DROP SCHEMA IF EXISTS sluice_capture");
+            s.getConnection().releaseSavepoint(before);
         } catch (SQLException e) {
             if (!"2BP01".equals(e.getSQLState())) {
                 throw e;
             }
+            s.getConnection().rollback(before);
             // Something else lives in it: it stays.
         }
     }

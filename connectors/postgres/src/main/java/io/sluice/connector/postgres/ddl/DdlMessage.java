@@ -204,8 +204,9 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
 
     /**
      * The schema changes of the selected tables. A table renamed into the selection, or
-     * created, is a CREATE; out of it, nothing (its target copy stays, no longer kept in step);
-     * within it, an ALTER naming its previous id.
+     * created, is a CREATE; out of it, nothing (its target copy stays, no longer kept in step),
+     * except a table attached as a partition of a tree published through its root, which is a
+     * DROP: its rows are the root's now; within it, an ALTER naming its previous id.
      */
     public List<TableChange> changes(Selection selection) {
         List<TableChange> out = new ArrayList<>();
@@ -218,6 +219,11 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
                 continue;
             }
             if (!selected(selection, t.now())) {
+                if (wasSelected && selection.throughRoots() && !t.now().ancestors().isEmpty()) {
+                    // Attached to a tree published through its root: its rows are the root's now (they follow as the root's
+                    // inserts), and a copy of its own would hold them twice, so it goes as a dropped table does.
+                    out.add(new TableChange(ChangeType.DROP, t.previous().id(), List.of(), List.of(), null));
+                }
                 continue;
             }
             out.add(wasSelected ? alteration(t.now(), t.previous(), selection, rewritesRows(t, selection)) : creation(t.now(), selection, t.hasRows()));

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.function.ObjLongConsumer;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.ddl.DdlMessage;
@@ -71,6 +72,7 @@ public final class ChangeRecords {
     private final RecordOffset.Layout offsets;
     private final Function<Relation, StreamTable> resolver;
     private final DdlMessage.Selection selection;
+    private final ObjLongConsumer<DdlMessage> ddlFollowed;
     private final Map<Integer, StreamTable> tables = new HashMap<>();
     private final List<SourceRecord> ready = new ArrayList<>();
     private final long skipThroughCommit;
@@ -110,13 +112,17 @@ public final class ChangeRecords {
      * @param skipThroughCommit with {@code skipThroughEvent}: the last record known durable, whose
      *                          transaction may be sent again; its records up to that event are skipped
      * @param selection         which tables DDL events are sent for
+     * @param ddlFollowed       told of every DDL message, with its transaction's commit position, in its place in the
+     *                          stream: before the changes after it
      * @param seenBySnapshot    tables read whole under a snapshot other than the slot's (by qualified name), with what it
      *                          saw: their changes of transactions it saw are in the rows read, and are dropped
      */
     public ChangeRecords(String topicPrefix, String database, Map<String, ?> partition, Map<String, Object> baseOffset,
                          Function<Relation, StreamTable> resolver, long confirmedEnd, long skipThroughCommit, long skipThroughEvent,
-                         DdlMessage.Selection selection, Map<String, VisibleTransactions> seenBySnapshot) {
+                         DdlMessage.Selection selection, ObjLongConsumer<DdlMessage> ddlFollowed,
+                         Map<String, VisibleTransactions> seenBySnapshot) {
         this.selection = selection;
+        this.ddlFollowed = ddlFollowed;
         this.seenBySnapshot = seenBySnapshot;
         this.seenHorizon = seenBySnapshot.values().stream().mapToLong(VisibleTransactions::takenAt)
                 .reduce(0L, (a, b) -> Long.compareUnsigned(a, b) >= 0 ? a : b);
@@ -176,6 +182,7 @@ public final class ChangeRecords {
     }
 
     private void schemaChange(DdlMessage message) {
+        ddlFollowed.accept(message, transaction == null ? 0L : transaction.finalLsn());
         DdlEvents ddl = DdlEvents.of(message, selection);
         if (ddl.typesChanged()) {
             tables.replaceAll((oid, table) -> resolver.apply(table.relation()));

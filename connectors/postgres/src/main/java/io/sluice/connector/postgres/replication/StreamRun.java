@@ -3,14 +3,11 @@ package io.sluice.connector.postgres.replication;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import io.sluice.connector.postgres.ddl.DdlMessage;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
-import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.mapping.TypeMapper;
@@ -82,7 +79,7 @@ public final class StreamRun implements AutoCloseable {
     private final Map<String, ?> partition;
     private final Map<String, Object> baseOffset;
     private final boolean messages;
-    private final Set<String> selected = new HashSet<>();
+    private final StreamSelection selection;
     private long handedOutCommit;
     private long handedOutEvent;
     private List<SourceRecord> pending = new ArrayList<>();
@@ -116,11 +113,13 @@ public final class StreamRun implements AutoCloseable {
         this.partition = partition;
         this.baseOffset = baseOffset;
         this.messages = messages;
-        refreshSelection();
+        this.selection = new StreamSelection(settings.ddlSelection(),
+                () -> StreamSelection.published(settings.selector(), settings.viaRoot(), this.catalog, database));
+        selection.addFromCatalog();
         long confirmed = number(stored, ChangeRecords.CONFIRM_LSN);
         handedOutCommit = number(stored, ChangeRecords.COMMIT_LSN);
         handedOutEvent = number(stored, ChangeRecords.EVENT);
-        this.schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), this::isSelected);
+        this.schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), selection::selects);
         this.records = newRecords(confirmed);
         this.stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
                 settings.statusIntervalMillis());
@@ -130,7 +129,7 @@ public final class StreamRun implements AutoCloseable {
     /** Records that start after {@code confirmed} and skip what was handed out before. */
     private ChangeRecords newRecords(long confirmed) {
         return new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
-                handedOutCommit, handedOutEvent, settings.ddlSelection(), seenBySnapshot);
+                handedOutCommit, handedOutEvent, settings.ddlSelection(), selection::follow, seenBySnapshot);
     }
 
     /**
@@ -196,37 +195,14 @@ public final class StreamRun implements AutoCloseable {
         if (closed) {
             return;
         }
-        schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), this::isSelected);
+        selection.rewind(confirmed);
+        schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), selection::selects);
         records = newRecords(confirmed);
         LOG.info("Streaming from slot {} again", settings.slot());
     }
 
     private static long number(Map<String, Object> offset, String key) {
         return offset != null && offset.get(key) instanceof Number n ? n.longValue() : 0L;
-    }
-
-    private boolean isSelected(String schema, String table) {
-        if (selected.contains(schema + "." + table)) {
-            return true;
-        }
-        // A table the selection did not have at start may have been created since.
-        refreshSelection();
-        return selected.contains(schema + "." + table);
-    }
-
-    private void refreshSelection() {
-        try {
-            selected.clear();
-            for (SelectedTable t : settings.selector().select(catalog, database)) {
-                // Through the root, its Relation messages name the root.
-                selected.add(t.publishedName(settings.viaRoot()));
-            }
-        } catch (SQLException e) {
-            throw new ConnectException("Cannot read which tables of " + database + " are selected: " + e.getMessage(), e);
-        } catch (ConnectException e) {
-            // No table matches right now: every change is of an unselected table.
-            LOG.debug("Selection is empty", e);
-        }
     }
 
     /** Change records in commit order, at most about {@code maxRecords}; empty when none came within the timeout. */

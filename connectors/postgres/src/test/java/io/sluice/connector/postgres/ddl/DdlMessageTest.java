@@ -110,4 +110,22 @@ class DdlMessageTest {
         assertThat(changes.get(0).rowsFollow()).isEqualTo(rewritten);
         return rewritten;
     }
+
+    @Test
+    void aTableAttachedToATreePublishedThroughItsRootGoesAsDroppedElseItStaysATable() {
+        String standalone = "{\"oid\": 9, \"schema\": \"public\", \"name\": \"feb\", \"columns\": [], \"primaryKey\": [], \"indexes\": [], "
+                + "\"constraints\": [], \"ancestors\": []}";
+        String partition = standalone.replace("\"ancestors\": []", "\"ancestors\": [[\"public\", \"events\"]]");
+        DdlMessage attach = message("ALTER TABLE events ATTACH PARTITION feb ...", standalone, partition);
+        assertThat(attach.changes(DdlMessage.Selection.of(SELECTION, false, true)))
+                .singleElement().satisfies(c -> {
+                    assertThat(c.type()).isEqualTo(io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType.DROP);
+                    assertThat(c.id()).isEqualTo("\"public\".\"feb\"");
+                });
+        assertThat(attach.changes(DdlMessage.Selection.of(SELECTION, false, false))).singleElement()
+                .satisfies(c -> assertThat(c.type()).isEqualTo(io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType.ALTER));
+        // Renamed out of the selection, a table's copy stays, through roots or not.
+        DdlMessage hide = message("ALTER TABLE feb RENAME TO hidden", standalone, standalone.replace("\"feb\"", "\"hidden\""));
+        assertThat(hide.changes(DdlMessage.Selection.of(SELECTION, false, true))).isEmpty();
+    }
 }
