@@ -96,19 +96,31 @@ class FailoverIT {
     /** Before 17 a slot cannot follow a promotion: asking for a failover slot stops the run at once, nothing made. */
     @Test
     void aFailoverSlotIsRefusedBefore17() throws Exception {
-        TestDatabases.withSourceAndTarget(FailoverIT.class, (source, target) -> {
-            assertThat(source.server().majorVersion()).isLessThan(17);
-            source.execute("CREATE TABLE items (id int PRIMARY KEY)");
-            SluiceProcess sluice = SluiceProcess.start(work, userPath(), "run", "--source", SluiceRuns.url(source), "--target",
-                    SluiceRuns.url(target), "--name", "early", "--offsets", work.resolve("early.offsets").toString(),
-                    "--set", "source.slot.failover=true");
-            int exit = sluice.awaitExit(120);
-            String out = sluice.output();
-            assertThat(exit).as(out).isNotZero();
-            assertThat(out).contains("slot.failover=true needs PostgreSQL 17 or later").contains("Set slot.failover=false");
-            assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE database = current_database()"))
-                    .as("slots made").isZero();
-        });
+        // A server of 16 of its own: the suite's shared one may be 17 or later (-Dsluice.test.postgres).
+        try (PostgresServer.Launched server = PostgresServer.launch("failover-v16", 16)) {
+            TestDatabase source = TestDatabases.create(server, FailoverIT.class);
+            TestDatabase target = TestDatabases.create(server, FailoverIT.class);
+            try {
+                refusedBefore17(source, target);
+            } finally {
+                TestDatabases.drop(source);
+                TestDatabases.drop(target);
+            }
+        }
+    }
+
+    private void refusedBefore17(TestDatabase source, TestDatabase target) throws Exception {
+        assertThat(source.server().majorVersion()).isLessThan(17);
+        source.execute("CREATE TABLE items (id int PRIMARY KEY)");
+        SluiceProcess sluice = SluiceProcess.start(work, userPath(), "run", "--source", SluiceRuns.url(source), "--target",
+                SluiceRuns.url(target), "--name", "early", "--offsets", work.resolve("early.offsets").toString(),
+                "--set", "source.slot.failover=true");
+        int exit = sluice.awaitExit(120);
+        String out = sluice.output();
+        assertThat(exit).as(out).isNotZero();
+        assertThat(out).contains("slot.failover=true needs PostgreSQL 17 or later").contains("Set slot.failover=false");
+        assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE database = current_database()"))
+                .as("slots made").isZero();
     }
 
     private final List<SluiceProcess> started = new java.util.ArrayList<>();
