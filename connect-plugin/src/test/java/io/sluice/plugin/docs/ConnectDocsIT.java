@@ -2,6 +2,7 @@ package io.sluice.plugin.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.io.StringReader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -121,6 +122,33 @@ class ConnectDocsIT {
                         + psql.query("shop", "SELECT max(id) FROM orders") + " FROM orders_id_seq", Duration.ofSeconds(60),
                         "the target's sequence past the source's last id");
 
+                // A partitioned table, one partition a month: the topics carry it as one table (the source's default), the
+                // PostgreSQL sink keeps its tree, OpenSearch makes one index of it, the subscription gets it as one table.
+                // Rows move between partitions; a table written to on its own is attached with its rows; a partition is made.
+                psql.run("shop", "SET ROLE app; UPDATE order_events SET at = at + 40 WHERE id <= 30 AND at < '2025-11-01'; "
+                        + "CREATE TABLE order_events_2026_01 (id bigint, at date, kind text, PRIMARY KEY (id, at)); "
+                        + "INSERT INTO order_events_2026_01 SELECT 5000 + g, DATE '2026-01-01' + g, 'january ' || g "
+                        + "FROM generate_series(1, 25) g");
+                awaitSame(psql, "SELECT count(*) FROM order_events_2026_01", Duration.ofSeconds(60), "the table before it is attached");
+                psql.run("shop", "SET ROLE app; ALTER TABLE order_events ATTACH PARTITION order_events_2026_01 "
+                        + "FOR VALUES FROM ('2026-01-01') TO ('2026-02-01'); "
+                        + "CREATE TABLE order_events_2026_02 PARTITION OF order_events FOR VALUES FROM ('2026-02-01') TO ('2026-03-01'); "
+                        + "INSERT INTO order_events SELECT 6000 + g, DATE '2026-01-10' + g, 'later ' || g FROM generate_series(1, 30) g; "
+                        + "UPDATE order_events SET at = DATE '2026-02-20', kind = 'moved' WHERE id BETWEEN 31 AND 40; "
+                        + "DELETE FROM order_events WHERE id BETWEEN 41 AND 45");
+                String partitions = "SELECT string_agg(c.relname || ' ' || pg_get_expr(c.relpartbound, c.oid), '; ' ORDER BY c.relname) "
+                        + "FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'order_events'::regclass";
+                awaitSame(psql, partitions, Duration.ofSeconds(60), "the partitions of order_events");
+                awaitSame(psql, "SELECT tableoid::regclass, count(*), md5(string_agg(id || '@' || at || '=' || kind, ';' ORDER BY id, at)) "
+                        + "FROM order_events GROUP BY 1 ORDER BY 1", Duration.ofSeconds(60), "the rows of each partition of order_events");
+                Map<String, String> events = orderEvents(psql);
+                awaitTrue(() -> events.equals(indexedEvents(node)), "order_events one index whose documents are the rows");
+                assertThat(indexNames(node)).as("indexes of order_events").contains("public.order_events")
+                        .noneMatch(name -> name.matches("public\\.order_events_\\d{4}_.*")); // a partition's (versions: _v1)
+                awaitTrue(() -> events.equals(deliveredEvents(hooks)), "order_events rebuilt from the payloads");
+                assertThat(hooks.accepted().stream().map(r -> r.json().path("table").asText()).distinct())
+                        .as("the tables of the payloads").containsExactlyInAnyOrder("orders", "order_events");
+
                 JsonNode status = rest.send(doc.get("status")).get(0);
                 assertThat(status.at("/connector/state").asText()).isEqualTo("RUNNING");
                 assertThat(status.get("tasks")).hasSize(3).allSatisfy(t -> assertThat(t.get("state").asText())
@@ -178,8 +206,16 @@ class ConnectDocsIT {
                                      placed timestamptz NOT NULL DEFAULT now());
                 INSERT INTO customers SELECT g, 'customer' || g || '@shop.test' FROM generate_series(1, 100) g;
                 INSERT INTO orders (customer, amount) SELECT 1 + g % 100, g / 7.0 FROM generate_series(1, 2000) g;
+                CREATE TABLE order_events (id bigint, at date, kind text, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);
                 ALTER TABLE customers OWNER TO app;
                 ALTER TABLE orders OWNER TO app;
+                ALTER TABLE order_events OWNER TO app;
+                DO $$ BEGIN FOR m IN 1..12 LOOP
+                    EXECUTE format('CREATE TABLE order_events_2025_%s PARTITION OF order_events FOR VALUES FROM (%L) TO (%L)',
+                        lpad(m::text, 2, '0'), make_date(2025, m, 1), make_date(2025, m, 1) + interval '1 month');
+                    EXECUTE format('ALTER TABLE order_events_2025_%s OWNER TO app', lpad(m::text, 2, '0'));
+                END LOOP; END $$;
+                INSERT INTO order_events SELECT g, DATE '2025-01-01' + g % 365, 'placed ' || g FROM generate_series(1, 1200) g;
                 GRANT CREATE ON SCHEMA public TO app;
                 """);
     }
@@ -252,6 +288,71 @@ class ConnectDocsIT {
                 assertThat(response.statusCode()).as("%s %s: %s", curl.method(), uri, response.body()).isBetween(200, 299);
             }
         }
+    }
+
+    /** The rows of order_events on the source, key ({@code id@at}) to kind. */
+    private static Map<String, String> orderEvents(Psql psql) throws Exception {
+        Map<String, String> rows = new java.util.TreeMap<>();
+        for (String row : psql.query("shop", "SELECT string_agg(id || '@' || at || '=' || kind, ';') FROM order_events").split(";")) {
+            rows.put(row.substring(0, row.indexOf('=')), row.substring(row.indexOf('=') + 1));
+        }
+        return rows;
+    }
+
+    /** The documents of the index public.order_events as {@link #orderEvents}; empty while it is missing. */
+    private static Map<String, String> indexedEvents(OpenSearchNode node) {
+        Map<String, String> docs = new java.util.TreeMap<>();
+        try {
+            for (JsonNode d : IndexDocuments.all(node, "public.order_events").values()) {
+                docs.put(d.path("id").asText() + "@" + d.path("at").asText(), d.path("kind").asText());
+            }
+        } catch (IOException | RuntimeException e) {
+            return Map.of(); // not created yet
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Map.of();
+        }
+        return docs;
+    }
+
+    /** The names of the node's indexes and aliases. */
+    private static List<String> indexNames(OpenSearchNode node) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(node.httpUrl() + "/_cat/aliases?h=alias"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> indexes = HTTP.send(HttpRequest.newBuilder(URI.create(node.httpUrl() + "/_cat/indices?h=index"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        List<String> names = new ArrayList<>();
+        for (String line : (response.body() + "\n" + indexes.body()).split("\n")) {
+            if (!line.isBlank()) {
+                names.add(line.strip());
+            }
+        }
+        return names;
+    }
+
+    /** order_events as a subscriber rebuilds it from the payloads, applied in the order they arrived. */
+    private static Map<String, String> deliveredEvents(TestReceiver hooks) {
+        Map<String, String> rows = new java.util.TreeMap<>();
+        List<TestReceiver.Received> accepted = new ArrayList<>(hooks.accepted());
+        accepted.sort(java.util.Comparator.comparingLong(TestReceiver.Received::arrivedMillis));
+        for (TestReceiver.Received r : accepted) {
+            JsonNode change = r.json();
+            if (!change.path("table").asText().equals("order_events")) {
+                continue;
+            }
+            JsonNode before = change.path("before");
+            JsonNode after = change.path("after");
+            if (change.path("operation").asText().equals("delete")) {
+                JsonNode old = before.isObject() ? before : change.path("key");
+                rows.remove(old.path("id").asText() + "@" + old.path("at").asText());
+            } else if (after.isObject()) {
+                if (before.isObject()) {
+                    rows.remove(before.path("id").asText() + "@" + before.path("at").asText());
+                }
+                rows.put(after.path("id").asText() + "@" + after.path("at").asText(), after.path("kind").asText());
+            }
+        }
+        return rows;
     }
 
     /** The distinct orders rows (snapshot rows and inserts) the receiver accepted. */

@@ -134,10 +134,9 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
             // An index cannot change a field in place: a column change copies the table, which becomes a new index version.
             src.putIfAbsent("ddl.copy.on", "column_change");
         }
-        if (kind == TargetKind.OPENSEARCH || kind == TargetKind.WEBHOOK) {
-            // A partitioned table is one index, one webhook table; the PostgreSQL target rebuilds the tree partition by partition.
-            src.putIfAbsent("publish.via.partition.root", "true");
-        }
+        // A partitioned table is one index, one webhook table (the source's default); the PostgreSQL target rebuilds the tree
+        // partition by partition, each loaded in parallel and frozen, which rows carrying the root's name could not be.
+        src.putIfAbsent("publish.via.partition.root", String.valueOf(kind != TargetKind.POSTGRES));
         if (kind == TargetKind.POSTGRES && PipelineTransforms.onlyAnonymize(transforms)) {
             // PostgreSQL to PostgreSQL: rows travel as raw COPY tuples, which Anonymize rewrites where they are; any other
             // transform reads rows as structs.

@@ -107,6 +107,20 @@ class PipelineSpecTest {
     }
 
     @Test
+    void partitionsGoThroughTheirRootExceptIntoPostgresqlUnlessTheUserSaysOtherwise() {
+        Map<String, String> source = Map.of("url", "postgres://u@h/shop");
+        assertThat(PipelineSpec.of(null, source, Map.of("url", "postgres://u@h/x"), Map.of(), null).source())
+                .as("the PostgreSQL target loads each partition on its own").containsEntry("publish.via.partition.root", "false");
+        assertThat(PipelineSpec.of(null, source, Map.of("url", "https://search:9200"), Map.of(), null).source())
+                .as("one index per partitioned table").containsEntry("publish.via.partition.root", "true");
+        assertThat(PipelineSpec.of(null, source, Map.of("type", "webhook"), Map.of(), null).source())
+                .as("one webhook table per partitioned table").containsEntry("publish.via.partition.root", "true");
+        Map<String, String> chosen = Map.of("url", "postgres://u@h/shop", "publish.via.partition.root", "true");
+        assertThat(PipelineSpec.of(null, chosen, Map.of("url", "postgres://u@h/x"), Map.of(), null).source())
+                .as("the user's choice").containsEntry("publish.via.partition.root", "true");
+    }
+
+    @Test
     void mistakesInThePipelineFileAreNamed() throws Exception {
         Path file = dir.resolve("bad.yaml");
         Files.writeString(file, "source:\n  url: postgres://a@b/c\ntarget:\n  url: postgres://a@b/d\nsinks: []\n");

@@ -67,6 +67,8 @@ public final class SchemaChangeEvents {
             .field("id", Schema.STRING_SCHEMA)
             .field("table", TABLE_SCHEMA)
             .field("previousId", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("partitionView", Schema.OPTIONAL_STRING_SCHEMA)
+            .field("publishedAs", Schema.OPTIONAL_STRING_SCHEMA)
             .build();
 
     public static final Schema KEY_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.postgresql.SchemaChangeKey")
@@ -86,6 +88,27 @@ public final class SchemaChangeEvents {
 
     /** What happened to a table. */
     public enum ChangeType { CREATE, ALTER, DROP }
+
+    /**
+     * Which sinks a change is for, when partitions are published through their root
+     * ({@code publish_via_partition_root}): there a partition's rows carry the root's name, so a
+     * sink that knows a partitioned table as one (OpenSearch, webhooks) has no partitions, while the
+     * PostgreSQL sink keeps the partition tree the rows are routed into. The two disagree only where
+     * a command moved a table into or out of a tree or changed a partition.
+     */
+    public enum PartitionView {
+        /** For every sink. */
+        BOTH,
+        /** Only for sinks that keep partition trees: a partition's own change, whose rows come as its root's. */
+        TREE,
+        /** Only for sinks that know a partitioned table as one, where a tree-keeping sink has a change of its own. */
+        ROOTS;
+
+        /** Whether a sink that keeps partition trees ({@code keepsTrees}), or one that does not, applies the change. */
+        public boolean isFor(boolean keepsTrees) {
+            return this == BOTH || (this == TREE) == keepsTrees;
+        }
+    }
 
     /**
      * A column as it is after the change.
@@ -177,11 +200,38 @@ public final class SchemaChangeEvents {
      *                       converted them in a way only the source can (a type change with a {@code USING} expression),
      *                       or the table became selected with rows (created by {@code CREATE TABLE … AS}, renamed into the
      *                       selection)
+     * @param view           which sinks it is for ({@link PartitionView}); never null
+     * @param publishedAs    for a change of {@link PartitionView#TREE}, the root whose name the partition's rows carry, as an
+     *                       id: a barrier holds that root's topic; else null
      */
     public record TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment,
                               String previousId, List<IndexDefinition> indexes, List<String> droppedColumns, List<String> droppedIndexes,
                               String partitionOf, String partitionBound, String partitionKey, List<ConstraintDefinition> constraints,
-                              List<String> droppedConstraints, boolean rowsFollow) {
+                              List<String> droppedConstraints, boolean rowsFollow, PartitionView view, String publishedAs) {
+
+        public TableChange {
+            view = view == null ? PartitionView.BOTH : view;
+        }
+
+        public TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment,
+                           String previousId, List<IndexDefinition> indexes, List<String> droppedColumns, List<String> droppedIndexes,
+                           String partitionOf, String partitionBound, String partitionKey, List<ConstraintDefinition> constraints,
+                           List<String> droppedConstraints, boolean rowsFollow) {
+            this(type, id, primaryKey, columns, comment, previousId, indexes, droppedColumns, droppedIndexes, partitionOf, partitionBound,
+                    partitionKey, constraints, droppedConstraints, rowsFollow, PartitionView.BOTH, null);
+        }
+
+        /** This change, only for sinks that keep partition trees; its rows are published as {@code root}'s (an id; null: as its own). */
+        public TableChange forTreesOf(String root) {
+            return new TableChange(type, id, primaryKey, columns, comment, previousId, indexes, droppedColumns, droppedIndexes,
+                    partitionOf, partitionBound, partitionKey, constraints, droppedConstraints, rowsFollow, PartitionView.TREE, root);
+        }
+
+        /** This change, only for sinks that know partitioned tables as one. */
+        public TableChange forRoots() {
+            return new TableChange(type, id, primaryKey, columns, comment, previousId, indexes, droppedColumns, droppedIndexes,
+                    partitionOf, partitionBound, partitionKey, constraints, droppedConstraints, rowsFollow, PartitionView.ROOTS, null);
+        }
 
         public TableChange(ChangeType type, String id, List<String> primaryKey, List<ColumnDefinition> columns, String comment) {
             this(type, id, primaryKey, columns, comment, null, null, List.of(), List.of(), null, null, null);
@@ -195,7 +245,8 @@ public final class SchemaChangeEvents {
         }
 
         Struct toStruct() {
-            Struct change = new Struct(CHANGE_SCHEMA).put("type", type.name()).put("id", id).put("previousId", previousId);
+            Struct change = new Struct(CHANGE_SCHEMA).put("type", type.name()).put("id", id).put("previousId", previousId)
+                    .put("partitionView", view == PartitionView.BOTH ? null : view.name()).put("publishedAs", publishedAs);
             if (type != ChangeType.DROP) {
                 change.put("table", new Struct(TABLE_SCHEMA).put("primaryKeyColumnNames", primaryKey)
                         .put("columns", columns.stream().map(ColumnDefinition::toStruct).toList())
@@ -217,10 +268,13 @@ public final class SchemaChangeEvents {
         public static TableChange of(Struct change) {
             ChangeType type = ChangeType.valueOf(change.getString("type"));
             String previousId = optionalString(change, "previousId");
+            String viewName = optionalString(change, "partitionView");
+            PartitionView view = viewName == null ? PartitionView.BOTH : PartitionView.valueOf(viewName);
+            String publishedAs = optionalString(change, "publishedAs");
             Struct table = change.getStruct("table");
             if (table == null) {
                 return new TableChange(type, change.getString("id"), List.of(), List.of(), null, previousId, null, List.of(), List.of(),
-                        null, null, null);
+                        null, null, null, null, List.of(), false, view, publishedAs);
             }
             List<Struct> indexes = optionalArray(table, "indexes");
             List<Struct> constraints = optionalArray(table, "constraints");
@@ -231,7 +285,7 @@ public final class SchemaChangeEvents {
                     optionalString(table, "partitionOf"), optionalString(table, "partitionBound"), optionalString(table, "partitionKey"),
                     constraints == null ? null : constraints.stream().map(ConstraintDefinition::of).toList(),
                     orEmpty(optionalArray(table, "droppedConstraints")),
-                    table.schema().field("rowsFollow") != null && Boolean.TRUE.equals(table.getBoolean("rowsFollow")));
+                    table.schema().field("rowsFollow") != null && Boolean.TRUE.equals(table.getBoolean("rowsFollow")), view, publishedAs);
         }
     }
 
@@ -259,9 +313,14 @@ public final class SchemaChangeEvents {
         return objects.isEmpty() ? value : value.put("objectChanges", ObjectChanges.toStructs(objects));
     }
 
-    /** The table changes of an event. */
+    /** The table changes of an event, for every kind of sink. */
     public static List<TableChange> tableChanges(Struct value) {
         return value.<Struct>getArray("tableChanges").stream().map(TableChange::of).toList();
+    }
+
+    /** The table changes of an event that a sink keeping partition trees ({@code keepsTrees}), or one that does not, applies. */
+    public static List<TableChange> tableChanges(Struct value, boolean keepsTrees) {
+        return tableChanges(value).stream().filter(c -> c.view().isFor(keepsTrees)).toList();
     }
 
     private static String optionalString(Struct s, String field) {

@@ -175,13 +175,15 @@ public final class PostgresSourceConfig extends AbstractConfig {
                     Importance.LOW, "filtered: Sluice creates the publication for the selected tables and adds tables the selection "
                             + "gains; all_tables: creates it FOR ALL TABLES (needs superuser); disabled: it must exist and cover "
                             + "the selected tables.", STREAMING, 3, Width.SHORT, "Publication mode")
-            .define(VIA_PARTITION_ROOT, Type.BOOLEAN, false, Importance.MEDIUM,
+            .define(VIA_PARTITION_ROOT, Type.BOOLEAN, true, Importance.MEDIUM,
                     "Whether a partitioned table is one table to the sinks: its partitions' snapshot rows and changes carry the "
                             + "root's name and shape (one topic, one OpenSearch index, one webhook table), and a row moved between "
-                            + "partitions is an update. The publication is made WITH (publish_via_partition_root = true). false: "
-                            + "each leaf partition is a table of its own, as the PostgreSQL sink rebuilds the tree. The sluice command "
-                            + "sets it for OpenSearch and webhook targets. A pipeline whose snapshot is done keeps what its "
-                            + "publication says until it is taken again (--fresh).", STREAMING, 9, Width.SHORT, "Partitions as their root")
+                            + "partitions is an update. The publication is made WITH (publish_via_partition_root = true). The "
+                            + "PostgreSQL sink still keeps the partition tree: the partitions' own schema changes go to it alone, "
+                            + "and PostgreSQL routes the root's rows. false: each leaf partition is a table of its own (its own "
+                            + "topic). The sluice command sets false for a PostgreSQL target (partitions load in parallel, "
+                            + "frozen). A pipeline whose snapshot is done keeps what its publication says until it is taken again "
+                            + "(--fresh).", STREAMING, 9, Width.SHORT, "Partitions as their root")
             .define(STATUS_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.between(100L, 3_600_000L), Importance.LOW,
                     "How often the stream reports the confirmed position to the server (it also keeps the connection alive; "
                             + "keep it under the server's wal_sender_timeout).", STREAMING, 4, Width.SHORT, "Status interval")

@@ -247,7 +247,8 @@ final class OpenSearchWriter implements SinkWriter {
             Struct source = event.source();
             indexes.finishRebuild(names.aliasOf(source.getString("name"), source.getString("schema"), source.getString("table")));
         } else if (marker == null || "false".equals(marker)) {
-            for (SchemaChangeEvents.TableChange change : SchemaChangeEvents.tableChanges(event.value())) {
+            // An index is a whole partitioned table: partitions' own changes are for sinks that keep the tree.
+            for (SchemaChangeEvents.TableChange change : SchemaChangeEvents.tableChanges(event.value(), false)) {
                 tableChanged(event, change);
             }
         }

@@ -194,7 +194,8 @@ final class SchemaEvents {
             next = Map.of(SinkEvent.partitionOf(record), record.kafkaOffset() + 1);
             position = null; // the offset says it; source positions of many partitions have no common order
         }
-        List<SchemaChangeEvents.TableChange> tableChanges = SchemaChangeEvents.tableChanges(value);
+        // This sink keeps partition trees: where partitions are published through their roots, it takes the partitions' changes.
+        List<SchemaChangeEvents.TableChange> tableChanges = SchemaChangeEvents.tableChanges(value, true);
         if (!config.schemaApply()) {
             LOG.info("Schema change of {} not applied ({}=false): {}", tableChanges.stream().map(SchemaChangeEvents.TableChange::id).toList(),
                     PostgresSinkConfig.SCHEMA_APPLY, ddl);
@@ -220,7 +221,7 @@ final class SchemaEvents {
      * is named from the source.
      */
     void emptyForReload(SinkRecord record, Struct source, Barriers.Barrier barrier) throws InterruptedException {
-        empty(record, source, barrier, "TRUNCATE ", "to copy it again");
+        empty(record, source, barrier, false, "to copy it again");
     }
 
     /**
@@ -230,18 +231,20 @@ final class SchemaEvents {
      * passes it over as released).
      */
     void truncateAtBarrier(SinkRecord record, Struct source, Barriers.Barrier barrier) throws InterruptedException {
-        empty(record, source, barrier, "TRUNCATE ONLY ", "as the source did");
+        empty(record, source, barrier, true, "as the source did");
     }
 
-    private void empty(SinkRecord record, Struct source, Barriers.Barrier barrier, String truncate, String why) throws InterruptedException {
+    /** @param asStreamed as a streamed TRUNCATE: without inheritance children (a partitioned table, with its partitions) */
+    private void empty(SinkRecord record, Struct source, Barriers.Barrier barrier, boolean asStreamed, String why) throws InterruptedException {
         String sourceName = source.getString("name");
         String[] target = tableTarget(sourceName, source);
+        boolean only = asStreamed && !tables.partitioned(target[0], target[1]);
         loads.sendAll();
         loads.awaitSent();
         changes.applier().applyAlone(sourceName, null, byKafkaOffset ? Map.of(SinkEvent.partitionOf(record), record.kafkaOffset() + 1)
                 : Map.of(), "emptying " + tables.name(target) + " " + why, c -> {
                     try (Statement s = c.createStatement()) {
-                        s.execute(truncate + Identifiers.quote(target[0], target[1]));
+                        s.execute((only ? "TRUNCATE ONLY " : "TRUNCATE ") + Identifiers.quote(target[0], target[1]));
                     }
                     barriers.release(c, barrier.id());
                 });

@@ -178,6 +178,8 @@ class SnapshotIntoPostgresIT {
         props.put("topic.prefix", "src");
         props.put("snapshot.mode", "initial_only");
         props.put("snapshot.batch.bytes", "65536");
+        // As sluice copies into PostgreSQL: each partition a table of its own (throughPartitionRoots has the other way).
+        props.put("publish.via.partition.root", "false");
         return props;
     }
 
@@ -316,6 +318,31 @@ class SnapshotIntoPostgresIT {
             }
         } finally {
             TestDatabases.drop(rawTarget);
+        }
+    }
+
+    /**
+     * As a Kafka Connect cluster copies by default: partitions' rows carry their root's name (one topic for OpenSearch and
+     * webhook sinks too), and PostgreSQL routes them into the partitions of the tree the schema built; for rows on the
+     * raw path too.
+     */
+    @Test
+    @Order(7)
+    void rowsPublishedThroughTheirPartitionRootFillTheTree(TestDatabase source) throws Exception {
+        for (String raw : List.of("false", "true")) {
+            TestDatabase rootTarget = TestDatabases.create(SnapshotIntoPostgresIT.class);
+            try {
+                snapshot(source, rootTarget, Map.of("publish.via.partition.root", "true", "snapshot.raw.tuples", raw), Map.of());
+                for (String table : TABLES) {
+                    assertThat(checksum(rootTarget, table)).as("%s, raw %s", table, raw).isEqualTo(checksum(source, table));
+                }
+                assertThat(checksum(rootTarget, "public.events")).isEqualTo(checksum(source, "public.events")).doesNotStartWith("0 ");
+                for (String listing : OBJECTS) {
+                    assertThat(rows(rootTarget, listing)).as(listing).isEqualTo(rows(source, listing));
+                }
+            } finally {
+                TestDatabases.drop(rootTarget);
+            }
         }
     }
 

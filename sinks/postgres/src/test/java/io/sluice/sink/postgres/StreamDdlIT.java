@@ -34,7 +34,16 @@ class StreamDdlIT {
 
     @Test
     void constraintsEnumLabelsConversionsAndPartitions() throws Exception {
-        onTwoDatabases(StreamDdlIT::runMore);
+        onTwoDatabases((source, target) -> runMore(source, target, false));
+    }
+
+    /**
+     * The same with partitions published through their root, as a Kafka Connect cluster does by default: the rows carry
+     * the root's name, and the partitions' own changes (created, detached, attached, dropped) still keep the target's tree.
+     */
+    @Test
+    void partitionsPublishedThroughTheirRootKeepTheTargetsTree() throws Exception {
+        onTwoDatabases((source, target) -> runMore(source, target, true));
     }
 
     @Test
@@ -118,7 +127,7 @@ class StreamDdlIT {
                 .as("excluded, dropped and renamed tables").isZero();
     }
 
-    private static void runMore(TestDatabase source, TestDatabase target) throws Exception {
+    private static void runMore(TestDatabase source, TestDatabase target, boolean viaRoot) throws Exception {
         source.execute("CREATE TYPE mood AS ENUM ('sad', 'ok')",
                 "CREATE TABLE people (id int PRIMARY KEY, m mood, score text)",
                 "INSERT INTO people SELECT g, CASE WHEN g % 2 = 0 THEN 'sad' ELSE 'ok' END::mood, 'score ' || g FROM generate_series(1, 100) g",
@@ -131,7 +140,7 @@ class StreamDdlIT {
                 "CREATE TABLE events_b PARTITION OF events FOR VALUES FROM (100) TO (200)",
                 "INSERT INTO events SELECT g, g % 200, 'e' || g FROM generate_series(1, 400) g",
                 "CREATE TABLE log (at int, line text)");
-        streamInTwoRuns(source, target, Map.of("topic.prefix", "more"), List.of(
+        streamInTwoRuns(source, target, Map.of("topic.prefix", "more", "publish.via.partition.root", String.valueOf(viaRoot)), List.of(
                     // Labels added anywhere in the order, then used; a label renamed.
                     "ALTER TYPE mood ADD VALUE 'happy'",
                     "ALTER TYPE mood ADD VALUE 'meh' BEFORE 'ok'",

@@ -81,6 +81,11 @@ public final class BarrierWriter {
         if (SchemaChangeEvents.VALUE_SCHEMA.name().equals(record.valueSchema().name())) {
             Set<String> topics = new LinkedHashSet<>();
             for (SchemaChangeEvents.TableChange change : SchemaChangeEvents.tableChanges(value)) {
+                if (change.publishedAs() != null) {
+                    // A partition's change for sinks that keep the tree: its rows are on its root's topic (it has none).
+                    topics.add(topicOf(change.publishedAs()));
+                    continue;
+                }
                 topics.add(topicOf(change.id()));
                 if (change.previousId() != null) {
                     topics.add(topicOf(change.previousId()));

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,10 +13,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.schemas.ddl.ForeignKeys;
 import io.sluice.schemas.envelope.ObjectChanges;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
-import io.sluice.schemas.envelope.SchemaChangeEvents.ColumnDefinition;
-import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintDefinition;
-import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintType;
-import io.sluice.schemas.envelope.SchemaChangeEvents.IndexDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
 import io.sluice.schemas.naming.Identifiers;
 
@@ -77,6 +74,11 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
             return false;
         }
 
+        /** This selection as a sink that keeps partition trees sees it: every partition a table of its own. */
+        default Selection tree() {
+            return this;
+        }
+
         /** This selection, copying tables on every column change as {@code copyOnColumnChange} says, partitions as {@code throughRoots}. */
         static Selection of(Selection selection, boolean copyOnColumnChange, boolean throughRoots) {
             return new Selection() {
@@ -93,6 +95,11 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
                 @Override
                 public boolean throughRoots() {
                     return throughRoots;
+                }
+
+                @Override
+                public Selection tree() {
+                    return throughRoots ? of(selection, copyOnColumnChange, false) : this;
                 }
             };
         }
@@ -206,29 +213,78 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
      * The schema changes of the selected tables. A table renamed into the selection, or
      * created, is a CREATE; out of it, nothing (its target copy stays, no longer kept in step),
      * except a table attached as a partition of a tree published through its root, which is a
-     * DROP: its rows are the root's now; within it, an ALTER naming its previous id.
+     * DROP: its rows are the root's now; within it, an ALTER naming its previous id. Through
+     * roots, partitions' changes still go, for sinks that keep the tree only
+     * ({@link io.sluice.schemas.envelope.SchemaChangeEvents.PartitionView}).
      */
     public List<TableChange> changes(Selection selection) {
         List<TableChange> out = new ArrayList<>();
         for (Table t : tables) {
-            boolean wasSelected = t.previous() != null && selected(selection, t.previous());
-            if (t.now() == null) {
-                if (wasSelected) {
-                    out.add(new TableChange(ChangeType.DROP, t.previous().id(), List.of(), List.of(), null));
-                }
+            List<TableChange> published = changes(t, selection, false);
+            if (!selection.throughRoots()) {
+                out.addAll(published);
                 continue;
             }
-            if (!selected(selection, t.now())) {
-                if (wasSelected && selection.throughRoots() && !t.now().ancestors().isEmpty()) {
-                    // Attached to a tree published through its root: its rows are the root's now (they follow as the root's
-                    // inserts), and a copy of its own would hold them twice, so it goes as a dropped table does.
-                    out.add(new TableChange(ChangeType.DROP, t.previous().id(), List.of(), List.of(), null));
-                }
+            // Through roots, a sink that keeps the partition tree (PostgreSQL) still needs the partitions' own changes, to
+            // have the partitions the root's rows are routed into; where the two views differ, each change says whom it is
+            // for, and each kind of sink meets its own in their order.
+            List<TableChange> tree = changes(t, selection.tree(), true);
+            if (tree.equals(published)) {
+                out.addAll(published);
                 continue;
             }
-            out.add(wasSelected ? alteration(t.now(), t.previous(), selection, rewritesRows(t, selection)) : creation(t.now(), selection, t.hasRows()));
+            published.stream().map(TableChange::forRoots).forEach(out::add);
+            tree.stream().map(c -> c.forTreesOf(c.type() == ChangeType.DROP ? topOf(t.previous()) : topOf(t.now()))).forEach(out::add);
         }
         return out;
+    }
+
+    /**
+     * @param rootsPublished whether the selection is the tree view of one that publishes partitions through their roots:
+     *                       there a table that moved into or out of a tree goes as dropped and created again, since its
+     *                       rows follow in the stream (the root's inserts or deletes, or a copy of the table): an
+     *                       attached copy would hold them twice; and a partition's rows never follow as a copy of
+     *                       its own (a copy of its root's rows is the root's change)
+     */
+    private List<TableChange> changes(Table t, Selection selection, boolean rootsPublished) {
+        boolean wasSelected = t.previous() != null && selected(selection, t.previous());
+        boolean ownRows = !(rootsPublished && t.now() != null && !t.now().ancestors().isEmpty());
+        if (t.now() == null) {
+            return wasSelected ? List.of(dropped(t)) : List.of();
+        }
+        if (!selected(selection, t.now())) {
+            if (wasSelected && selection.throughRoots() && !t.now().ancestors().isEmpty()) {
+                // Attached to a tree published through its root: its rows are the root's now (they follow as the root's
+                // inserts), and a copy of its own would hold them twice, so it goes as a dropped table does.
+                return List.of(dropped(t));
+            }
+            if (wasSelected && rootsPublished && !t.previous().ancestors().isEmpty()) {
+                // Detached out of the selection: its rows left the root as deletes, and an empty partition kept in the tree
+                // would take rows of its range that the source puts elsewhere.
+                return List.of(dropped(t));
+            }
+            return List.of();
+        }
+        if (!wasSelected) {
+            return List.of(TableChanges.creation(t.now(), selection, ownRows && t.hasRows()));
+        }
+        if (rootsPublished && !Objects.equals(topOf(t.now()), topOf(t.previous()))) {
+            return List.of(dropped(t), TableChanges.creation(t.now(), selection, ownRows && t.hasRows()));
+        }
+        return List.of(TableChanges.alteration(t.now(), t.previous(), selection, ownRows && rewritesRows(t, selection)));
+    }
+
+    private static TableChange dropped(Table t) {
+        return new TableChange(ChangeType.DROP, t.previous().id(), List.of(), List.of(), null);
+    }
+
+    /** The root at the top of the definition's tree, as an id; null when it is in none. */
+    private static String topOf(Definition d) {
+        if (d.ancestors().isEmpty()) {
+            return null;
+        }
+        String[] top = d.ancestors().get(d.ancestors().size() - 1);
+        return Identifiers.quote(top[0], top[1]);
     }
 
     /**
@@ -307,74 +363,5 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
 
     private static boolean selected(Selection selection, Definition d) {
         return selection.selects(d.schema(), d.name(), d.ancestors());
-    }
-
-    /** A table that became selected; one that came with rows says so: they follow as a copy ({@link #arrivedWithRows}). */
-    private static TableChange creation(Definition now, Selection selection, boolean hasRows) {
-        return table(ChangeType.CREATE, now, null, Map.of(), List.of(), Map.of(), List.of(), selection, List.of(), hasRows);
-    }
-
-    private static TableChange alteration(Definition now, Definition previous, Selection selection, boolean rowsFollow) {
-        Map<Integer, String> oldNames = new HashMap<>();
-        previous.columns().forEach(c -> oldNames.put(c.num(), c.name()));
-        Map<String, String> renamedColumns = new HashMap<>();
-        List<String> droppedColumns = new ArrayList<>();
-        for (Column c : now.columns()) {
-            String old = oldNames.get(c.num());
-            if (old != null && !old.equals(c.name())) {
-                renamedColumns.put(c.name(), old);
-            }
-        }
-        for (Column c : previous.columns()) {
-            if (now.columns().stream().noneMatch(n -> n.num() == c.num())) {
-                droppedColumns.add(c.name());
-            }
-        }
-        // An index that disappeared while one of the same definition and kind appeared was renamed.
-        Map<String, String> renamedIndexes = new HashMap<>();
-        List<String> droppedIndexes = new ArrayList<>();
-        List<Index> added = new ArrayList<>(now.indexes().stream()
-                .filter(i -> previous.indexes().stream().noneMatch(p -> p.name().equals(i.name()))).toList());
-        for (Index p : previous.indexes()) {
-            if (now.indexes().stream().anyMatch(i -> i.name().equals(p.name()))) {
-                continue;
-            }
-            Index twin = added.stream().filter(i -> i.unique() == p.unique() && i.definition().equals(p.definition())
-                    && (i.constraint() == null) == (p.constraint() == null)).findFirst().orElse(null);
-            if (twin != null) {
-                added.remove(twin);
-                renamedIndexes.put(twin.name(), p.name());
-            } else {
-                droppedIndexes.add(p.name());
-            }
-        }
-        List<String> droppedConstraints = previous.constraints().stream().map(Constraint::name)
-                .filter(name -> now.constraints().stream().noneMatch(k -> k.name().equals(name))).toList();
-        boolean renamed = !now.schema().equals(previous.schema()) || !now.name().equals(previous.name());
-        return table(ChangeType.ALTER, now, renamed ? previous.id() : null, renamedColumns, droppedColumns, renamedIndexes, droppedIndexes,
-                selection, droppedConstraints, rowsFollow);
-    }
-
-    private static TableChange table(ChangeType type, Definition d, String previousId, Map<String, String> renamedColumns,
-                                     List<String> droppedColumns, Map<String, String> renamedIndexes, List<String> droppedIndexes,
-                                     Selection selection, List<String> droppedConstraints, boolean rowsFollow) {
-        List<ColumnDefinition> columns = new ArrayList<>();
-        int position = 1;
-        for (Column c : d.columns()) {
-            boolean generated = c.generatedExpression() != null;
-            columns.add(new ColumnDefinition(c.name(), c.typeName(), c.type(), position++, !c.notNull(),
-                    generated ? c.generatedExpression() : c.defaultExpression(), generated, c.enumValues(), null, renamedColumns.get(c.name())));
-        }
-        List<IndexDefinition> indexes = d.indexes().stream().map(i -> new IndexDefinition(i.name(), i.unique(), i.definition(), i.constraint(),
-                i.constraintDefinition(), renamedIndexes.get(i.name()))).toList();
-        // A foreign key to a table the pipeline does not carry could not be made on the target.
-        List<ConstraintDefinition> constraints = d.constraints().stream()
-                .filter(k -> k.references() == null || selection.selects(k.references()[0], k.references()[1], List.of()))
-                .map(k -> new ConstraintDefinition(k.name(), k.type() == 'f' ? ConstraintType.FOREIGN_KEY : ConstraintType.CHECK, k.definition(),
-                        k.references() == null ? null : Identifiers.quote(k.references()[0], k.references()[1])))
-                .toList();
-        return new TableChange(type, d.id(), d.primaryKey() == null ? List.of() : d.primaryKey(), columns, null, previousId, indexes,
-                droppedColumns, droppedIndexes, d.partitionOf() == null ? null : Identifiers.quote(d.partitionOf()[0], d.partitionOf()[1]),
-                d.partitionBound(), d.partitionKey(), constraints, droppedConstraints, rowsFollow);
     }
 }

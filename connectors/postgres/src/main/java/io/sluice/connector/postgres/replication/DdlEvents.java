@@ -50,7 +50,7 @@ record DdlEvents(DdlMessage ddl, DdlMessage.Selection selection, boolean typesCh
 
     /**
      * A partition dropped (not detached) takes its rows out of its root with no change event:
-     * PostgreSQL sends none, and the rows can no longer be read. What the sinks hold of them stays.
+     * PostgreSQL sends none, and the rows can no longer be read. What the sinks without the tree hold of them stays.
      */
     private static void warnOfDroppedPartitions(DdlMessage ddl, DdlMessage.Selection selection) {
         for (DdlMessage.Table t : ddl.tables()) {
@@ -61,7 +61,8 @@ record DdlEvents(DdlMessage ddl, DdlMessage.Selection selection, boolean typesCh
                         && r.previous().schema().equals(root[0]) && r.previous().name().equals(root[1]));
                 if (!rootDropped && selection.selects(root[0], root[1], List.of())) {
                     LOG.warn("Partition {}.{} of {}.{} was dropped while attached ({}): its rows left {}.{} without a delete each "
-                            + "(PostgreSQL sends none), and what the target holds of them stays. Detach a partition before dropping it "
+                            + "(PostgreSQL sends none): a PostgreSQL target drops the partition too, but what an index or a "
+                            + "subscriber holds of them stays. Detach a partition before dropping it "
                             + "(DETACH PARTITION sends its rows as deletes), or copy {}.{} again with sluice run --fresh",
                             was.schema(), was.name(), root[0], root[1], ddl.tag(), root[0], root[1], root[0], root[1]);
                 }

@@ -1,10 +1,13 @@
 package io.sluice.connector.postgres.ddl;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
+import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ConstraintType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
@@ -23,8 +26,13 @@ class DdlMessageTest {
     }
 
     private static DdlMessage message(String statement, String before, String after) {
+        return message(statement, before, after, false);
+    }
+
+    /** @param before null for a table new to the triggers */
+    private static DdlMessage message(String statement, String before, String after, boolean hasRows) {
         String json = "{\"tag\": \"ALTER TABLE\", \"statement\": \"" + statement + "\", \"tables\": ["
-                + after.substring(0, after.lastIndexOf('}')) + ", \"previous\": " + before + "}]}";
+                + after.substring(0, after.lastIndexOf('}')) + ", \"previous\": " + before + ", \"hasRows\": " + hasRows + "}]}";
         return DdlMessage.parse(json.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -117,15 +125,45 @@ class DdlMessageTest {
                 + "\"constraints\": [], \"ancestors\": []}";
         String partition = standalone.replace("\"ancestors\": []", "\"ancestors\": [[\"public\", \"events\"]]");
         DdlMessage attach = message("ALTER TABLE events ATTACH PARTITION feb ...", standalone, partition);
-        assertThat(attach.changes(DdlMessage.Selection.of(SELECTION, false, true)))
-                .singleElement().satisfies(c -> {
-                    assertThat(c.type()).isEqualTo(io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType.DROP);
-                    assertThat(c.id()).isEqualTo("\"public\".\"feb\"");
-                });
+        List<TableChange> throughRoots = attach.changes(DdlMessage.Selection.of(SELECTION, false, true));
+        assertThat(forSinks(throughRoots, false)).singleElement().satisfies(c -> {
+            assertThat(c.type()).isEqualTo(io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType.DROP);
+            assertThat(c.id()).isEqualTo("\"public\".\"feb\"");
+        });
+        // A sink that keeps the tree drops its copy too and makes an empty partition: the rows follow as the root's inserts.
+        assertThat(forSinks(throughRoots, true)).extracting(TableChange::type, TableChange::id, TableChange::rowsFollow, TableChange::publishedAs)
+                .containsExactly(tuple(ChangeType.DROP, "\"public\".\"feb\"", false, null),
+                        tuple(ChangeType.CREATE, "\"public\".\"feb\"", false, "\"public\".\"events\""));
         assertThat(attach.changes(DdlMessage.Selection.of(SELECTION, false, false))).singleElement()
                 .satisfies(c -> assertThat(c.type()).isEqualTo(io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType.ALTER));
+        // Detached: one more table for every sink; a tree-keeping one drops the partition first, and the copy fills it.
+        DdlMessage detach = message("ALTER TABLE events DETACH PARTITION feb", partition, standalone, true);
+        List<TableChange> detached = detach.changes(DdlMessage.Selection.of(SELECTION, false, true));
+        assertThat(forSinks(detached, false)).extracting(TableChange::type, TableChange::rowsFollow)
+                .containsExactly(tuple(ChangeType.CREATE, true));
+        assertThat(forSinks(detached, true)).extracting(TableChange::type, TableChange::rowsFollow, TableChange::publishedAs)
+                .containsExactly(tuple(ChangeType.DROP, false, "\"public\".\"events\""), tuple(ChangeType.CREATE, true, null));
+        // Detached out of the selection: its rows left the root as deletes; the partition leaves a tree-keeping sink's tree.
+        DdlMessage away = message("ALTER TABLE events DETACH PARTITION feb", partition, standalone.replace("\"feb\"", "\"hidden\""), true);
+        List<TableChange> gone = away.changes(DdlMessage.Selection.of(SELECTION, false, true));
+        assertThat(forSinks(gone, false)).isEmpty();
+        assertThat(forSinks(gone, true)).extracting(TableChange::type, TableChange::id)
+                .containsExactly(tuple(ChangeType.DROP, "\"public\".\"feb\""));
+        // A partition created in the tree: nothing to a sink that knows the root only; a partition to one that keeps the tree.
+        DdlMessage created = message("CREATE TABLE feb PARTITION OF events ...", null, partition);
+        List<TableChange> made = created.changes(DdlMessage.Selection.of(SELECTION, false, true));
+        assertThat(forSinks(made, false)).isEmpty();
+        assertThat(forSinks(made, true)).extracting(TableChange::type, TableChange::view, TableChange::publishedAs)
+                .containsExactly(tuple(ChangeType.CREATE, SchemaChangeEvents.PartitionView.TREE, "\"public\".\"events\""));
+        // Partitions as tables of their own: every change for every sink.
+        assertThat(created.changes(DdlMessage.Selection.of(SELECTION, false, false))).extracting(TableChange::view)
+                .containsExactly(SchemaChangeEvents.PartitionView.BOTH);
         // Renamed out of the selection, a table's copy stays, through roots or not.
         DdlMessage hide = message("ALTER TABLE feb RENAME TO hidden", standalone, standalone.replace("\"feb\"", "\"hidden\""));
         assertThat(hide.changes(DdlMessage.Selection.of(SELECTION, false, true))).isEmpty();
+    }
+
+    private static List<TableChange> forSinks(List<TableChange> changes, boolean keepsTrees) {
+        return changes.stream().filter(c -> c.view().isFor(keepsTrees)).toList();
     }
 }

@@ -89,13 +89,18 @@ public final class ChangeApplier implements AutoCloseable {
         tables.put(table.target(), table);
     }
 
-    /** Marks a target table to be emptied before the changes that follow; pending ones are dropped. */
-    public void truncate(String target, String[] qualified) {
+    /**
+     * Marks a target table to be emptied before the changes that follow; pending ones are dropped.
+     *
+     * @param partitioned whether the target is partitioned: emptied with its partitions (the source's TRUNCATE of a root
+     *                    published through it did so), where any other table is emptied without its inheritance children
+     */
+    public void truncate(String target, String[] qualified, boolean partitioned) {
         ChangeTable table = tables.get(target);
         if (table != null) {
             table.truncate();
         }
-        truncated.add(Identifiers.quote(qualified[0], qualified[1]));
+        truncated.add((partitioned ? "" : "ONLY ") + Identifiers.quote(qualified[0], qualified[1]));
         touched();
     }
 

@@ -19,7 +19,7 @@ import io.sluice.sink.core.position.SourcePosition;
  * newest change of each topic partition), written with them so the target always says exactly
  * which changes it has.
  *
- * @param truncated quoted names of the tables emptied before the changes
+ * @param truncated the tables emptied before the changes, quoted, each after ONLY unless partitioned
  * @param positions per source, the newest position among the changes
  * @param counts    per source, how many changes were taken (for the position table's statistics)
  * @param offsets   per topic partition, the Kafka offset after the newest change (on Kafka Connect; else empty)
@@ -39,7 +39,7 @@ record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<
             throws SQLException {
         try (Statement s = c.createStatement()) {
             if (!truncated.isEmpty()) {
-                s.execute("TRUNCATE ONLY " + String.join(", ", truncated));
+                s.execute("TRUNCATE " + String.join(", ", truncated));
             }
             for (ChangeTable.Sealed table : tables) {
                 table.apply(c, s, createdStages, queue);

@@ -99,7 +99,7 @@ public final class StreamedChanges {
         Struct before = value.getStruct(Envelope.BEFORE);
         Struct after = value.getStruct(Envelope.AFTER);
         switch (op) {
-            case "t" -> changes.truncate(name, target);
+            case "t" -> changes.truncate(name, target, tables.partitioned(target[0], target[1]));
             case "c", "r" -> table(target, name, after.schema()).insert(after);
             case "u" -> table(target, name, after.schema()).update(before, after, EventHeaders.unchangedToast(record.headers()));
             case "d" -> {

@@ -248,8 +248,9 @@ public final class SnapshotLoads implements AutoCloseable {
 
     private void send(TableBatch batch, Closing closing) throws InterruptedException {
         if (!batch.isEmpty() && loadDecided.add(batch.target())) {
-            // A table's first rows decide: straight rows into a table created for this load go in frozen.
-            if (freezeLoads && !batch.staged()) {
+            // A table's first rows decide: straight rows into a table created for this load go in frozen, unless it is
+            // partitioned (its partitions' rows, published through it): PostgreSQL freezes no COPY into a partitioned table.
+            if (freezeLoads && !batch.staged() && !tables.partitioned(batch.schema(), batch.tableName())) {
                 loader.freeze(batch.target());
             } else {
                 ledger.release(batch.target()); // durable once its COPYs return

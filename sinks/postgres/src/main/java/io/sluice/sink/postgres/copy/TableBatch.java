@@ -18,6 +18,8 @@ import org.apache.kafka.connect.data.Struct;
 public final class TableBatch {
 
     private final String target;
+    /** The target table, {schema, name}. */
+    private final String[] id;
     /** The target table, quoted. */
     private final String table;
     private final Schema rowSchema;
@@ -62,6 +64,7 @@ public final class TableBatch {
      */
     public TableBatch(String schema, String table, Schema rowSchema, List<ColumnMapping> targetColumns, List<String> upsertKeys) {
         this.target = schema + "." + table;
+        this.id = new String[] {schema, table};
         this.table = Identifiers.quote(schema, table);
         this.rowSchema = rowSchema;
         this.encoder = new RowEncoder(target, rowSchema, targetColumns);
@@ -84,6 +87,7 @@ public final class TableBatch {
 
     private TableBatch(String schema, String table, List<String> columnNames, List<String> upsertKeys) {
         this.target = schema + "." + table;
+        this.id = new String[] {schema, table};
         this.table = Identifiers.quote(schema, table);
         this.rowSchema = null;
         this.encoder = null;
@@ -170,6 +174,16 @@ public final class TableBatch {
 
     public String target() {
         return target;
+    }
+
+    /** The target table's schema. */
+    public String schema() {
+        return id[0];
+    }
+
+    /** The target table's name within its schema. */
+    public String tableName() {
+        return id[1];
     }
 
     /**

@@ -32,6 +32,7 @@ public final class TargetTables implements AutoCloseable {
     private final TypeMapper mapper = new TypeMapper(MappingOptions.DEFAULTS);
     private final Map<String, List<ColumnMapping>> columns = new HashMap<>();
     private final Map<String, List<String>> keys = new HashMap<>();
+    private final Map<String, Boolean> partitioned = new HashMap<>();
     /** The config key of the name format, for what is said when a table is missing. */
     private final String formatKey;
     /** Per topic, the target its events went to last, resolved once rather than per row. */
@@ -114,13 +115,25 @@ public final class TargetTables implements AutoCloseable {
     }
 
     private boolean exists(String schema, String table) {
+        return relkind(schema, table) != null;
+    }
+
+    /**
+     * Whether the target table is partitioned: PostgreSQL routes its rows to the partitions, and
+     * it cannot be emptied or loaded on its own (no TRUNCATE ONLY, no COPY FREEZE).
+     */
+    public boolean partitioned(String schema, String table) {
+        return partitioned.computeIfAbsent(schema + "." + table, k -> "p".equals(relkind(schema, table)));
+    }
+
+    private String relkind(String schema, String table) {
         try (PreparedStatement s = catalogConnection.prepareStatement(
-                "SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                "SELECT c.relkind::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
                         + "WHERE n.nspname = ? AND c.relname = ? AND c.relkind IN ('r', 'p')")) {
             s.setString(1, schema);
             s.setString(2, table);
             try (ResultSet rs = s.executeQuery()) {
-                return rs.next();
+                return rs.next() ? rs.getString(1) : null;
             }
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
@@ -142,6 +155,7 @@ public final class TargetTables implements AutoCloseable {
     public void invalidate() {
         columns.clear();
         keys.clear();
+        partitioned.clear();
         catalog.forget(); // a schema change may have altered a composite type or domain the columns use
     }
 
