@@ -25,8 +25,25 @@ public final class IndexDocuments {
     private IndexDocuments() {
     }
 
-    /** Every document of an index (or alias), its {@code _source} by {@code _id}, after a refresh; empty when there is no such index. */
+    /**
+     * Every document of an index (or alias), its {@code _source} by {@code _id}, after a refresh; empty when there is no such
+     * index. An alias moved to a new index version while it was read (the old one dropped under the scroll) is read again
+     * where it points now: the documents are always those of one index.
+     */
     public static Map<String, JsonNode> all(OpenSearchNode node, String index) throws IOException, InterruptedException {
+        for (int moves = 0; ; moves++) {
+            Map<String, JsonNode> docs = readAll(node, index);
+            if (docs != null) {
+                return docs;
+            }
+            if (moves == 10) {
+                throw new IOException("The index behind " + index + " was dropped under every one of 10 reads");
+            }
+        }
+    }
+
+    /** As {@link #all}; null when the index read was dropped while its pages were read. */
+    private static Map<String, JsonNode> readAll(OpenSearchNode node, String index) throws IOException, InterruptedException {
         Map<String, JsonNode> docs = new HashMap<>();
         if (send(node, "POST", "/" + index + "/_refresh", null).statusCode() == 404) {
             return docs;
@@ -38,7 +55,13 @@ public final class IndexDocuments {
                 for (JsonNode hit : page.path("hits").path("hits")) {
                     docs.put(hit.path("_id").asText(), hit.path("_source"));
                 }
-                page = json(send(node, "POST", "/_search/scroll", "{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}"));
+                HttpResponse<String> next = send(node, "POST", "/_search/scroll", "{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}");
+                if (next.statusCode() == 404 && next.body().contains("search_context_missing_exception")
+                        && send(node, "HEAD", "/" + concreteIndex(page), null).statusCode() == 404) {
+                    scroll = ""; // gone with its index
+                    return null;
+                }
+                page = json(next);
                 scroll = page.path("_scroll_id").asText(scroll);
             }
         } finally {
@@ -48,6 +71,11 @@ public final class IndexDocuments {
             }
         }
         return docs;
+    }
+
+    /** The index a page of hits came from (an alias's concrete index); the first hit's. */
+    private static String concreteIndex(JsonNode page) {
+        return page.path("hits").path("hits").path(0).path("_index").asText();
     }
 
     /** A document's {@code _source} as stored now (a realtime read); null when there is none. */

@@ -37,7 +37,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 class StreamApplyIT {
 
     private static final List<String> KINDS_TABLES = List.of("public.docs", "public.audit", "public.log", "public.pairs", "public.scratch",
-            "public.notes");
+            "public.ranges", "public.notes");
 
     @ParameterizedTest(name = "apply.max.delay.ms={0}")
     @ValueSource(longs = {0, 600_000})
@@ -63,6 +63,11 @@ class StreamApplyIT {
                 "CREATE TABLE pairs (a int, b text, v text, PRIMARY KEY (a, b))",
                 "ALTER TABLE pairs ALTER COLUMN v SET STORAGE EXTERNAL",
                 "CREATE TABLE scratch (id int PRIMARY KEY, v text)",
+                // Partitioned, published through its root (the source's default): a TRUNCATE of the root empties the tree.
+                "CREATE TABLE ranges (id int PRIMARY KEY, v text) PARTITION BY RANGE (id)",
+                "CREATE TABLE ranges_low PARTITION OF ranges FOR VALUES FROM (0) TO (100)",
+                "CREATE TABLE ranges_high PARTITION OF ranges FOR VALUES FROM (100) TO (300)",
+                "INSERT INTO ranges SELECT g, 'before truncate' FROM generate_series(1, 199) g",
                 // No key: rows are found by all their values, copies of one row counted.
                 "CREATE TABLE notes (who text, n int, body text, spot point, meta json)",
                 "ALTER TABLE notes REPLICA IDENTITY FULL",
@@ -119,6 +124,10 @@ class StreamApplyIT {
                             + "DELETE FROM notes WHERE who = 'gone'; COMMIT",
                     "TRUNCATE scratch",
                     "INSERT INTO scratch VALUES (1, 'after truncate')",
+                    "UPDATE ranges SET id = id + 200 WHERE id < 10", // from one partition to the other
+                    "TRUNCATE ranges",
+                    "INSERT INTO ranges VALUES (1, 'after truncate'), (150, 'after truncate')",
+                    "UPDATE ranges SET id = 50 WHERE id = 150",
                     "UPDATE docs SET price = price * 2",
                     "INSERT INTO log VALUES (-1, 'end')");
             pumpUntilEnd(pipe, "kinds");
