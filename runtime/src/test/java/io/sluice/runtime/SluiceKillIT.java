@@ -138,7 +138,11 @@ class SluiceKillIT {
                 Thread.sleep(200);
             }
             for (String table : TABLES) {
-                assertThat(target.checksum(table)).as(table + " after " + KILLS + " kills " + kills + ", seed " + seed)
+                String name = table;
+                // Built only on a failure: which accounts differ says which changes went missing or twice.
+                assertThat(target.checksum(table)).as(() -> name + " after " + KILLS + " kills " + kills + ", seed " + seed
+                                + (name.equals("pgbench_accounts") ? "; accounts that differ (aid=source/target balance): "
+                                + differingAccounts(source, target) : "") + "; the runs' logs: " + work.toAbsolutePath())
                         .isEqualTo(source.checksum(table));
             }
             int exit = sluice.terminate(60);
@@ -236,5 +240,33 @@ class SluiceKillIT {
     private static boolean marked(TestDatabase target) throws Exception {
         return target.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'pgbench_history'") == 1
                 && target.queryLong("SELECT count(*) FROM pgbench_history WHERE filler = 'the end'") == 1;
+    }
+
+    /** At most 20 accounts whose balance differs, for a failure that says which changes went missing or twice. */
+    private static Map<Integer, String> differingAccounts(TestDatabase source, TestDatabase target) {
+        try {
+            Map<Integer, Integer> on = balances(source);
+            Map<Integer, Integer> copy = balances(target);
+            Map<Integer, String> differ = new TreeMap<>();
+            for (Map.Entry<Integer, Integer> e : on.entrySet()) {
+                if (!e.getValue().equals(copy.get(e.getKey())) && differ.size() < 20) {
+                    differ.put(e.getKey(), e.getValue() + "/" + copy.get(e.getKey()));
+                }
+            }
+            return differ;
+        } catch (Exception e) {
+            return Map.of(-1, "not read: " + e.getMessage());
+        }
+    }
+
+    private static Map<Integer, Integer> balances(TestDatabase db) throws Exception {
+        Map<Integer, Integer> balances = new java.util.HashMap<>();
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("SELECT aid, abalance FROM pgbench_accounts")) {
+            while (rs.next()) {
+                balances.put(rs.getInt(1), rs.getInt(2));
+            }
+        }
+        return balances;
     }
 }
