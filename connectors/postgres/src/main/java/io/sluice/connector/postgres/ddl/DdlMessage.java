@@ -122,6 +122,11 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
         String id() {
             return Identifiers.quote(schema, name);
         }
+
+        /** The partitioned table at the top of its tree, {schema, name}; null when it is in none. */
+        public String[] top() {
+            return ancestors.isEmpty() ? null : ancestors.get(ancestors.size() - 1);
+        }
     }
 
     public record Column(int num, String name, String type, String typeName, boolean notNull, String defaultExpression,
@@ -280,11 +285,8 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
 
     /** The root at the top of the definition's tree, as an id; null when it is in none. */
     private static String topOf(Definition d) {
-        if (d.ancestors().isEmpty()) {
-            return null;
-        }
-        String[] top = d.ancestors().get(d.ancestors().size() - 1);
-        return Identifiers.quote(top[0], top[1]);
+        String[] top = d.top();
+        return top == null ? null : Identifiers.quote(top[0], top[1]);
     }
 
     /**

@@ -56,7 +56,7 @@ record DdlEvents(DdlMessage ddl, DdlMessage.Selection selection, boolean typesCh
         for (DdlMessage.Table t : ddl.tables()) {
             DdlMessage.Definition was = t.previous();
             if (t.now() == null && was != null && !was.ancestors().isEmpty()) {
-                String[] root = was.ancestors().get(was.ancestors().size() - 1);
+                String[] root = was.top();
                 boolean rootDropped = ddl.tables().stream().anyMatch(r -> r.now() == null && r.previous() != null
                         && r.previous().schema().equals(root[0]) && r.previous().name().equals(root[1]));
                 if (!rootDropped && selection.selects(root[0], root[1], List.of())) {

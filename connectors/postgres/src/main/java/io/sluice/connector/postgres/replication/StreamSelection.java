@@ -99,7 +99,7 @@ final class StreamSelection {
             } else if (ddlSelection.throughRoots() && !now.ancestors().isEmpty()) {
                 // Its changes go as its root's from here on, though the catalog may have no partition under that root by
                 // the time they arrive.
-                String[] root = now.ancestors().get(now.ancestors().size() - 1);
+                String[] root = now.top();
                 if (ddlSelection.selects(root[0], root[1], List.of())) {
                     add(root[0] + "." + root[1], commit);
                 }
