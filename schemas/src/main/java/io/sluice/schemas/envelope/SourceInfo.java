@@ -82,6 +82,19 @@ public record SourceInfo(String name, String database, String schema, String tab
             return code;
         }
 
+        /** The marker a source block's {@code snapshot} field holds; null for null. */
+        public static Snapshot forCode(String code) {
+            if (code == null) {
+                return null;
+            }
+            for (Snapshot s : values()) {
+                if (s.code.equals(code)) {
+                    return s;
+                }
+            }
+            throw new IllegalArgumentException("Unknown snapshot marker '" + code + "'");
+        }
+
         static java.util.List<String> codes() {
             return java.util.Arrays.stream(values()).map(Snapshot::code).toList();
         }

@@ -161,6 +161,23 @@ public final class PgConnect {
     }
 
     /**
+     * Whether a transaction that failed so may succeed when tried again as it was: the server
+     * could not be reached ({@link #unreachable}), or it rolled the transaction back for a
+     * serialization failure (40001) or a deadlock (40P01) with other sessions.
+     */
+    public static boolean worthRetrying(Throwable e) {
+        if (unreachable(e)) {
+            return true;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                return sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01");
+            }
+        }
+        return false;
+    }
+
+    /**
      * Whether the server itself answered that a value's binary form was malformed: SQLSTATE
      * 08P01 (protocol violation) in an error the server sent, such as "no data left in message"
      * inside a COPY. The connection is fine; trying again would fail the same way.

@@ -29,7 +29,7 @@ public class OpenSearchSinkTask extends RoutedSinkTask {
     private static final Logger LOG = LoggerFactory.getLogger(OpenSearchSinkTask.class);
 
     private ClusterClient client;
-    private BulkSender sender;
+    private BulkQueue queue;
     private OpenSearchWriter writer;
     private TunedBatchSize batchSize;
 
@@ -39,14 +39,13 @@ public class OpenSearchSinkTask extends RoutedSinkTask {
         client = new ClusterClient(config.address(), config.inFlight(), config.retryTimeoutMillis());
         String version = ConnectionCheck.check(client);
         LOG.info("Writing to OpenSearch {} at {}", version, client.address());
-        sender = new BulkSender(client, config.inFlight(), config.retryTimeoutMillis());
         batchSize = new TunedBatchSize("OpenSearch _bulk", config.tuning(), config.bulkBytes());
         gate = new BarrierGate(new BarrierDocuments(client, config.barrierIndex(), config.connectorName()), Subscription.of(props));
         deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), e -> false, System::currentTimeMillis);
         Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOverrides(), config.indexSettings(),
                 config.mappingOptions().dynamic());
         SnapshotMarks snapshots = new SnapshotMarks(config, indexes, new SnapshotDocuments(client, config.stateIndex()));
-        BulkQueue queue = new BulkQueue(sender, ledger, deadLetters, batchSize, config.inFlight(), config.bulkDocuments(),
+        queue = new BulkQueue(new BulkSender(client, config.retryTimeoutMillis()), ledger, deadLetters, batchSize, config.inFlight(), config.bulkDocuments(),
                 config.bulkDelayMillis());
         writer = new OpenSearchWriter(config, indexes, snapshots, gate, queue);
         route(writer, gate, deadLetters, "indexing");
@@ -96,8 +95,8 @@ public class OpenSearchSinkTask extends RoutedSinkTask {
 
     @Override
     protected void stopSink() {
-        if (sender != null) {
-            sender.close();
+        if (queue != null) {
+            queue.close();
         }
         if (client != null) {
             client.close();

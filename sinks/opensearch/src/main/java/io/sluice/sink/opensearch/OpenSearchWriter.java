@@ -6,7 +6,9 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.position.SourcePosition;
@@ -31,14 +33,14 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  * The OpenSearch sink's {@link SinkWriter}: every row event becomes a versioned write in a
  * {@code _bulk} request (index for inserts, updates and snapshot rows; delete for deletes; both
  * for an update that changes the key), requests go out when full or due, several at once, and
- * what is durable is told to the ledger by epochs. Order comes from the external versions
+ * what each made durable is told to the ledger once it and every one before it are written
+ * ({@link BulkQueue}). Order comes from the external versions
  * ({@link ExternalVersion}), not from the order requests finish in.
  */
 final class OpenSearchWriter implements SinkWriter {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenSearchWriter.class);
     /** The snapshot marker of a table's copy into the stream: its truncate, its rows, and the schema event that ends it. */
-    private static final String COPY = "incremental";
 
     private final OpenSearchSinkConfig config;
     private final Indexes indexes;
@@ -76,24 +78,24 @@ final class OpenSearchWriter implements SinkWriter {
 
     private void row(SinkEvent event) throws InterruptedException {
         Struct value = event.value();
-        String op = event.op();
+        Operation op = event.op();
         String table = event.table();
         Schema rowSchema = value.schema().field(Envelope.AFTER).schema();
         String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.tableTopic());
-        if (op.equals("t") && COPY.equals(event.snapshotMarker())) {
+        if (op == Operation.TRUNCATE && event.copiedIntoStream()) {
             // A copy of the table into the stream begins: the schema event before it began the new index version its rows go
             // to. (Not here: on a cluster this truncate comes again after a task restarts, long after the copy ended.)
             return;
         }
         SourcePosition position = event.kind() == SinkEvent.Kind.SNAPSHOT_ROW ? null : event.position();
         ExternalVersion version = position != null ? ExternalVersion.of(position)
-                : COPY.equals(event.snapshotMarker()) ? ExternalVersion.COPY : ExternalVersion.SNAPSHOT;
+                : event.copiedIntoStream() ? ExternalVersion.COPY : ExternalVersion.SNAPSHOT;
         String index = indexes.writeIndex(alias, rowSchema, table, version.value());
         if (index == null) {
             leftOut++; // older than the rebuild of its index, whose copy holds the row as it is now
             return;
         }
-        if (op.equals("t")) {
+        if (op == Operation.TRUNCATE) {
             if (config.truncateAction() == OpenSearchSinkConfig.TruncateAction.DELETE_DOCUMENTS) {
                 truncate(event, alias, index, table);
             }
@@ -103,10 +105,10 @@ final class OpenSearchWriter implements SinkWriter {
         Struct after = value.getStruct(Envelope.AFTER);
         Struct before = value.getStruct(Envelope.BEFORE);
         String id = DocumentIds.of(key(record, table));
-        if (op.equals("d")) {
+        if (op == Operation.DELETE) {
             batch().delete(record, table, index, id, position, version);
         } else {
-            String oldId = op.equals("u") && before != null ? DocumentIds.of(keyOf(before, record, table)) : id;
+            String oldId = op == Operation.UPDATE && before != null ? DocumentIds.of(keyOf(before, record, table)) : id;
             Set<String> unchanged = EventHeaders.unchangedToast(record.headers());
             if (unchanged.isEmpty()) {
                 batch().index(record, table, index, id, position, version, out -> values.write(after, Set.of(), out));
@@ -234,19 +236,19 @@ final class OpenSearchWriter implements SinkWriter {
      */
     @Override
     public void applySchemaEvent(SinkEvent event) throws InterruptedException {
-        String marker = event.snapshotMarker();
-        if ("first".equals(marker)) {
+        SourceInfo.Snapshot marker = event.snapshotMarker();
+        if (marker == SourceInfo.Snapshot.FIRST) {
             writeAll();
             snapshots.started(event);
-        } else if ("last".equals(marker)) {
+        } else if (marker == SourceInfo.Snapshot.LAST) {
             writeAll();
             snapshots.finished(event);
-        } else if (COPY.equals(marker)) {
+        } else if (marker == SourceInfo.Snapshot.INCREMENTAL) {
             // The end of a table's copy into the stream: every copied row is written before the alias moves to them.
             writeAll();
             Struct source = event.source();
             indexes.finishRebuild(names.aliasOf(source.getString("name"), source.getString("schema"), source.getString("table")));
-        } else if (marker == null || "false".equals(marker)) {
+        } else if (marker == null || marker == SourceInfo.Snapshot.FALSE) {
             // An index is a whole partitioned table: partitions' own changes are for sinks that keep the tree.
             for (SchemaChangeEvents.TableChange change : SchemaChangeEvents.tableChanges(event.value(), false)) {
                 tableChanged(event, change);
@@ -329,13 +331,7 @@ final class OpenSearchWriter implements SinkWriter {
 
     @Override
     public void afterPut(SinkTaskContext context) {
-        boolean open;
-        try {
-            open = queue.sendIfDue();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ConnectException("Interrupted while writing to OpenSearch", e);
-        }
+        boolean open = queue.sendIfDue();
         if (open && context != null) {
             context.timeout(Math.max(1, config.bulkDelayMillis()));
         }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 
+import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.batch.RememberedSizes;
@@ -14,7 +15,9 @@ import io.sluice.sink.core.position.ReplaySkips;
 import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.core.routing.SinkWriter;
-import io.sluice.sink.postgres.apply.ChangeApplier;
+import io.sluice.sink.postgres.apply.ChangeWriter;
+import io.sluice.sink.postgres.apply.SealPolicy;
+import io.sluice.sink.postgres.apply.TargetHolds;
 import io.sluice.sink.postgres.apply.SequenceAdvance;
 import io.sluice.sink.postgres.apply.StreamedChanges;
 import io.sluice.sink.postgres.connections.ReplicaRole;
@@ -51,10 +54,11 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
     private final TunedBatchSize copyBatches;
     private final TunedBatchSize applyBatches;
     private final BatchSizes batchSizes;
-    private final ChangeApplier applier;
+    private final TargetHolds holds;
     private final SnapshotLoads loads;
     private final StreamedChanges changes;
     private final SchemaEvents schemaEvents;
+    private final BarrierTruncates truncates;
     private final OffsetLedger ledger;
     private final ReplaySkips skips;
     /** Whether streamed changes have begun: the snapshot's rows are all in. */
@@ -81,11 +85,15 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
                 copyBatches, offsets);
         MissingColumns missingColumns = new MissingColumns(tables, config.schemaApply(), loader::execute, this::columnsAdded);
         loads = new SnapshotLoads(tables, loader, copyBatches, ledger, missingColumns, byKafkaOffset);
-        applier = new ChangeApplier(config.endpoint(), state.positions(), offsets, new ReplicaRole(config.endpoint(), config.replicaRole()),
-                config.applyRetryTimeoutMillis(), PostgresSinkConfig.APPLY_RETRY_TIMEOUT, applyBatches);
-        changes = new StreamedChanges(applier, tables, applyBatches, ledger, skips, missingColumns, byKafkaOffset,
-                config.applyMaxDelayMillis(), loads::settled);
-        schemaEvents = new SchemaEvents(config, tables, loads, changes, schema, state.claims(), state.snapshots(), gate, barriers, ledger, byKafkaOffset, this::beginStreaming);
+        ChangeWriter writer = new ChangeWriter(config.endpoint(), state.positions(), offsets,
+                new ReplicaRole(config.endpoint(), config.replicaRole()), config.applyRetryTimeoutMillis(),
+                PostgresSinkConfig.APPLY_RETRY_TIMEOUT, applyBatches, ledger);
+        holds = new TargetHolds(writer, state.positions(), offsets);
+        changes = new StreamedChanges(writer, holds, new SealPolicy(config.applyMaxDelayMillis()), tables, applyBatches, ledger, skips,
+                missingColumns, byKafkaOffset, loads::settled);
+        BarrierReleases releases = new BarrierReleases(gate, barriers);
+        schemaEvents = new SchemaEvents(config, tables, loads, changes, schema, state, releases, ledger, this::beginStreaming);
+        truncates = new BarrierTruncates(tables, loads, changes, releases, byKafkaOffset);
     }
 
     private void columnsAdded() {
@@ -94,48 +102,37 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
 
     @Override
     public void write(SinkEvent event) throws InterruptedException {
-        loads.recordBegins();
-        try {
-            SinkRecord record = event.record();
-            switch (event.kind()) {
-                case TOMBSTONE -> { } // deletes are carried by the delete event before it
-                case SNAPSHOT_ROW -> loads.row(record, event.value(), event.source());
-                case RAW_ROWS -> loads.raw(record, event.value());
-                case RELOAD -> {
-                    if (event.barrier() != null) {
-                        schemaEvents.emptyForReload(record, event.source(), event.barrier());
-                    } else {
-                        loads.emptyForReload(tables.resolve(record.topic(), event.source().getString("schema"),
-                                event.source().getString("table")));
-                    }
+        SinkRecord record = event.record();
+        switch (event.kind()) {
+            case TOMBSTONE -> { } // deletes are carried by the delete event before it
+            case SNAPSHOT_ROW -> loads.row(record, event.value(), event.source());
+            case RAW_ROWS -> loads.raw(record, event.value());
+            case RELOAD -> {
+                if (event.barrier() != null) {
+                    truncates.emptyForReload(event);
+                } else {
+                    loads.emptyForReload(tables.resolve(record.topic(), event.source().getString("schema"),
+                            event.source().getString("table")));
                 }
-                case CHANGE -> {
-                    SourcePosition position = event.position();
-                    beginStreaming();
-                    if (event.barrier() != null && "t".equals(event.op())) {
-                        // On a cluster, after every partition's rows before it: emptied, and released, in one transaction.
-                        schemaEvents.truncateAtBarrier(record, event.source(), event.barrier());
-                    } else if (!changes.appliedAlready(event.sourceName(), position)) {
-                        changes.change(record, event.tableTopic(), event.value(), event.op(), event.source(), position);
-                    }
-                }
-                case SEQUENCES -> advanceSequences(record, event.value());
-                case SCHEMA_CHANGE -> schemaEvents.apply(event);
             }
-        } finally {
-            loads.recordEnds(event.partition());
+            case CHANGE -> {
+                SourcePosition position = event.position();
+                beginStreaming();
+                if (event.barrier() != null && event.op() == Operation.TRUNCATE) {
+                    // On a cluster, after every partition's rows before it: emptied, and released, in one transaction.
+                    truncates.truncate(event);
+                } else if (!changes.appliedAlready(event.sourceName(), position)) {
+                    changes.change(record, event.tableTopic(), event.value(), event.op(), event.source(), position);
+                }
+            }
+            case SEQUENCES -> advanceSequences(record, event.value());
+            case SCHEMA_CHANGE -> schemaEvents.apply(event);
         }
     }
 
     @Override
     public void applySchemaEvent(SinkEvent event) throws InterruptedException {
         write(event);
-    }
-
-    @Override
-    public void passedOver(TopicPartition partition) {
-        loads.recordBegins();
-        loads.recordEnds(partition);
     }
 
     /** Makes every snapshot row durable before the first streamed change, and reads the target's keys again (post-data made them). */
@@ -179,8 +176,8 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
     /** Another task may have changed the target's tables: what this one knows of them is read again. */
     @Override
     public void tablesChangedElsewhere() {
-        if (applier.hasPending()) {
-            applier.apply();
+        if (changes.anyPending()) {
+            changes.writeAll();
         }
         tables.forgetTargets();
         loads.forgetChecks();
@@ -189,7 +186,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
     /** Sends every batch, commits open frozen loads, waits for every COPY and every change. */
     @Override
     public void writeAll() {
-        applier.apply();
+        changes.writeAll();
         schema.checkFailures();
         try {
             loads.sendAndAwait();
@@ -228,7 +225,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
             changes.durableNow();
             return;
         }
-        applier.apply();
+        changes.writeAll();
         schema.checkFailures();
         try {
             loads.confirmEpochs();
@@ -240,9 +237,9 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
 
     /** What the target has of these partitions, for the task to resume them after it: by Kafka offset, with runs and positions. */
     void resume(Collection<TopicPartition> partitions, SinkTaskContext context) {
-        Map<TopicPartition, Long> applied = applier.appliedOffsets(partitions);
-        Map<TopicPartition, SourcePosition> positions = applier.appliedPartitionPositions(partitions);
-        Map<TopicPartition, NavigableMap<Long, Long>> runs = applier.loadedRuns(partitions);
+        Map<TopicPartition, Long> applied = holds.appliedOffsets(partitions);
+        Map<TopicPartition, SourcePosition> positions = holds.appliedPartitionPositions(partitions);
+        Map<TopicPartition, NavigableMap<Long, Long>> runs = holds.loadedRuns(partitions);
         for (TopicPartition tp : partitions) {
             skips.resume(tp, applied.get(tp), runs.get(tp), positions.get(tp));
         }
@@ -287,7 +284,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
 
     @Override
     public void close() {
-        applier.close();
+        changes.close();
         loads.close();
         schema.close();
         tables.close();

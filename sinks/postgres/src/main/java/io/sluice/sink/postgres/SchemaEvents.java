@@ -1,8 +1,5 @@
 package io.sluice.sink.postgres;
 
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -11,9 +8,9 @@ import java.util.concurrent.CompletableFuture;
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.ObjectChanges;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
-import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
@@ -24,8 +21,8 @@ import io.sluice.sink.postgres.schema.SchemaApplier;
 import io.sluice.sink.postgres.schema.StreamedSchemaChange;
 import io.sluice.sink.postgres.schema.TargetTables;
 import io.sluice.sink.postgres.state.SnapshotClaims;
+import io.sluice.sink.postgres.state.TargetState;
 import io.sluice.sink.postgres.state.SnapshotRecords;
-import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -57,28 +54,26 @@ final class SchemaEvents {
     private final SchemaApplier schema;
     private final SnapshotClaims claims;
     private final SnapshotRecords snapshotRecords;
-    private final BarrierGate gate;
-    private final PostgresBarrierStore barriers;
+    private final BarrierReleases releases;
     private final OffsetLedger ledger;
     private final boolean byKafkaOffset;
     private final StreamStart streamStart;
     /** Releases of barriers whose tables are being built in the background, until they are written. */
     private final List<CompletableFuture<Void>> releasing = new ArrayList<>();
 
+    /** @param state where the target keeps the snapshots' claims and records */
     SchemaEvents(PostgresSinkConfig config, TargetTables tables, SnapshotLoads loads, StreamedChanges changes, SchemaApplier schema,
-                 SnapshotClaims claims, SnapshotRecords snapshotRecords, BarrierGate gate, PostgresBarrierStore barriers, OffsetLedger ledger,
-                 boolean byKafkaOffset, StreamStart streamStart) {
+                 TargetState state, BarrierReleases releases, OffsetLedger ledger, StreamStart streamStart) {
         this.config = config;
         this.tables = tables;
         this.loads = loads;
         this.changes = changes;
         this.schema = schema;
-        this.claims = claims;
-        this.snapshotRecords = snapshotRecords;
-        this.gate = gate;
-        this.barriers = barriers;
+        this.claims = state.claims();
+        this.snapshotRecords = state.snapshots();
+        this.releases = releases;
         this.ledger = ledger;
-        this.byKafkaOffset = byKafkaOffset;
+        this.byKafkaOffset = config.positionsByKafkaOffset();
         this.streamStart = streamStart;
     }
 
@@ -86,7 +81,7 @@ final class SchemaEvents {
         SinkRecord record = event.record();
         Struct value = event.value();
         Struct source = event.source();
-        String marker = event.snapshotMarker();
+        SourceInfo.Snapshot marker = event.snapshotMarker();
         String ddl = value.getString("ddl");
         boolean tolerateExisting = config.tableExists() != ExistingTables.FAIL || SnapshotLoads.mayExist(record);
         Barriers.Barrier barrier = event.barrier();
@@ -101,16 +96,16 @@ final class SchemaEvents {
             applyAtBarrier(record, value, source, marker, ddl, barrier);
             return;
         }
-        if ("first".equals(marker)) {
+        if (marker == SourceInfo.Snapshot.FIRST) {
             boolean created = snapshotBegins(value, source, ddl);
             if (config.schemaApply() && ddl != null) {
                 loads.freezeCreatedTables(created && config.freeze());
             }
-        } else if ("last_in_data_collection".equals(marker)) {
+        } else if (marker == SourceInfo.Snapshot.LAST_IN_DATA_COLLECTION) {
             String[] target = tables.resolve(record.topic(), source.getString("schema"), source.getString("table"));
             loads.hold(target, record);
             schema.buildTable(target, loads.tableDone(target), config.schemaApply() ? ddl : null, tolerateExisting);
-        } else if ("last".equals(marker)) {
+        } else if (marker == SourceInfo.Snapshot.LAST) {
             loads.finish();
             LOG.info("Snapshot rows loaded: {} rows, {} bytes", loads.rowsLoaded(), loads.bytesLoaded());
             loads.dropResumeIndexes();
@@ -118,7 +113,7 @@ final class SchemaEvents {
             // Post-data made the keys that streamed changes find rows by.
             tables.invalidate();
             schema.snapshotFinished(claims, snapshotRecords, snapshotMark(value, source));
-        } else if (marker == null || "false".equals(marker)) {
+        } else if (marker == null || marker == SourceInfo.Snapshot.FALSE) {
             applyStreamed(record, value, source, ddl, null);
         }
     }
@@ -130,27 +125,27 @@ final class SchemaEvents {
      * partitions held at it go on. Loads are never frozen here: a table's rows come through many
      * tasks' transactions.
      */
-    private void applyAtBarrier(SinkRecord record, Struct value, Struct source, String marker, String ddl, Barriers.Barrier barrier)
+    private void applyAtBarrier(SinkRecord record, Struct value, Struct source, SourceInfo.Snapshot marker, String ddl, Barriers.Barrier barrier)
             throws InterruptedException {
         String sourceName = source.getString("name");
         loads.freezeCreatedTables(false);
-        if ("first".equals(marker)) {
+        if (marker == SourceInfo.Snapshot.FIRST) {
             snapshotBegins(value, source, ddl);
-            gate.release(barrier.id());
-        } else if ("last_in_data_collection".equals(marker)) {
+            releases.release(barrier);
+        } else if (marker == SourceInfo.Snapshot.LAST_IN_DATA_COLLECTION) {
             String[] target = tableTarget(sourceName, source);
             // Its rows are all committed (each partition arrived after its own); built in the background, released when built.
             String held = "barrier " + barrier.id();
             ledger.hold(held, SinkEvent.partitionOf(record), record.kafkaOffset());
             CompletableFuture<Void> release = schema.buildTable(target, CompletableFuture.completedFuture(null),
                     config.schemaApply() ? ddl : null, true).thenRun(() -> {
-                        gate.releaseElsewhere(barrier.id());
+                        releases.releaseElsewhere(barrier);
                         ledger.release(held);
                     });
             synchronized (releasing) {
                 releasing.add(release);
             }
-        } else if ("last".equals(marker)) {
+        } else if (marker == SourceInfo.Snapshot.LAST) {
             loads.sendAll();
             loads.awaitSent();
             List<CompletableFuture<Void>> pending;
@@ -167,12 +162,12 @@ final class SchemaEvents {
             schema.applyPostData(config.schemaApply() ? ddl : null, loaded, true);
             tables.invalidate();
             schema.snapshotFinished(claims, snapshotRecords, snapshotMark(value, source));
-            gate.release(barrier.id());
+            releases.release(barrier);
             LOG.info("Snapshot of {} applied: post-data built once every partition had its rows in", sourceName);
-        } else if (marker == null || "false".equals(marker)) {
+        } else if (marker == null || marker == SourceInfo.Snapshot.FALSE) {
             applyStreamed(record, value, source, ddl, barrier);
         } else {
-            gate.release(barrier.id());
+            releases.release(barrier);
         }
     }
 
@@ -199,56 +194,19 @@ final class SchemaEvents {
         if (!config.schemaApply()) {
             LOG.info("Schema change of {} not applied ({}=false): {}", tableChanges.stream().map(SchemaChangeEvents.TableChange::id).toList(),
                     PostgresSinkConfig.SCHEMA_APPLY, ddl);
-            changes.applier().applyAlone(sourceName, position, next, "a schema change position", c -> released(c, barrier));
-            noteReleased(barrier);
+            changes.alone(sourceName, position, next, "a schema change position", c -> releases.inTransaction(c, barrier));
+            releases.committed(barrier);
             return;
         }
         // The source's name is its topic prefix, which names the tables' topics.
-        changes.applier().applyAlone(sourceName, position, next, "schema change \"" + ddl + "\"", c -> {
+        changes.alone(sourceName, position, next, "schema change \"" + ddl + "\"", c -> {
             StreamedSchemaChange.apply(c, tableChanges, ObjectChanges.of(value), ddl,
                     t -> tables.targetOf(TopicNames.forTable(sourceName, t[0], t[1]), t[0], t[1]));
-            released(c, barrier);
+            releases.inTransaction(c, barrier);
         });
-        noteReleased(barrier);
+        releases.committed(barrier);
         tables.forgetTargets();
         loads.forgetChecks();
-    }
-
-    /**
-     * Empties a table a resumed snapshot copies again, on a cluster: every row of it before the
-     * barrier is in (the event waited for that), none after it yet; the emptying and the barrier's
-     * release are one transaction. The event came on the schema-change topic, so its table's topic
-     * is named from the source.
-     */
-    void emptyForReload(SinkRecord record, Struct source, Barriers.Barrier barrier) throws InterruptedException {
-        empty(record, source, barrier, false, "to copy it again");
-    }
-
-    /**
-     * A streamed truncation (or the start of a table's copy into the stream) on a cluster, once
-     * every partition's rows before it are on the target: the table is emptied, the event's Kafka
-     * offset stored and the barrier released in one transaction (sent again after that, the router
-     * passes it over as released).
-     */
-    void truncateAtBarrier(SinkRecord record, Struct source, Barriers.Barrier barrier) throws InterruptedException {
-        empty(record, source, barrier, true, "as the source did");
-    }
-
-    /** @param asStreamed as a streamed TRUNCATE: without inheritance children (a partitioned table, with its partitions) */
-    private void empty(SinkRecord record, Struct source, Barriers.Barrier barrier, boolean asStreamed, String why) throws InterruptedException {
-        String sourceName = source.getString("name");
-        String[] target = tableTarget(sourceName, source);
-        boolean only = asStreamed && !tables.partitioned(target[0], target[1]);
-        loads.sendAll();
-        loads.awaitSent();
-        changes.applier().applyAlone(sourceName, null, byKafkaOffset ? Map.of(SinkEvent.partitionOf(record), record.kafkaOffset() + 1)
-                : Map.of(), "emptying " + tables.name(target) + " " + why, c -> {
-                    try (Statement s = c.createStatement()) {
-                        s.execute((only ? "TRUNCATE ONLY " : "TRUNCATE ") + Identifiers.quote(target[0], target[1]));
-                    }
-                    barriers.release(c, barrier.id());
-                });
-        gate.released(barrier.id());
     }
 
     /** The target of the table a schema event names, whose topic is named from the source. */
@@ -258,20 +216,6 @@ final class SchemaEvents {
         return tables.resolve(TopicNames.forTable(sourceName, schemaName, table), schemaName, table);
     }
 
-    /** Releases the barrier, if any, in the transaction of its event's work. */
-    private void released(Connection c, Barriers.Barrier barrier) throws SQLException {
-        if (barrier != null) {
-            barriers.release(c, barrier.id());
-        }
-    }
-
-    private void noteReleased(Barriers.Barrier barrier) {
-        if (barrier != null) {
-            gate.released(barrier.id());
-        }
-    }
-
-    /** What the target records of the snapshot a first or last event frames: its source, time and tables. */
     /**
      * A snapshot's first event: its pre-data applied (when the sink keeps the schema), and its
      * start recorded on the target, with the tables when they were created here.

@@ -8,6 +8,7 @@ import java.util.Set;
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
@@ -116,7 +117,7 @@ public final class BarrierWriter {
         if (!Envelope.isEnvelope(value.schema()) || value.schema().field(Envelope.OP) == null) {
             return false;
         }
-        return "t".equals(value.getString(Envelope.OP)) && value.getStruct(Envelope.SOURCE) != null;
+        return Operation.TRUNCATE.code().equals(value.getString(Envelope.OP)) && value.getStruct(Envelope.SOURCE) != null;
     }
 
     /**

@@ -14,11 +14,11 @@ import org.apache.kafka.common.TopicPartition;
  *
  * <p>A sink's writes finish in two ways, and the ledger takes both:
  * <ul>
- * <li><b>In order</b> — one write at a time (a target transaction of streamed changes): take
- *     {@link #takenSoFar()} when the write starts, and give it to {@link #markDurable} when it
- *     commits.</li>
- * <li><b>Out of order</b> — many writes in flight that finish in any order (snapshot COPYs on
- *     several connections, bulk requests, outbox inserts): each write notes the {@link #epoch()}
+ * <li><b>By batch</b> — sealed batches ({@link io.sluice.sink.core.batch.InFlightBatches}): take
+ *     {@link #takenSoFar()} when a batch is sealed, and give it to {@link #markDurable} once it and
+ *     every batch before it are written.</li>
+ * <li><b>By epoch</b> — many writes in flight that finish in any order and that the sink does not
+ *     send as sealed batches (snapshot COPYs on several connections): each write notes the {@link #epoch()}
  *     its oldest record was taken in; at each commit the task {@link #endEpoch() ends the epoch}
  *     and tells {@link #confirmBefore} the oldest epoch that still has a record not durable. The
  *     offsets taken by the end of every older epoch are then durable.</li>
@@ -46,6 +46,12 @@ public final class OffsetLedger {
     /** A record was handled (written, given to a write, skipped or sent to the dead-letter queue). */
     public void taken(TopicPartition partition, long offset) {
         taken.put(partition, offset + 1);
+    }
+
+    /** The offset after the last record taken of a partition; -1 when none was. */
+    public long nextAfterTaken(TopicPartition partition) {
+        Long next = taken.get(partition);
+        return next == null ? -1 : next;
     }
 
     /** A record is durable already (the target had it): it and every record before it in its partition. */

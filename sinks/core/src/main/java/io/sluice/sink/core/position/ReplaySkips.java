@@ -88,7 +88,7 @@ public final class ReplaySkips {
     /** A change of the partition was taken at this position. */
     public void took(TopicPartition partition, SourcePosition position) {
         if (position != null) {
-            newest.merge(partition, position, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+            newest.merge(partition, position, SourcePosition::newer);
         }
     }
 

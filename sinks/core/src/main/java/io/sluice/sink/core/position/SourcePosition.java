@@ -90,6 +90,11 @@ public record SourcePosition(long commitLsn, long event) implements Comparable<S
         return byCommit != 0 ? byCommit : Long.compare(event, other.event);
     }
 
+    /** The later of two positions (the first when they are equal). */
+    public static SourcePosition newer(SourcePosition a, SourcePosition b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
     /** The commit LSN as PostgreSQL writes it, e.g. {@code 0/16B3748}. */
     public String lsnText() {
         return Lsn.format(commitLsn);

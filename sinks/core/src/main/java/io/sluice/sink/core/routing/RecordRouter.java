@@ -96,9 +96,6 @@ public final class RecordRouter {
                 writer.write(event);
             }
         } catch (DataException e) {
-            if (event == null) {
-                writer.passedOver(SinkEvent.partitionOf(record));
-            }
             deadLetters.reject(record, event == null ? null : event.table(), e);
         }
     }

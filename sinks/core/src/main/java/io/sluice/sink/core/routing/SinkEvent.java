@@ -2,9 +2,11 @@ package io.sluice.sink.core.routing;
 
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SequenceEvents;
+import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.lookup.RecentSchemas;
 import io.sluice.sink.core.position.SourcePosition;
@@ -21,10 +23,10 @@ import org.apache.kafka.connect.sink.SinkRecord;
  *
  * @param value   the record's value; null for a tombstone
  * @param source  the value's source block; null when it has none
- * @param op      the change's operation ({@code c}, {@code u}, {@code d}, {@code t}, {@code r}); null for other kinds
+ * @param op      the change's operation; null for other kinds
  * @param barrier the ordering barrier the event waits for (on a Kafka Connect cluster); null when none
  */
-public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, Struct value, Struct source, String op,
+public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, Struct value, Struct source, Operation op,
                         Barriers.Barrier barrier) {
 
     /** What a record asks of a sink. */
@@ -76,13 +78,19 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         ValueNotes.restore(value, record.headers());
         EnvelopeFields fields = ENVELOPE_FIELDS.of(value.schema());
         // By name where a field is missing, for Connect's own message naming it.
-        String op = fields.op() != null ? (String) value.get(fields.op()) : value.getString(Envelope.OP);
+        String code = fields.op() != null ? (String) value.get(fields.op()) : value.getString(Envelope.OP);
+        Operation op;
+        try {
+            op = Operation.forCode(code);
+        } catch (IllegalArgumentException e) {
+            throw new DataException("Change event with unknown op=" + code + " on " + record.topic());
+        }
         Struct source = fields.source() != null ? (Struct) value.get(fields.source()) : value.getStruct(Envelope.SOURCE);
         String snapshot = fields.snapshot() != null ? (String) source.get(fields.snapshot()) : source.getString("snapshot");
         Kind kind;
-        if (op.equals("t") && "true".equals(snapshot)) {
+        if (op == Operation.TRUNCATE && SourceInfo.Snapshot.TRUE.code().equals(snapshot)) {
             kind = Kind.RELOAD;
-        } else if (op.equals("r") && !"incremental".equals(snapshot)) {
+        } else if (op == Operation.READ && !SourceInfo.Snapshot.INCREMENTAL.code().equals(snapshot)) {
             kind = Kind.SNAPSHOT_ROW;
         } else {
             kind = Kind.CHANGE; // rows of a table copied into the stream go with the changes, in their order
@@ -138,9 +146,22 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         return value == null || source == null ? null : SourcePosition.of(value);
     }
 
-    /** The snapshot marker of the source block ({@code first}, {@code last_in_data_collection}, {@code last}, …); null when none. */
-    public String snapshotMarker() {
-        return source == null ? null : source.getString("snapshot");
+    /**
+     * The snapshot marker of the source block; null when it has none.
+     *
+     * @throws DataException when the marker is none Sluice knows
+     */
+    public SourceInfo.Snapshot snapshotMarker() {
+        try {
+            return source == null || source.schema().field("snapshot") == null ? null : SourceInfo.Snapshot.forCode(source.getString("snapshot"));
+        } catch (IllegalArgumentException e) {
+            throw new DataException(e.getMessage() + " in the source block of a record on " + record.topic());
+        }
+    }
+
+    /** Whether the event is a row of a table copied into the stream (re-synced or added while streaming). */
+    public boolean copiedIntoStream() {
+        return snapshotMarker() == SourceInfo.Snapshot.INCREMENTAL;
     }
 
     /** The source table ({@code schema.table}), for what is said about the record; null when it names none. */

@@ -1,6 +1,5 @@
 package io.sluice.sink.core.routing;
 
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
@@ -57,13 +56,6 @@ public interface SinkWriter {
      * something waits for time to pass (a batch's delay), asks the context to call again.
      */
     default void afterPut(SinkTaskContext context) {
-    }
-
-    /**
-     * A record of the partition that reached no write: it is no event a sink can read, and went
-     * to the dead letters. A sink that records runs of offsets its writes cover ends the run here.
-     */
-    default void passedOver(TopicPartition partition) {
     }
 
     /** Another task changed the target's tables (a barrier released elsewhere): what is known of them is read again. */

@@ -156,7 +156,7 @@ class RecordRouterTest {
         router(reporter).put(List.of(change(0, Operation.CREATE, SourceInfo.Snapshot.FALSE), change(1, Operation.CREATE,
                 SourceInfo.Snapshot.FALSE), notAStruct, change(3, Operation.CREATE, SourceInfo.Snapshot.FALSE)), context);
         assertThat(deadLettered).extracting(SinkRecord::kafkaOffset).containsExactly(1L, 2L);
-        assertThat(writer.calls).containsExactly("CHANGE@0:0", "CHANGE@0:1", "passedOver@0", "CHANGE@0:3", "afterPut");
+        assertThat(writer.calls).containsExactly("CHANGE@0:0", "CHANGE@0:1", "CHANGE@0:3", "afterPut");
         assertThat(ledger.takenSoFar()).containsEntry(P0, 4L);
 
         assertThatThrownBy(() -> router(null).put(List.of(change(1, Operation.CREATE, SourceInfo.Snapshot.FALSE)), context))
@@ -238,11 +238,6 @@ class RecordRouterTest {
         @Override
         public void tablesChangedElsewhere() {
             calls.add("tablesChangedElsewhere");
-        }
-
-        @Override
-        public void passedOver(TopicPartition partition) {
-            calls.add("passedOver@" + partition.partition());
         }
     }
 

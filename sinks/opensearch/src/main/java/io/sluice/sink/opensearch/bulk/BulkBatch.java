@@ -15,7 +15,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * A {@code _bulk} request being filled: its newline-delimited body, written in place as writes
- * are added, and its items. It notes the ledger epoch of its first record.
+ * are added, and its items.
  */
 public final class BulkBatch {
 
@@ -29,17 +29,14 @@ public final class BulkBatch {
 
     private final Body body = new Body();
     private final List<BulkItem> items = new ArrayList<>();
-    private final long epoch;
     private final long startedNanos = System.nanoTime();
     private final long plannedBytes;
     private TunedBatchSize.Closing closing = TunedBatchSize.Closing.EARLY;
 
     /**
-     * @param epoch        the ledger epoch its first record was taken in
      * @param plannedBytes the size it is filled towards, for the tuner
      */
-    public BulkBatch(long epoch, long plannedBytes) {
-        this.epoch = epoch;
+    public BulkBatch(long plannedBytes) {
         this.plannedBytes = plannedBytes;
     }
 
@@ -102,10 +99,6 @@ public final class BulkBatch {
 
     public int bytes() {
         return body.size();
-    }
-
-    public long epoch() {
-        return epoch;
     }
 
     public long plannedBytes() {

@@ -1,158 +1,118 @@
 package io.sluice.sink.opensearch.bulk;
 
-import java.util.ArrayDeque;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.sluice.sink.core.batch.InFlightBatches;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
-import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 
 /**
  * The {@code _bulk} requests of a task: the open batch writes are gathered into, sent when full
- * or due, up to {@code inFlight} at once, and settled oldest first — written counts, refusals as
- * older, items OpenSearch refused for good to the dead letters, each request's time to the batch
- * tuner. What is durable is told to the ledger by epochs: the oldest epoch with a request still
- * out or a batch still open bounds what may be confirmed.
+ * or due, up to {@code inFlight} at once ({@link InFlightBatches}, which tells the tuner each
+ * request's time and the ledger what became durable, oldest first), and settled in the order
+ * sent: written counts, refusals as older, items OpenSearch refused for good to the dead letters.
+ * Requests may finish in any order: the external versions order the documents.
  */
-public final class BulkQueue {
+public final class BulkQueue implements AutoCloseable {
 
-    private final BulkSender sender;
     private final OffsetLedger ledger;
     private final DeadLetters deadLetters;
     private final TunedBatchSize batchSize;
-    private final int maxInFlight;
     private final int maxDocuments;
     private final long delayNanos;
-    /** Requests sent and not settled, oldest first. */
-    private final ArrayDeque<Future<BulkOutcome>> inFlight = new ArrayDeque<>();
-    /** The ledger epoch of each request in flight, in the same order. */
-    private final ArrayDeque<Long> inFlightEpochs = new ArrayDeque<>();
+    private final InFlightBatches<BulkBatch, BulkOutcome> inFlight;
     private BulkBatch open;
     private long written;
     private long olderThanStored;
     private long bytesSent;
 
     /**
+     * @param inFlight     requests out at once, at most
      * @param maxDocuments documents in one request, at most
      * @param delayMillis  how long an open batch may wait for more before it goes
      */
     public BulkQueue(BulkSender sender, OffsetLedger ledger, DeadLetters deadLetters, TunedBatchSize batchSize, int inFlight,
                      int maxDocuments, long delayMillis) {
-        this.sender = sender;
         this.ledger = ledger;
         this.deadLetters = deadLetters;
         this.batchSize = batchSize;
-        this.maxInFlight = inFlight;
         this.maxDocuments = maxDocuments;
         this.delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
+        this.inFlight = new InFlightBatches<>("OpenSearch at " + sender.address(), "sluice-opensearch-bulk", inFlight, inFlight, batchSize,
+                ledger, sender::settle, this::settled);
     }
 
-    /** The batch to add a write to, opened at the ledger's epoch when none is. */
+    /** The batch to add a write to, opened when none is. */
     public BulkBatch batch() {
         if (open == null) {
-            open = new BulkBatch(ledger.epoch(), batchSize.bytes());
+            open = new BulkBatch(batchSize.bytes());
         }
         return open;
     }
 
-    /** A batch of its own (for writes that settle at once, like a truncate's deletes), at the ledger's epoch. */
+    /** A batch of its own (for writes that settle at once, like a truncate's deletes). */
     public BulkBatch separateBatch() {
-        return new BulkBatch(ledger.epoch(), batchSize.bytes());
+        return new BulkBatch(batchSize.bytes());
     }
 
     /** Sends the open batch when it holds its planned bytes or the most documents. */
-    public void sendIfFull() throws InterruptedException {
+    public void sendIfFull() {
         if (open != null && (open.bytes() >= open.plannedBytes() || open.size() >= maxDocuments)) {
-            open.closing(TunedBatchSize.Closing.FULL);
-            send();
+            send(TunedBatchSize.Closing.FULL);
         }
     }
 
     /** Sends the open batch when its time is up, settles what has finished; whether a batch is still open (to be woken for). */
-    public boolean sendIfDue() throws InterruptedException {
+    public boolean sendIfDue() {
         if (open != null && open.ageNanos() >= delayNanos) {
-            open.closing(TunedBatchSize.Closing.TIMEOUT);
-            send();
+            send(TunedBatchSize.Closing.TIMEOUT);
         }
-        settleFinished();
+        inFlight.settleFinished();
         return open != null;
     }
 
-    /** Sends the open batch, first waiting for the oldest in flight when as many as allowed are out. */
-    private void send() throws InterruptedException {
-        if (open == null || open.isEmpty()) {
-            open = null;
+    /** Sends the open batch (first settling the oldest when as many as allowed are out); what was taken is durable once it is written. */
+    private void send(TunedBatchSize.Closing closing) {
+        BulkBatch batch = open;
+        open = null;
+        if (batch == null || batch.isEmpty()) {
             return;
         }
-        while (inFlight.size() >= maxInFlight) {
-            settle(inFlight.peekFirst());
-        }
-        inFlightEpochs.addLast(open.epoch());
-        inFlight.addLast(sender.send(open));
-        bytesSent += open.bytes();
-        open = null;
-    }
-
-    /** Sends a batch of its own and waits until it is settled. */
-    public void sendAndSettle(BulkBatch batch) throws InterruptedException {
+        batch.closing(closing);
         bytesSent += batch.bytes();
-        settle(sender.send(batch));
+        inFlight.send(batch, batch.plannedBytes(), batch.bytes(), closing, ledger.takenSoFar());
     }
 
-    /** Tells the ledger what is durable: every epoch before the oldest with a request out or a batch open. */
+    /** Sends a batch of its own and waits until it and every request before it are settled. */
+    public void sendAndSettle(BulkBatch batch) {
+        bytesSent += batch.bytes();
+        inFlight.send(batch, batch.plannedBytes(), batch.bytes(), batch.closing(), null);
+        inFlight.awaitAll();
+    }
+
+    /** Tells the ledger what is durable: with no batch open, every record taken, once the requests out are written. */
     public void confirmDurable() {
-        long oldest = ledger.endEpoch();
-        if (!inFlightEpochs.isEmpty()) {
-            oldest = Math.min(oldest, inFlightEpochs.peekFirst());
+        inFlight.settleFinished();
+        if (open == null) {
+            inFlight.durableOnceWritten(ledger.takenSoFar());
         }
-        if (open != null) {
-            oldest = Math.min(oldest, open.epoch());
-        }
-        ledger.confirmBefore(oldest);
     }
 
     /** Sends the open batch and waits until every request is settled. */
-    public void writeAll() throws InterruptedException {
-        if (open != null) {
-            open.closing(TunedBatchSize.Closing.EARLY);
-        }
-        send();
-        while (!inFlight.isEmpty()) {
-            settle(inFlight.peekFirst());
-        }
+    public void writeAll() {
+        send(TunedBatchSize.Closing.EARLY);
+        inFlight.awaitAll();
     }
 
-    /** Settles the requests at the head of the queue that are done (in order, so the epochs confirmed stay a prefix). */
-    private void settleFinished() throws InterruptedException {
-        while (!inFlight.isEmpty() && inFlight.peekFirst().isDone()) {
-            settle(inFlight.peekFirst());
-        }
-    }
-
-    private void settle(Future<BulkOutcome> future) throws InterruptedException {
-        BulkOutcome outcome;
-        try {
-            outcome = future.get();
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw cause instanceof ConnectException c ? c : new ConnectException("Writing to OpenSearch failed: " + cause, cause);
-        }
-        if (inFlight.peekFirst() == future) {
-            inFlight.removeFirst();
-            inFlightEpochs.removeFirst();
-        }
+    private void settled(BulkOutcome outcome) {
         written += outcome.written();
         olderThanStored += outcome.olderThanStored();
         for (BulkOutcome.Rejected r : outcome.rejected()) {
             deadLetters.reject(r.item().record(), r.item().table(), new DataException("OpenSearch refused " + r.item().describe()
                     + " in index " + r.item().index() + ": " + r.reason()));
         }
-        BulkBatch batch = outcome.batch();
-        batchSize.record(batch.plannedBytes(), batch.bytes(), outcome.nanos(), batch.closing());
     }
 
     /** Documents written (indexed or deleted) so far. */
@@ -168,5 +128,11 @@ public final class BulkQueue {
     /** Bytes of _bulk bodies sent so far. */
     public long bytesSent() {
         return bytesSent;
+    }
+
+    /** Stops once the requests being sent are done (interrupting their retries after ten seconds). */
+    @Override
+    public void close() {
+        inFlight.close();
     }
 }

@@ -3,10 +3,6 @@ package io.sluice.sink.opensearch.bulk;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.sink.opensearch.client.ClusterClient;
@@ -15,13 +11,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends {@code _bulk} requests, several at once, each on a thread of its own, and settles every
+ * Sends one {@code _bulk} request (the {@link BulkQueue} sends several at once) and settles every
  * item: written; older than the stored version (a replay: done); refused for now (429, 5xx, per
  * item or for the whole request, or the cluster unreachable) and sent again, only those, with
  * jittered exponential backoff until the retry timeout; or refused for good (a mapping or
  * parsing error), handed back to be dead-lettered.
  */
-public final class BulkSender implements AutoCloseable {
+public final class BulkSender {
 
     private static final Logger LOG = LoggerFactory.getLogger(BulkSender.class);
 
@@ -33,26 +29,20 @@ public final class BulkSender implements AutoCloseable {
     }
 
     private final ClusterClient client;
-    private final ExecutorService threads;
     private final long retryTimeoutMillis;
 
-    public BulkSender(ClusterClient client, int inFlight, long retryTimeoutMillis) {
+    public BulkSender(ClusterClient client, long retryTimeoutMillis) {
         this.client = client;
         this.retryTimeoutMillis = retryTimeoutMillis;
-        AtomicInteger n = new AtomicInteger();
-        this.threads = Executors.newFixedThreadPool(inFlight, r -> {
-            Thread t = new Thread(r, "sluice-opensearch-bulk-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
     }
 
-    /** Sends the batch; the future completes when every item is settled, or fails when retrying gave up. */
-    public Future<BulkOutcome> send(BulkBatch batch) {
-        return threads.submit(() -> settle(batch));
+    /** The cluster, for messages. */
+    public String address() {
+        return client.address().display();
     }
 
-    BulkOutcome settle(BulkBatch batch) throws InterruptedException {
+    /** Sends the batch and returns once every item is settled; throws when retrying gave up. */
+    public BulkOutcome settle(BulkBatch batch) throws InterruptedException {
         long start = System.nanoTime();
         List<BulkItem> pending = new ArrayList<>(batch.items());
         int[] written = {0};
@@ -122,11 +112,5 @@ public final class BulkSender implements AutoCloseable {
             }
         });
         return new BulkOutcome(batch, written[0], older[0], rejected, System.nanoTime() - start);
-    }
-
-
-    @Override
-    public void close() {
-        threads.shutdownNow();
     }
 }

@@ -71,7 +71,7 @@ final class ApplySession implements AutoCloseable {
      *
      * @param what what the work does, for messages ("Applying 20 changes")
      */
-    void run(String what, ChangeApplier.TargetWork work) {
+    void run(String what, ChangeWriter.TargetWork work) {
         run(what, work, c -> false);
     }
 
@@ -82,12 +82,12 @@ final class ApplySession implements AutoCloseable {
     }
 
     /**
-     * As {@link #run(String, ChangeApplier.TargetWork)}, for work that commits: when a try was
+     * As {@link #run(String, ChangeWriter.TargetWork)}, for work that commits: when a try was
      * sent and its connection lost, the next try first waits for that connection's backend to end
      * (see {@link TargetBackend}) and asks {@code committed}; if the work is on the target, it is
      * not done again.
      */
-    void run(String what, ChangeApplier.TargetWork work, Committed committed) {
+    void run(String what, ChangeWriter.TargetWork work, Committed committed) {
         TargetBackend[] sentOn = {null};
         boolean[] sent = {false};
         try {

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.sink.core.batch.TunedBatchSize;
@@ -23,43 +24,46 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
- * Streamed changes on their way into the target: coalesced per table and row, applied as one
- * target transaction by the {@link ChangeApplier} — at a source transaction's boundary once the
- * tuned batch size is reached (inside a huge transaction only at twice the size), or once the
- * oldest has waited the apply delay and the batch before is done (group commit). Each transaction
- * moves the stored position with it, and marks in the ledger what was taken when it started.
- * A change at or below what the target stored, or sent again by a restarted source, is skipped.
+ * Streamed changes on their way into the target: each one the target does not have is coalesced
+ * into the {@link PendingChanges} of its table and row; when the {@link SealPolicy} says so, what
+ * is pending is sealed and handed to the {@link ChangeWriter}, which commits it as one target
+ * transaction with the positions it reaches, and then the ledger marks what was taken when it
+ * was sealed. A change at or below what the target holds ({@link TargetHolds}), or sent again by
+ * a restarted source, is skipped. Used from the task's thread.
  */
-public final class StreamedChanges {
+public final class StreamedChanges implements AutoCloseable {
 
-    private final ChangeApplier changes;
+    private final PendingChanges pending = new PendingChanges();
+    private final ChangeWriter writer;
+    private final TargetHolds holds;
+    private final SealPolicy policy;
     private final TargetTables tables;
     private final TunedBatchSize applyBatches;
     private final OffsetLedger ledger;
     private final ReplaySkips skips;
     private final MissingColumns missingColumns;
     private final boolean byKafkaOffset;
-    private final long maxDelayMillis;
     /** Whether no snapshot rows are loading: only then does a committed transaction make everything taken durable. */
     private final BooleanSupplier loadsSettled;
-    /** The transaction of the last change taken, to apply batches at transaction boundaries. */
+    /** The transaction of the last change taken, to seal batches at transaction boundaries. */
     private Object lastTransaction;
 
     /**
-     * @param byKafkaOffset  whether the target keeps Kafka offsets (else source positions)
-     * @param maxDelayMillis how long a change may wait for more to share its transaction
-     * @param loadsSettled   whether no snapshot rows are gathered, loading or held
+     * @param byKafkaOffset whether the target keeps Kafka offsets (else source positions)
+     * @param loadsSettled  whether no snapshot rows are gathered, loading or held
      */
-    public StreamedChanges(ChangeApplier changes, TargetTables tables, TunedBatchSize applyBatches, OffsetLedger ledger, ReplaySkips skips,
-                           MissingColumns missingColumns, boolean byKafkaOffset, long maxDelayMillis, BooleanSupplier loadsSettled) {
-        this.changes = changes;
+    public StreamedChanges(ChangeWriter writer, TargetHolds holds, SealPolicy policy, TargetTables tables, TunedBatchSize applyBatches,
+                           OffsetLedger ledger, ReplaySkips skips, MissingColumns missingColumns, boolean byKafkaOffset,
+                           BooleanSupplier loadsSettled) {
+        this.writer = writer;
+        this.holds = holds;
+        this.policy = policy;
         this.tables = tables;
         this.applyBatches = applyBatches;
         this.ledger = ledger;
         this.skips = skips;
         this.missingColumns = missingColumns;
         this.byKafkaOffset = byKafkaOffset;
-        this.maxDelayMillis = maxDelayMillis;
         this.loadsSettled = loadsSettled;
     }
 
@@ -69,7 +73,7 @@ public final class StreamedChanges {
      * positions from many partitions have no common order.
      */
     public boolean appliedAlready(String sourceName, SourcePosition position) {
-        if (!byKafkaOffset && position != null && changes.isApplied(sourceName, position)) {
+        if (!byKafkaOffset && position != null && holds.isApplied(sourceName, position)) {
             skips.skipped();
             return true;
         }
@@ -81,17 +85,15 @@ public final class StreamedChanges {
      *
      * @param topic the topic of the table's rows (not the record's, when it travelled with a barrier)
      */
-    public void change(SinkRecord record, String topic, Struct value, String op, Struct source, SourcePosition position) {
+    public void change(SinkRecord record, String topic, Struct value, Operation op, Struct source, SourcePosition position) {
         if (byKafkaOffset && skips.replayed(SinkEvent.partitionOf(record), position)) {
             return; // sent again by the source after its restart: this partition has it already
         }
         Struct transaction = value.schema().field(Envelope.TRANSACTION) == null ? null : value.getStruct(Envelope.TRANSACTION);
         Object txId = transaction == null ? null : transaction.getString("id");
-        long pending = changes.pendingBytes();
-        long size = applyBatches.bytes();
-        // Apply at a source transaction's boundary when a batch is full; inside a huge transaction only at twice the size.
-        if (pending >= 2 * size || (pending >= size && (txId == null || !txId.equals(lastTransaction)))) {
-            changes.applyInBackground(durableOnCommit(), Closing.FULL);
+        Closing full = policy.beforeChange(pending.bytes(), applyBatches.bytes(), txId != null && txId.equals(lastTransaction));
+        if (full != null) {
+            seal(full);
         }
         lastTransaction = txId;
         String[] target = tables.resolve(topic, SourceInfo.schemaOf(source), SourceInfo.tableOf(source));
@@ -99,17 +101,16 @@ public final class StreamedChanges {
         Struct before = value.getStruct(Envelope.BEFORE);
         Struct after = value.getStruct(Envelope.AFTER);
         switch (op) {
-            case "t" -> changes.truncate(name, target, tables.partitioned(target[0], target[1]));
-            case "c", "r" -> table(target, name, after.schema()).insert(after);
-            case "u" -> table(target, name, after.schema()).update(before, after, EventHeaders.unchangedToast(record.headers()));
-            case "d" -> {
+            case TRUNCATE -> pending.truncate(name, target, tables.partitioned(target[0], target[1]));
+            case CREATE, READ -> table(target, name, after.schema()).insert(after);
+            case UPDATE -> table(target, name, after.schema()).update(before, after, EventHeaders.unchangedToast(record.headers()));
+            case DELETE -> {
                 if (before == null) {
                     throw new DataException("A delete on " + record.topic() + " carries no old row, so the row cannot be found on "
                             + "the target. Give the source table a primary key or REPLICA IDENTITY FULL");
                 }
                 table(target, name, before.schema()).delete(before);
             }
-            default -> throw new DataException("Change event with unknown op=" + op + " on " + record.topic());
         }
         taken(record, source.getString("name"), position);
     }
@@ -118,37 +119,52 @@ public final class StreamedChanges {
     private void taken(SinkRecord record, String sourceName, SourcePosition position) {
         if (byKafkaOffset) {
             TopicPartition partition = SinkEvent.partitionOf(record);
-            changes.takenAt(partition, record.kafkaOffset() + 1, position);
+            pending.takenAt(partition, record.kafkaOffset() + 1, position);
             skips.took(partition, position);
         } else {
-            changes.taken(sourceName, position);
+            pending.taken(sourceName, position);
         }
     }
 
-    /** The pending changes of a target, opened anew when the rows' shape changed (what was pending in the old shape is applied first). */
+    /** The pending changes of a target, opened anew when the rows' shape changed (what was pending in the old shape is written first). */
     private ChangeTable table(String[] target, String name, Schema rowSchema) {
-        ChangeTable table = changes.table(name);
+        ChangeTable table = pending.table(name);
         if (table != null && (table.rowSchema() == rowSchema || table.rowSchema().equals(rowSchema))) {
             return table;
         }
         if (table != null && !table.isEmpty()) {
-            changes.apply();
+            writeAll();
         }
         missingColumns.add(target, rowSchema);
         table = new ChangeTable(target[0], target[1], rowSchema, new RowEncoder(name, rowSchema, tables.columns(target[0], target[1])),
                 tables.keyColumns(target[0], target[1]));
-        changes.open(table);
+        pending.open(table);
         return table;
     }
 
+    /** Seals what is pending and sends it; with nothing pending, marks what was taken durable once the batch in flight is. */
+    private void seal(Closing closing) {
+        writer.throwIfFailed();
+        Map<TopicPartition, Long> durable = durableOnCommit();
+        if (!pending.any()) {
+            if (durable != null) {
+                writer.durableOnceWritten(durable);
+            }
+            return;
+        }
+        long bytes = pending.bytes();
+        writer.send(pending.seal(), applyBatches.bytes(), bytes, closing, durable);
+    }
+
     /**
-     * Starts applying the pending changes once the oldest has waited the apply delay, unless the
-     * target is still writing the batch before: then they keep gathering (group commit), and go
-     * in one larger transaction when it is done, or when they reach the batch size.
+     * Seals the pending changes once the oldest has waited the apply delay, unless the target is
+     * still writing the batch before: then they keep gathering (group commit), and go in one
+     * larger transaction when it is done, or when they reach the batch size.
      */
     public void applyIfDue() {
-        if (changes.pendingMillis() >= maxDelayMillis && !changes.applying()) {
-            changes.applyInBackground(durableOnCommit(), Closing.TIMEOUT);
+        Closing due = policy.onTick(pending.any(), pending.waitedMillis(), writer.writing());
+        if (due != null) {
+            seal(due);
         }
     }
 
@@ -159,59 +175,77 @@ public final class StreamedChanges {
      * that long on an idle stream.
      */
     public void wake(SinkTaskContext context) {
-        if (context == null || !changes.hasPending()) {
-            return;
+        if (context != null && pending.any()) {
+            context.timeout(policy.wakeInMillis(pending.waitedMillis()));
         }
-        long due = maxDelayMillis - changes.pendingMillis();
-        // Due but the target is still writing the batch before: look again soon, as the batch may be done by then.
-        context.timeout(due > 0 ? due : Math.max(1, Math.min(maxDelayMillis, 10)));
     }
 
     /**
-     * Starts applying everything pending now, and marks it durable when it commits: the embedded
-     * runtime's source has handed out all it had, so waiting the apply delay for more would only
-     * add latency. While the transaction before is still being written it returns false, and the
-     * changes keep gathering (group commit) until asked again.
+     * Seals everything pending now, marked durable when it commits: the embedded runtime's source
+     * has handed out all it had, so waiting the apply delay for more would only add latency. While
+     * the transaction before is still being written it returns false, and the changes keep
+     * gathering (group commit) until asked again.
      */
     public boolean sendNow() {
-        if (changes.hasPending() && changes.applying()) {
+        Closing now = policy.onSourceDrained(pending.any(), writer.writing());
+        if (now == null) {
             return false;
         }
-        changes.applyInBackground(durableOnCommit(), Closing.EARLY);
+        seal(now);
         return true;
     }
 
     /**
-     * At an offset commit while only changes are coming: starts what is due, or, with nothing
+     * At an offset commit while only changes are coming: seals what is due, or, with nothing
      * pending, has everything taken so far marked durable once the transaction in flight commits.
      */
     public void durableNow() {
-        if (!changes.hasPending()) {
-            changes.applyInBackground(durableOnCommit());
+        if (!pending.any()) {
+            seal(Closing.EARLY);
         } else {
             applyIfDue();
         }
     }
 
-    /**
-     * What to do once the changes taken so far are committed: mark every record taken so far as
-     * durable. Nothing, while snapshot rows are loading: those become durable by their own COPYs.
-     */
-    private Runnable durableOnCommit() {
-        if (!loadsSettled.getAsBoolean()) {
-            return () -> { };
+    /** Writes everything pending and waits until it and every batch before it are committed. */
+    public void writeAll() {
+        if (pending.any()) {
+            seal(Closing.EARLY);
         }
-        Map<TopicPartition, Long> upTo = ledger.takenSoFar();
-        return () -> ledger.markDurable(upTo);
+        writer.awaitAll();
     }
 
-    /** The applier, for work that goes in a transaction of its own in order with the changes (schema changes, reloads). */
-    public ChangeApplier applier() {
-        return changes;
+    /** Whether changes are gathered and not yet sent. */
+    public boolean anyPending() {
+        return pending.any();
+    }
+
+    /**
+     * Writes what is pending, then runs {@code work} in a transaction of its own that also writes
+     * the event's position (see {@link ChangeWriter#alone}); the tables' shapes are read anew after.
+     */
+    public void alone(String source, SourcePosition position, Map<TopicPartition, Long> nextOffsets, String what,
+                      ChangeWriter.TargetWork work) {
+        writeAll();
+        writer.alone(source, position, nextOffsets, what, work);
+        pending.forgetTables();
+    }
+
+    /**
+     * What the ledger may mark once the changes taken so far are committed: every record taken so
+     * far. Nothing, while snapshot rows are loading: those become durable by their own COPYs.
+     */
+    private Map<TopicPartition, Long> durableOnCommit() {
+        return loadsSettled.getAsBoolean() ? ledger.takenSoFar() : null;
     }
 
     /** Streamed changes applied so far. */
     public long applied() {
-        return changes.rowsApplied();
+        return writer.changesWritten();
+    }
+
+    @Override
+    public void close() {
+        writer.close();
     }
 }

@@ -57,12 +57,10 @@ public final class SnapshotLoads implements AutoCloseable {
     /** Targets whose way of loading (frozen or not) is decided. */
     private final Set<String> loadDecided = new HashSet<>();
     private final ResumedRows resumed;
-    /** Per partition, the batch its last record went into, while that record went into one (the run of offsets goes on). */
-    private final Map<TopicPartition, TableBatch> lastBatchOf = new HashMap<>();
+    /** Per partition, the batch its last covered record went into, and that record's offset. */
+    private final Map<TopicPartition, Covered> lastCovered = new HashMap<>();
     /** Whether snapshot rows were sent to COPY and not yet waited for. */
     private boolean outstanding;
-    /** Whether the record being written went into a batch. */
-    private boolean covering;
 
     /**
      * @param byKafkaOffset whether the target keeps Kafka offsets, so batches carry the runs of offsets they cover
@@ -128,28 +126,22 @@ public final class SnapshotLoads implements AutoCloseable {
         });
     }
 
-    /** A record is about to be written (whatever its kind): see {@link #recordEnds}. */
-    public void recordBegins() {
-        covering = false;
+    private record Covered(TableBatch batch, long offset) {
     }
 
     /**
-     * The record is written: one that went into no batch (a change, a schema event, a record
-     * refused) ends its partition's run of offsets in a batch, where the target keeps Kafka offsets.
+     * Notes that the record's row went into the batch (before the batch may be sent), where the
+     * target keeps Kafka offsets. Its partition's run of offsets in the batch goes on when the
+     * record the ledger took last in the partition is the one that went into this batch before:
+     * any record between (a change, a schema event, a record refused) ends the run.
      */
-    public void recordEnds(TopicPartition partition) {
-        if (byKafkaOffset && !covering) {
-            lastBatchOf.remove(partition);
-        }
-    }
-
-    /** Notes that the record's row went into the batch (before the batch may be sent), extending its partition's run of offsets. */
     private void covered(SinkRecord record, TableBatch batch) {
-        covering = true;
         if (byKafkaOffset) {
             TopicPartition partition = SinkEvent.partitionOf(record);
-            batch.covers(partition, record.kafkaOffset(), lastBatchOf.get(partition) == batch);
-            lastBatchOf.put(partition, batch);
+            Covered last = lastCovered.get(partition);
+            boolean continues = last != null && last.batch() == batch && ledger.nextAfterTaken(partition) == last.offset() + 1;
+            batch.covers(partition, record.kafkaOffset(), continues);
+            lastCovered.put(partition, new Covered(batch, record.kafkaOffset()));
         }
     }
 
@@ -376,7 +368,7 @@ public final class SnapshotLoads implements AutoCloseable {
 
     /** Partitions taken away: their runs of offsets end. */
     public void forget(Collection<TopicPartition> partitions) {
-        partitions.forEach(lastBatchOf::remove);
+        partitions.forEach(lastCovered::remove);
     }
 
     /** Rows committed to the target so far. */

@@ -57,7 +57,6 @@ class CommitInDoubtIT {
     private TestDatabase target;
     private TcpProxy proxy;
     private TargetTables tables;
-    private ChangeApplier applier;
     private StreamedChanges changes;
     private long offset;
 
@@ -73,17 +72,19 @@ class CommitInDoubtIT {
                 + proxy.port() + "/" + target.name());
         tables = new TargetTables(endpoint, "${schema}.${table}", "table.name.format");
         TunedBatchSize size = new TunedBatchSize("test", Optional.empty(), 1 << 20);
-        applier = new ChangeApplier(endpoint, new AppliedPositions("sluice.applied_position"),
-                byKafkaOffset ? new KafkaOffsets("sluice", "doubt") : null, new ReplicaRole(endpoint, false), 30_000,
-                "apply.retry.timeout.ms", size);
-        changes = new StreamedChanges(applier, tables, size, new OffsetLedger(), new ReplaySkips(),
-                new MissingColumns(tables, false, (sql, what) -> { }, () -> { }), byKafkaOffset, 100, () -> true);
+        AppliedPositions positions = new AppliedPositions("sluice.applied_position");
+        KafkaOffsets offsets = byKafkaOffset ? new KafkaOffsets("sluice", "doubt") : null;
+        OffsetLedger ledger = new OffsetLedger();
+        ChangeWriter writer = new ChangeWriter(endpoint, positions, offsets, new ReplicaRole(endpoint, false), 30_000,
+                "apply.retry.timeout.ms", size, ledger);
+        changes = new StreamedChanges(writer, new TargetHolds(writer, positions, offsets), new SealPolicy(100), tables, size, ledger,
+                new ReplaySkips(), new MissingColumns(tables, false, (sql, what) -> { }, () -> { }), byKafkaOffset, () -> true);
     }
 
     @AfterEach
     void stop() throws Exception {
-        if (applier != null) {
-            applier.close();
+        if (changes != null) {
+            changes.close();
             tables.close();
         }
         proxy.close();
@@ -95,14 +96,14 @@ class CommitInDoubtIT {
     void aBatchWhoseCommitReplyWasLostIsNotAppliedAgain(boolean byKafkaOffset) throws Exception {
         open(byKafkaOffset);
         insert(1, 100, 1);
-        applier.apply(); // opens the apply connection; the next COMMIT is the batch's
+        changes.writeAll(); // opens the apply connection; the next COMMIT is the batch's
         CountDownLatch lost = proxy.loseReplyTo(COMMIT, 300);
         insert(2, 200, 1);
         insert(3, 200, 2);
-        applier.apply();
+        changes.writeAll();
         assertThat(lost.await(0, TimeUnit.SECONDS)).as("the reply to the batch's COMMIT was lost").isTrue();
         insert(4, 300, 1);
-        applier.apply();
+        changes.writeAll();
 
         assertThat(target.queryText("SELECT string_agg(id::text, ',' ORDER BY id) FROM app.k")).isEqualTo("1,2,3,4");
         if (!byKafkaOffset) {
@@ -115,15 +116,15 @@ class CommitInDoubtIT {
     void aBatchLostOnAConnectionTheTargetStillHoldsIsAppliedOnce() throws Exception {
         open(false);
         insert(1, 100, 1);
-        applier.apply();
+        changes.writeAll();
         // The batch's statements reach the target, its session stays open in the transaction (a partition the
         // target has not noticed), holding the position row: the sink ends that session before it looks.
         CountDownLatch lost = proxy.loseReplyTo("applied_position".getBytes(StandardCharsets.US_ASCII), 300, true);
         insert(2, 200, 1);
-        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> applier.apply());
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> changes.writeAll());
         assertThat(lost.await(0, TimeUnit.SECONDS)).as("the batch's reply was lost").isTrue();
         insert(3, 300, 1);
-        applier.apply();
+        changes.writeAll();
 
         assertThat(target.queryText("SELECT string_agg(id::text, ',' ORDER BY id) FROM app.k")).isEqualTo("1,2,3");
         assertThat(target.queryLong("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in%'"))
@@ -134,10 +135,10 @@ class CommitInDoubtIT {
     void aSchemaChangeWhoseCommitReplyWasLostIsNotRunAgain() throws Exception {
         open(false);
         insert(1, 100, 1);
-        applier.apply();
+        changes.writeAll();
         CountDownLatch lost = proxy.loseReplyTo(COMMIT, 300);
         // Run again, this fails: the column exists.
-        applier.applyAlone("src", new SourcePosition(200, 1), Map.of(), "adding column w to app.k", c -> {
+        changes.alone("src", new SourcePosition(200, 1), Map.of(), "adding column w to app.k", c -> {
             try (var s = c.createStatement()) {
                 s.execute("ALTER TABLE app.k ADD COLUMN w int");
             }
@@ -145,7 +146,7 @@ class CommitInDoubtIT {
         assertThat(lost.await(0, TimeUnit.SECONDS)).as("the reply to the schema change's COMMIT was lost").isTrue();
         assertThat(target.queryLong("SELECT count(*) FROM information_schema.columns WHERE table_name = 'k' AND column_name = 'w'"))
                 .isEqualTo(1);
-        assertThat(applier.isApplied("src", new SourcePosition(200, 1))).isTrue();
+        assertThat(changes.appliedAlready("src", new SourcePosition(200, 1))).isTrue();
     }
 
     private void insert(int id, long lsn, long event) {
@@ -154,6 +155,6 @@ class CommitInDoubtIT {
                 1_700_000_000_000_000L);
         value.put(Envelope.TRANSACTION, Envelope.transaction(lsn, lsn, event, event));
         SinkRecord record = new SinkRecord(TOPIC, 0, null, null, ENVELOPE, value, offset++);
-        changes.change(record, record.topic(), value, Operation.CREATE.code(), value.getStruct(Envelope.SOURCE), SourcePosition.of(value));
+        changes.change(record, record.topic(), value, Operation.CREATE, value.getStruct(Envelope.SOURCE), SourcePosition.of(value));
     }
 }

@@ -50,7 +50,6 @@ class StreamedChangesIT {
     private TargetTables tables;
     private final OffsetLedger ledger = new OffsetLedger();
     private final ReplaySkips skips = new ReplaySkips();
-    private ChangeApplier applier;
     private StreamedChanges changes;
     private long offset;
 
@@ -66,15 +65,16 @@ class StreamedChangesIT {
     /** A task's changes, as after a (re)start: nothing known but what the target stores. */
     private void open() {
         TunedBatchSize size = new TunedBatchSize("test", Optional.empty(), 1 << 20);
-        applier = new ChangeApplier(endpoint, new AppliedPositions("sluice.applied_position"), null, new ReplicaRole(endpoint, false),
-                10_000, "apply.retry.timeout.ms", size);
-        changes = new StreamedChanges(applier, tables, size, ledger, skips, new MissingColumns(tables, false, (sql, what) -> { }, () -> { }),
-                false, 100, () -> true);
+        AppliedPositions positions = new AppliedPositions("sluice.applied_position");
+        ChangeWriter writer = new ChangeWriter(endpoint, positions, null, new ReplicaRole(endpoint, false), 10_000,
+                "apply.retry.timeout.ms", size, ledger);
+        changes = new StreamedChanges(writer, new TargetHolds(writer, positions, null), new SealPolicy(100), tables, size, ledger, skips,
+                new MissingColumns(tables, false, (sql, what) -> { }, () -> { }), false, () -> true);
     }
 
     @AfterEach
     void stop() throws Exception {
-        applier.close();
+        changes.close();
         tables.close();
         TestDatabases.drop(target);
     }
@@ -102,8 +102,8 @@ class StreamedChangesIT {
     void afterARestartChangesAtOrBelowTheStoredPositionAreSkipped() throws Exception {
         change(Operation.CREATE, null, row(1, "a"), 100, 1);
         change(Operation.CREATE, null, row(2, "b"), 100, 2);
-        applier.apply();
-        applier.close();
+        changes.writeAll();
+        changes.close();
         open();
         assertThat(changes.appliedAlready("src", new SourcePosition(100, 2))).isTrue();
         assertThat(changes.appliedAlready("src", new SourcePosition(100, 1))).isTrue();
@@ -117,7 +117,7 @@ class StreamedChangesIT {
         Struct value = Envelope.create(ENVELOPE, op, before, after, source, 1_700_000_000_000_000L);
         value.put(Envelope.TRANSACTION, Envelope.transaction(lsn, lsn, event, event));
         SinkRecord record = new SinkRecord(TOPIC, 0, null, null, ENVELOPE, value, offset);
-        changes.change(record, record.topic(), value, op.code(), value.getStruct(Envelope.SOURCE), SourcePosition.of(value));
+        changes.change(record, record.topic(), value, op, value.getStruct(Envelope.SOURCE), SourcePosition.of(value));
         ledger.taken(P, offset++);
     }
 

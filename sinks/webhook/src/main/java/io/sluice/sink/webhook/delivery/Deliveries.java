@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
+import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.webhook.http.WebhookClient;
@@ -35,6 +36,9 @@ import org.slf4j.LoggerFactory;
 public final class Deliveries implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Deliveries.class);
+
+    /** Pauses while the state database fails: the same backoff as every loop waiting for a database (no timeout: it waits). */
+    static final RetryPolicy STATE_DATABASE_RETRY = RetryPolicy.reconnecting(0);
     static final long REFRESH_MILLIS = 2_000;
 
     private record Running(SubscriptionQueue queue, Thread thread, java.time.Instant updatedAt) {
@@ -102,7 +106,7 @@ public final class Deliveries implements AutoCloseable {
     }
 
     private void loop() {
-        long pause = 100;
+        int failures = 0;
         long lastRefresh = 0;
         while (!stopping) {
             try {
@@ -137,17 +141,17 @@ public final class Deliveries implements AutoCloseable {
                         appended(last);
                     }
                 }
-                pause = 100;
+                failures = 0;
             } catch (SQLException | RuntimeException e) {
                 if (stopping) {
                     break;
                 }
+                long pause = STATE_DATABASE_RETRY.pause(++failures);
                 LOG.warn("Webhook deliveries: the state database at {} failed ({}); trying again in {} ms. Subscriptions held here "
                         + "go on; their claims are taken again", state.endpoint().display(), e.getMessage(), pause);
                 stopAll(); // the claims went with the session: another process may take the subscriptions now
                 closeClaims();
                 sleep(pause);
-                pause = Math.min(10_000, pause * 2);
             }
         }
         stopAll();

@@ -165,7 +165,7 @@ public final class SubscriptionQueue implements Runnable {
         } catch (SQLException e) {
             closeConnection(); // read again at the next start; the loop below reconnects
         }
-        long pauseAfterError = 100;
+        int failures = 0;
         while (!stopping || busyLanes > 0 || !completions.isEmpty()) {
             try {
                 settleCompleted();
@@ -174,14 +174,14 @@ public final class SubscriptionQueue implements Runnable {
                     send();
                 }
                 settlement.flush(connection(), clock.getAsLong(), false);
-                pauseAfterError = 100;
+                failures = 0;
                 waitForWork();
             } catch (SQLException e) {
+                long pauseAfterError = Deliveries.STATE_DATABASE_RETRY.pause(++failures);
                 LOG.warn("Deliveries of {}: the state database at {} failed ({}); going on in {} ms", spec, state.endpoint().display(),
                         e.getMessage(), pauseAfterError);
                 closeConnection();
                 sleep(pauseAfterError);
-                pauseAfterError = Math.min(10_000, pauseAfterError * 2);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.json.RowJson;
 import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
@@ -71,7 +72,7 @@ public final class ChangePayload {
         if (EventHeaders.isSet(record.headers(), EventHeaders.KEY_MOVED_AWAY)) {
             return null;
         }
-        if (event.op().equals("t") && "incremental".equals(event.snapshotMarker())) {
+        if (event.op() == Operation.TRUNCATE && event.copiedIntoStream()) {
             return null;
         }
         Struct value = event.value();
@@ -148,12 +149,12 @@ public final class ChangePayload {
 
     private static String operation(SinkEvent event) {
         return switch (event.op()) {
-            case "c" -> "insert";
-            case "u" -> "update";
-            case "d" -> "delete";
-            case "t" -> "truncate";
-            case "r" -> "read";
-            default -> throw new DataException("Unknown operation '" + event.op() + "' in the change of " + event.table());
+            case CREATE -> "insert";
+            case UPDATE -> "update";
+            case DELETE -> "delete";
+            case TRUNCATE -> "truncate";
+            case READ -> "read";
+            case MESSAGE -> throw new DataException("A logical decoding message is not a row change (in " + event.table() + ")");
         };
     }
 

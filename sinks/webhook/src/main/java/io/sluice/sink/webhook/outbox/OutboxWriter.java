@@ -5,14 +5,14 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
+import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.sink.core.barrier.BarrierGate;
+import io.sluice.sink.core.batch.InFlightBatches;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.core.position.ReplaySkips;
@@ -42,12 +42,12 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OutboxWriter.class);
 
-    /** A batch handed to the appending thread, with what the ledger had taken when it was handed over. */
-    private record Handed(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> positions, long bytes, long plannedBytes,
-                          Map<TopicPartition, Long> taken, boolean full) {
+    /** A batch handed to the appending thread: its changes and the newest position of each partition among them. */
+    private record Handed(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> positions, long bytes) {
     }
 
-    private static final Handed STOP = new Handed(List.of(), Map.of(), 0, 0, Map.of(), false);
+    /** Batches handed over and not yet committed, at most: one being appended, two waiting. */
+    private static final int OUTSTANDING = 3;
 
     private final StateDatabase state;
     private final OutboxTable outbox;
@@ -60,12 +60,9 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     private final long maxDelayMillis;
     private final long retryTimeoutMillis;
     private final LongConsumer appended;
-    private final BlockingQueue<Handed> handed = new ArrayBlockingQueue<>(2);
-    private final Thread appender;
-    private final AtomicLong inFlight = new AtomicLong();
+    private final InFlightBatches<Handed, Long> handed;
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
-    private volatile RuntimeException failure;
     private boolean warnedOwnTables;
     private Connection connection;
 
@@ -92,9 +89,8 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         this.maxDelayMillis = maxDelayMillis;
         this.retryTimeoutMillis = retryTimeoutMillis;
         this.appended = appended;
-        this.appender = new Thread(this::appendLoop, "sluice-webhook-outbox");
-        appender.setDaemon(true);
-        appender.start();
+        this.handed = new InFlightBatches<>("the webhook outbox", "sluice-webhook-outbox", 1, OUTSTANDING, batchSize, ledger, this::append,
+                null);
     }
 
     @Override
@@ -119,16 +115,16 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
             return;
         }
         if (position != null) {
-            batchPositions.merge(event.partition(), position, (a, b) -> a.compareTo(b) >= 0 ? a : b);
+            batchPositions.merge(event.partition(), position, SourcePosition::newer);
         }
         if (batch.isEmpty()) {
             batchStartedMillis = System.currentTimeMillis();
         }
         batch.add(entry);
-        batchBytes += entry.body().length + entry.deliveryId().length() + entry.relation().length() + 48;
+        batchBytes += bytesOf(entry);
         if (batchBytes >= batchSize.bytes()) {
             hand(true);
-        } else if (inFlight.get() == 0) {
+        } else if (!handed.busy()) {
             // Nothing is being written: this change goes at once, and the next ones gather while it commits. A change
             // waits for no timer and no next record, and under load batches grow by themselves.
             hand(false);
@@ -142,11 +138,11 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
      */
     @Override
     public void applySchemaEvent(SinkEvent event) throws InterruptedException {
-        String marker = event.snapshotMarker();
-        if ("first".equals(marker) || "last".equals(marker)) {
+        SourceInfo.Snapshot marker = event.snapshotMarker();
+        if (marker == SourceInfo.Snapshot.FIRST || marker == SourceInfo.Snapshot.LAST) {
             writeAll();
             try (Connection c = state.open("snapshot records")) {
-                if (marker.equals("first")) {
+                if (marker == SourceInfo.Snapshot.FIRST) {
                     snapshots.started(c, event.sourceName(), event.source().getString("db"));
                 } else {
                     snapshots.finished(c, event.sourceName());
@@ -166,7 +162,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         rethrow();
         if (!batch.isEmpty()) {
             long waited = System.currentTimeMillis() - batchStartedMillis;
-            if (waited >= maxDelayMillis || inFlight.get() == 0) {
+            if (waited >= maxDelayMillis || !handed.busy()) {
                 handSoon();
             } else if (context != null) {
                 context.timeout(maxDelayMillis - waited);
@@ -180,8 +176,9 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         if (!batch.isEmpty() && System.currentTimeMillis() - batchStartedMillis >= maxDelayMillis) {
             handSoon();
         }
-        if (batch.isEmpty() && inFlight.get() == 0) {
-            ledger.allTakenDurable(); // nothing waits to be appended: what was taken had no row (tombstones) or is appended
+        if (batch.isEmpty()) {
+            // Nothing waits to be handed over: what was taken had no row (tombstones) or is in a batch handed over.
+            handed.durableOnceWritten(ledger.takenSoFar());
         }
     }
 
@@ -190,66 +187,39 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         if (!batch.isEmpty()) {
             hand(false);
         }
-        synchronized (inFlight) {
-            while (inFlight.get() > 0 && failure == null) {
-                inFlight.wait(100);
-            }
-        }
-        rethrow();
+        handed.awaitAll();
     }
 
     /** Hands the batch over when the appending thread can take it without waiting; else it grows until the next call. */
     private void handSoon() {
-        if (handed.remainingCapacity() > 0) {
-            try {
-                hand(false);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new ConnectException("Interrupted while writing the webhook outbox", e);
-            }
+        handed.settleFinished();
+        if (handed.outstanding() < OUTSTANDING) {
+            hand(false);
         }
     }
 
-    private void hand(boolean full) throws InterruptedException {
-        Handed h = new Handed(batch, batchPositions, batchBytes, batchSize.bytes(), ledger.takenSoFar(), full);
+    /** Hands the batch over, waiting first for the oldest when as many as allowed are; it marks what was taken by now. */
+    private void hand(boolean full) {
+        handed.send(new Handed(batch, batchPositions, batchBytes), batchSize.bytes(), batchBytes,
+                full ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT, ledger.takenSoFar());
         batch = new ArrayList<>();
         batchPositions = new java.util.HashMap<>();
         batchBytes = 0;
-        inFlight.incrementAndGet();
-        handed.put(h);
     }
 
-    private void appendLoop() {
+    /** Runs on the appending thread: the batch in one transaction with the positions, then this task's delivery loops are woken. */
+    private long append(Handed h) throws InterruptedException {
+        long last;
         try {
-            while (true) {
-                Handed h = handed.take();
-                if (h == STOP) {
-                    return;
-                }
-                try {
-                    long started = System.nanoTime();
-                    long last = append(h.entries(), h.positions());
-                    batchSize.record(h.plannedBytes(), h.bytes(), System.nanoTime() - started,
-                            h.full() ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT);
-                    written.addAndGet(h.entries().size());
-                    bytesWritten.addAndGet(h.bytes());
-                    ledger.markDurable(h.taken());
-                    appended.accept(last);
-                } catch (RuntimeException e) {
-                    failure = e;
-                    LOG.error("Cannot write the webhook outbox: {}", e.getMessage());
-                }
-                synchronized (inFlight) {
-                    inFlight.decrementAndGet();
-                    inFlight.notifyAll();
-                }
-                if (failure != null) {
-                    return;
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            last = append(h.entries(), h.positions());
+        } catch (RuntimeException e) {
+            LOG.error("Cannot write the webhook outbox: {}", e.getMessage());
+            throw e;
         }
+        written.addAndGet(h.entries().size());
+        bytesWritten.addAndGet(h.bytes());
+        appended.accept(last);
+        return last;
     }
 
     private long append(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> newest) throws InterruptedException {
@@ -262,9 +232,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
             @Override
             public boolean isTransient(Exception e) {
                 closeConnection();
-                return PgConnect.unreachable(e) || e instanceof SQLException sql && sql.getSQLState() != null
-                        && (sql.getSQLState().startsWith("08") || sql.getSQLState().equals("40001") || sql.getSQLState().equals("40P01")
-                        || sql.getSQLState().equals("57P01"));
+                return PgConnect.worthRetrying(e);
             }
 
             @Override
@@ -283,16 +251,18 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         });
     }
 
+    /** About what an entry holds in memory and sends. */
+    private static long bytesOf(OutboxEntry entry) {
+        return entry.body().length + entry.deliveryId().length() + entry.relation().length() + 48;
+    }
+
     private void closeConnection() {
         PgConnect.closeQuietly(connection);
         connection = null;
     }
 
     private void rethrow() {
-        RuntimeException f = failure;
-        if (f != null) {
-            throw f;
-        }
+        handed.throwIfFailed();
     }
 
     /** Bytes of changes appended to the outbox so far. */
@@ -307,13 +277,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     @Override
     public void close() {
-        handed.clear();
-        handed.offer(STOP);
-        try {
-            appender.join(10_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        handed.close();
         closeConnection();
     }
 }
