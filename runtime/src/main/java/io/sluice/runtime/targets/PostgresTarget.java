@@ -25,7 +25,7 @@ import io.sluice.sink.postgres.apply.SequenceAdvance;
 import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.sink.core.pgstate.DeadLetterTable;
 import io.sluice.sink.postgres.state.SnapshotRecords;
-import io.sluice.sink.postgres.state.TargetState;
+import io.sluice.sink.postgres.state.SinkTables;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
@@ -40,7 +40,7 @@ final class PostgresTarget implements Target {
     private final Map<String, String> keys;
     /** Parsed when first needed: {@link #problems} reports bad keys without parsing. */
     private PostgresSinkConfig config;
-    private TargetState state;
+    private SinkTables state;
 
     PostgresTarget(Map<String, String> keys) {
         this.keys = keys;
@@ -49,12 +49,12 @@ final class PostgresTarget implements Target {
     private PostgresSinkConfig config() {
         if (config == null) {
             config = new PostgresSinkConfig(keys);
-            state = new TargetState(config.positionTable(), config.connectorName());
+            state = new SinkTables(config.positionTable(), config.connectorName());
         }
         return config;
     }
 
-    private TargetState state() {
+    private SinkTables state() {
         config();
         return state;
     }
@@ -72,7 +72,7 @@ final class PostgresTarget implements Target {
     @Override
     public Recorded read(String source, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception {
         try (Connection c = PgConnect.open(config().endpoint(), "sluice state")) {
-            TargetState.Status status = state().status(c, source);
+            SinkTables.Status status = state().status(c, source);
             Optional<SnapshotRecords.Snapshot> snapshot = status.snapshot();
             boolean position = status.applied().isPresent();
             if (snapshot.isEmpty()) {
@@ -125,7 +125,7 @@ final class PostgresTarget implements Target {
     @Override
     public void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) throws Exception {
         try (Connection c = PgConnect.open(config().endpoint(), "sluice status")) {
-            TargetState.Status first = state().status(c, source);
+            SinkTables.Status first = state().status(c, source);
             first.snapshot().ifPresentOrElse(
                     s -> out.println("  snapshot of " + s.database() + " taken " + s.takenAt() + ": " + (s.finished() ? "finished "
                             + s.finishedAt() : "loading since " + s.startedAt()) + ", " + s.targetTables().size() + " tables (recorded on the target)"),

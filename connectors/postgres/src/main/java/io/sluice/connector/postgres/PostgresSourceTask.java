@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.sluice.connector.postgres.offsets.ServerPartition;
 import io.sluice.connector.postgres.PostgresSourceConfig.SnapshotMode;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.connector.postgres.barrier.BarrierWriter;
@@ -123,8 +124,8 @@ public class PostgresSourceTask extends SourceTask {
      * would miss whatever changed in between, so the pipeline stops and says how to recover.
      */
     private ConnectException missingSlot() {
-        Map<String, Object> stored = context.offsetStorageReader().offset(SnapshotRun.serverPartition(config.topicPrefix()));
-        boolean streamed = stored != null && stored.containsKey(SnapshotRun.STREAMING);
+        Map<String, Object> stored = context.offsetStorageReader().offset(ServerPartition.of(config.topicPrefix()));
+        boolean streamed = stored != null && stored.containsKey(ServerPartition.STREAMING);
         return new ConnectException((streamed
                 ? "Replication slot " + config.slotName() + " on " + endpoint.display() + " is gone (dropped by someone, invalidated "
                         + "when it fell behind max_slot_wal_keep_size, or left behind by a failover: only a failover slot, "
@@ -154,7 +155,7 @@ public class PostgresSourceTask extends SourceTask {
      */
     private String createSlotWithSnapshot(Optional<ReplicationSlot.State> existing) throws SQLException {
         if (existing.isPresent()) {
-            Map<String, Object> stored = context.offsetStorageReader().offset(SnapshotRun.serverPartition(config.topicPrefix()));
+            Map<String, Object> stored = context.offsetStorageReader().offset(ServerPartition.of(config.topicPrefix()));
             if (stored != null && Boolean.TRUE.equals(stored.get(SnapshotRun.STARTED))) {
                 LOG.warn("Replication slot {} exists already (from an interrupted run): the rest of the snapshot reads a snapshot of its "
                         + "own and changes since {} are streamed again after it", config.slotName(),
@@ -186,7 +187,7 @@ public class PostgresSourceTask extends SourceTask {
 
     private void startStream() throws SQLException {
         closeSlotCreator();
-        Map<String, String> partition = SnapshotRun.serverPartition(config.topicPrefix());
+        Map<String, String> partition = ServerPartition.of(config.topicPrefix());
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         StreamRun.Settings settings = new StreamRun.Settings(config.topicPrefix(), config.slotName(), config.publicationName(), selector(),
                 mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis(), config.copyOnColumnChange(), setup.viaRoot());
@@ -199,7 +200,7 @@ public class PostgresSourceTask extends SourceTask {
             sequences = new SequenceSync(config.topicPrefix(), config.sequencesIntervalMillis(),
                     config.allSequences(), selector(), () -> PgConnect.open(endpoint,
                     "sluice sequences " + config.topicPrefix()));
-            stream = new StreamRun(settings, catalog, replication, partition, Map.of(SnapshotRun.STREAMING, true), stored, messages,
+            stream = new StreamRun(settings, catalog, replication, partition, Map.of(ServerPartition.STREAMING, true), stored, messages,
                     new StreamConnections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),
                             () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix()),
                             () -> PgConnect.open(setup.writable(), "sluice table copy " + config.topicPrefix())),
@@ -312,7 +313,7 @@ public class PostgresSourceTask extends SourceTask {
     public void commit() {
         StreamRun running = stream;
         if (running != null) {
-            running.committed(context.offsetStorageReader().offset(SnapshotRun.serverPartition(config.topicPrefix())));
+            running.committed(context.offsetStorageReader().offset(ServerPartition.of(config.topicPrefix())));
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.connector.postgres.offsets.ServerPartition;
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.testing.Ports;
@@ -221,7 +222,7 @@ class PostgresSourceConnectorIT {
     @Test
     void taskWhoseSnapshotCompletedBeforeReadsNothing(TestDatabase db) throws Exception {
         PostgresSourceTask task = new PostgresSourceTask();
-        task.initialize(SourceTaskContexts.withOffsets(Map.of(SnapshotRun.serverPartition("shop"), Map.<String, Object>of(SnapshotRun.COMPLETED, true))));
+        task.initialize(SourceTaskContexts.withOffsets(Map.of(ServerPartition.of("shop"), Map.<String, Object>of(SnapshotRun.COMPLETED, true))));
         task.start(config(db));
         try {
             assertThat(task.poll()).isNull();

@@ -3,7 +3,7 @@ package io.sluice.sink.opensearch;
 import java.util.Map;
 
 import io.sluice.sink.core.barrier.BarrierGate;
-import io.sluice.sink.core.barrier.Subscription;
+import io.sluice.sink.core.barrier.ReadTopics;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.connector.RoutedSinkTask;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
@@ -40,7 +40,7 @@ public class OpenSearchSinkTask extends RoutedSinkTask {
         String version = ConnectionCheck.check(client);
         LOG.info("Writing to OpenSearch {} at {}", version, client.address());
         batchSize = new TunedBatchSize("OpenSearch _bulk", config.tuning(), config.bulkBytes());
-        gate = new BarrierGate(new BarrierDocuments(client, config.barrierIndex(), config.connectorName()), Subscription.of(props));
+        gate = new BarrierGate(new BarrierDocuments(client, config.barrierIndex(), config.connectorName()), ReadTopics.of(props));
         deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), e -> false, System::currentTimeMillis);
         Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOverrides(), config.indexSettings(),
                 config.mappingOptions().dynamic());

@@ -5,7 +5,7 @@ import java.util.Map;
 
 import io.sluice.schemas.mapping.ColumnMismatch;
 import io.sluice.sink.core.barrier.BarrierGate;
-import io.sluice.sink.core.barrier.Subscription;
+import io.sluice.sink.core.barrier.ReadTopics;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.connector.RoutedSinkTask;
 import io.sluice.sink.core.connector.SendsInBackground;
@@ -16,7 +16,7 @@ import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import io.sluice.sink.core.position.ReplaySkips;
 import io.sluice.sink.core.routing.RecordRouter;
 import io.sluice.sink.postgres.state.KafkaOffsets;
-import io.sluice.sink.postgres.state.TargetState;
+import io.sluice.sink.postgres.state.SinkTables;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -33,13 +33,13 @@ public class PostgresSinkTask extends RoutedSinkTask implements SendsInBackgroun
     @Override
     public void start(Map<String, String> props) {
         config = new PostgresSinkConfig(props);
-        TargetState state = new TargetState(config.positionTable(), config.connectorName());
+        SinkTables state = new SinkTables(config.positionTable(), config.connectorName());
         KafkaOffsets offsets = config.positionsByKafkaOffset() ? state.kafkaOffsets() : null;
         PostgresBarrierStore barriers = new PostgresBarrierStore(config.endpoint(), state.barriers(), offsets == null ? null : (c, partition, offset) -> {
             offsets.ensure(c);
             offsets.settle(c, partition, offset);
         });
-        gate = new BarrierGate(barriers, Subscription.of(props));
+        gate = new BarrierGate(barriers, ReadTopics.of(props));
         writer = new PostgresWriter(config, state, offsets, ledger, skips, gate, barriers);
         deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), ColumnMismatch.class::isInstance,
                 System::currentTimeMillis);

@@ -29,7 +29,7 @@ import io.sluice.sink.postgres.schema.TargetTables;
 import io.sluice.sink.postgres.state.BatchSizes;
 import io.sluice.sink.postgres.state.KafkaOffsets;
 import io.sluice.sink.core.pgstate.PostgresBarrierStore;
-import io.sluice.sink.postgres.state.TargetState;
+import io.sluice.sink.postgres.state.SinkTables;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -68,7 +68,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
      * @param offsets  the target's Kafka offsets, where it keeps them (else null)
      * @param barriers where the gate keeps barriers, to release one in the transaction of its event's work
      */
-    PostgresWriter(PostgresSinkConfig config, TargetState state, KafkaOffsets offsets, OffsetLedger ledger, ReplaySkips skips,
+    PostgresWriter(PostgresSinkConfig config, SinkTables state, KafkaOffsets offsets, OffsetLedger ledger, ReplaySkips skips,
                    BarrierGate gate, PostgresBarrierStore barriers) {
         this.ledger = ledger;
         this.skips = skips;
@@ -116,13 +116,12 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
                 }
             }
             case CHANGE -> {
-                SourcePosition position = event.position();
                 beginStreaming();
                 if (event.barrier() != null && event.op() == Operation.TRUNCATE) {
                     // On a cluster, after every partition's rows before it: emptied, and released, in one transaction.
                     truncates.truncate(event);
-                } else if (!changes.appliedAlready(event.sourceName(), position)) {
-                    changes.change(record, event.tableTopic(), event.value(), event.op(), event.source(), position);
+                } else {
+                    changes.change(event);
                 }
             }
             case SEQUENCES -> advanceSequences(record, event.value());

@@ -21,7 +21,7 @@ import io.sluice.sink.postgres.schema.SchemaApplier;
 import io.sluice.sink.postgres.schema.StreamedSchemaChange;
 import io.sluice.sink.postgres.schema.TargetTables;
 import io.sluice.sink.postgres.state.SnapshotClaims;
-import io.sluice.sink.postgres.state.TargetState;
+import io.sluice.sink.postgres.state.SinkTables;
 import io.sluice.sink.postgres.state.SnapshotRecords;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
@@ -63,7 +63,7 @@ final class SchemaEvents {
 
     /** @param state where the target keeps the snapshots' claims and records */
     SchemaEvents(PostgresSinkConfig config, TargetTables tables, SnapshotLoads loads, StreamedChanges changes, SchemaApplier schema,
-                 TargetState state, BarrierReleases releases, OffsetLedger ledger, StreamStart streamStart) {
+                 SinkTables state, BarrierReleases releases, OffsetLedger ledger, StreamStart streamStart) {
         this.config = config;
         this.tables = tables;
         this.loads = loads;

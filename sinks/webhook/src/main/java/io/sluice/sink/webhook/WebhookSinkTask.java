@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.sink.core.barrier.BarrierGate;
-import io.sluice.sink.core.barrier.Subscription;
+import io.sluice.sink.core.barrier.ReadTopics;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.connector.RoutedSinkTask;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
@@ -21,7 +21,7 @@ import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import io.sluice.sink.webhook.api.ApiToken;
 import io.sluice.sink.webhook.api.WebhookApi;
 import io.sluice.sink.webhook.delivery.Deliveries;
-import io.sluice.sink.webhook.delivery.SubscriptionQueue;
+import io.sluice.sink.webhook.delivery.DeliveryLoop;
 import io.sluice.sink.webhook.http.WebhookClient;
 import io.sluice.sink.webhook.outbox.OutboxWriter;
 import io.sluice.sink.webhook.state.PositionTable;
@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * The webhook sink as a Kafka Connect task: the sink core routes the records and keeps what is
  * durable; the {@link OutboxWriter} writes each change once into the outbox of the state
  * database, and Connect may commit past a record only when the outbox holds it. The task also
- * delivers: it runs the queues of the subscriptions no other task holds ({@link Deliveries}).
+ * delivers: it runs the delivery loops of the subscriptions no other task holds ({@link Deliveries}).
  */
 public class WebhookSinkTask extends RoutedSinkTask {
 
@@ -79,7 +79,7 @@ public class WebhookSinkTask extends RoutedSinkTask {
         deliveries.start();
         String connector = props.getOrDefault("name", "sluice");
         BarrierGate gate = new BarrierGate(new PostgresBarrierStore(state.endpoint(), new BarrierTables(state.schema(), connector), null),
-                Subscription.of(props));
+                ReadTopics.of(props));
         positions = new PositionTable(state, connector);
         resumePositions(null);
         writer = new OutboxWriter(state, ledger, skips, positions, gate, batchSize, config.outboxDelayMillis(), config.stateRetryTimeoutMillis(),
@@ -169,8 +169,8 @@ public class WebhookSinkTask extends RoutedSinkTask {
     public Map<String, long[]> deliveryCounts() {
         Map<String, long[]> counts = new LinkedHashMap<>();
         if (deliveries != null) {
-            for (Map.Entry<String, SubscriptionQueue> e : deliveries.queues().entrySet()) {
-                SubscriptionQueue q = e.getValue();
+            for (Map.Entry<String, DeliveryLoop> e : deliveries.loops().entrySet()) {
+                DeliveryLoop q = e.getValue();
                 counts.put(e.getKey(), new long[] {q.delivered(), q.failed(), q.position()});
             }
         }

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(PostgresExtension.class)
 class BacklogIT {
 
-    /** More than a queue reads ahead ({@code SubscriptionQueue.MAX_BUFFERED_ROWS}). */
+    /** More than a queue reads ahead ({@code DeliveryLoop.MAX_BUFFERED_ROWS}). */
     private static final int CHANGES = 12_000;
     private static final long WINDOW_MILLIS = 3_000;
 

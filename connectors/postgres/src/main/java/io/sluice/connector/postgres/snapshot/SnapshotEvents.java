@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.connector.postgres.offsets.ServerPartition;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
@@ -37,7 +38,7 @@ final class SnapshotEvents {
      */
     SourceRecord schemaEvent(String ddl, SourceInfo.Snapshot marker, Map<String, Object> offset, List<SchemaChangeEvents.TableChange> tables) {
         SourceInfo source = new SourceInfo(topicPrefix, database, "", "", snapshotMicros, marker, null, null, null);
-        return new SourceRecord(SnapshotRun.serverPartition(topicPrefix), offset, TopicNames.forSchemaChanges(topicPrefix), null,
+        return new SourceRecord(ServerPartition.of(topicPrefix), offset, TopicNames.forSchemaChanges(topicPrefix), null,
                 SchemaChangeEvents.KEY_SCHEMA, SchemaChangeEvents.key(database),
                 SchemaChangeEvents.VALUE_SCHEMA, SchemaChangeEvents.value(source, null, ddl, tables, System.currentTimeMillis()));
     }

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.sluice.connector.postgres.offsets.ServerPartition;
 import io.sluice.connector.postgres.schema.PgDump;
 import io.sluice.connector.postgres.schema.PostDataSplit;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
@@ -54,8 +55,6 @@ public final class SnapshotRun implements AutoCloseable {
     public static final String COMPLETED = "snapshot_completed";
     /** Offset of the start-of-snapshot event: the schema was handed out, so a resumed run must not hand it out again. */
     public static final String STARTED = "snapshot_started";
-    /** Offset entry of change records streamed after the snapshot: they replace its end offset, and also mean it finished. */
-    public static final String STREAMING = "streaming";
 
     private final Settings settings;
     private final Supplier<Connection> connections;
@@ -103,20 +102,15 @@ public final class SnapshotRun implements AutoCloseable {
         this.queue = new RecordQueue<>(settings.queueBytes());
     }
 
-    /** The partition of the end-of-snapshot event; its stored offset tells whether a snapshot already finished. */
-    public static Map<String, String> serverPartition(String topicPrefix) {
-        return Map.of("server", topicPrefix);
-    }
-
     /** Whether an earlier run of this connector handed out part of a snapshot at least (or streamed after one). */
     public boolean begun() {
-        return storedOffsets.apply(serverPartition(settings.topicPrefix())) != null;
+        return storedOffsets.apply(ServerPartition.of(settings.topicPrefix())) != null;
     }
 
     /** Whether an earlier run of this connector already finished its snapshot. */
     public boolean alreadyCompleted() {
-        Map<String, Object> stored = storedOffsets.apply(serverPartition(settings.topicPrefix()));
-        return stored != null && (Boolean.TRUE.equals(stored.get(COMPLETED)) || stored.containsKey(STREAMING));
+        Map<String, Object> stored = storedOffsets.apply(ServerPartition.of(settings.topicPrefix()));
+        return stored != null && (Boolean.TRUE.equals(stored.get(COMPLETED)) || stored.containsKey(ServerPartition.STREAMING));
     }
 
     /** Starts a snapshot of its own (exported by a coordinating transaction). */
@@ -163,7 +157,7 @@ public final class SnapshotRun implements AutoCloseable {
         List<TablePlan> plans = planner.plan(coordinator, tables,
                 t -> storedOffsets.apply(TableProgress.partition(settings.topicPrefix(), t.qualifiedName())));
 
-        Map<String, Object> server = storedOffsets.apply(serverPartition(settings.topicPrefix()));
+        Map<String, Object> server = storedOffsets.apply(ServerPartition.of(settings.topicPrefix()));
         resumed = server != null && Boolean.TRUE.equals(server.get(STARTED));
         List<TablePlan> keylessToReload = new ArrayList<>();
         List<PageRange> ranges = new ArrayList<>();

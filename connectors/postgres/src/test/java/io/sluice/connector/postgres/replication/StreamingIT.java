@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import io.sluice.connector.postgres.offsets.ServerPartition;
 import io.sluice.connector.postgres.PostgresSourceTask;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.schemas.envelope.Envelope;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(PostgresExtension.class)
 class StreamingIT {
 
-    private static final Map<String, String> PARTITION = SnapshotRun.serverPartition("live");
+    private static final Map<String, String> PARTITION = ServerPartition.of("live");
 
     @Test
     void snapshotThenStreamHasNoGapAndNoDuplicateAcrossTheHandOffAndARestart(TestDatabase db) throws Exception {
@@ -219,7 +220,7 @@ class StreamingIT {
     void aSlotDroppedUnderAFinishedSnapshotStopsThePipelineInsteadOfLeavingAGap(TestDatabase db) throws Exception {
         db.execute("CREATE TABLE gone (id int PRIMARY KEY)", "INSERT INTO gone VALUES (1)");
         Map<Map<String, String>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-        Map<String, String> partition = SnapshotRun.serverPartition("gone");
+        Map<String, String> partition = ServerPartition.of("gone");
         PostgresSourceTask task = start(db, stored, "topic.prefix", "gone", "table.include.list", "public.gone", "snapshot.schema", "none");
         try {
             db.execute("INSERT INTO gone VALUES (2)");

@@ -34,7 +34,7 @@ public final class BarrierGate implements AutoCloseable {
     private static final int RELEASED_REMEMBERED = 10_000;
 
     private final BarrierStore store;
-    private final Subscription subscription;
+    private final ReadTopics readTopics;
     /** Barriers known to be released (they never go back), the newest few thousand. */
     private final Map<String, Boolean> released = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
@@ -60,9 +60,9 @@ public final class BarrierGate implements AutoCloseable {
         }
     }
 
-    public BarrierGate(BarrierStore store, Subscription subscription) {
+    public BarrierGate(BarrierStore store, ReadTopics readTopics) {
         this.store = store;
-        this.subscription = subscription;
+        this.readTopics = readTopics;
     }
 
     /** Whether the barrier's event is applied. */
@@ -185,7 +185,7 @@ public final class BarrierGate implements AutoCloseable {
 
     /** How many partitions of the event's barrier have not arrived. */
     private int missing(Barriers.Barrier event) {
-        List<String> read = event.topics().stream().filter(subscription::reads).toList();
+        List<String> read = event.topics().stream().filter(readTopics::reads).toList();
         if (read.isEmpty() || event.partitions() == 0) {
             return 0;
         }

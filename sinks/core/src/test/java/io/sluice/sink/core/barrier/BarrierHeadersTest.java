@@ -30,12 +30,12 @@ class BarrierHeadersTest {
 
     @Test
     void aSinkReadsTheTopicsItsListOrPatternNames() {
-        Subscription listed = Subscription.of(Map.of("topics", "shop.public.a, shop.public.b"));
+        ReadTopics listed = ReadTopics.of(Map.of("topics", "shop.public.a, shop.public.b"));
         assertThat(listed.reads("shop.public.a")).isTrue();
         assertThat(listed.reads("shop.public.c")).isFalse();
-        Subscription pattern = Subscription.of(Map.of("topics.regex", "shop\\.public\\..*"));
+        ReadTopics pattern = ReadTopics.of(Map.of("topics.regex", "shop\\.public\\..*"));
         assertThat(pattern.reads("shop.public.c")).isTrue();
         assertThat(pattern.reads("shop.schema-changes")).isFalse();
-        assertThat(Subscription.of(Map.of()).reads("anything")).as("a task driven directly reads everything").isTrue();
+        assertThat(ReadTopics.of(Map.of()).reads("anything")).as("a task driven directly reads everything").isTrue();
     }
 }

@@ -21,7 +21,7 @@ import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.barrier.BarrierStore;
-import io.sluice.sink.core.barrier.Subscription;
+import io.sluice.sink.core.barrier.ReadTopics;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
@@ -56,7 +56,7 @@ class RecordRouterTest {
     private final OffsetLedger ledger = new OffsetLedger();
     private final ReplaySkips skips = new ReplaySkips();
     private final MemoryBarriers store = new MemoryBarriers();
-    private final BarrierGate gate = new BarrierGate(store, Subscription.of(Map.of()));
+    private final BarrierGate gate = new BarrierGate(store, ReadTopics.of(Map.of()));
     private final Recording writer = new Recording();
     private final Context context = new Context();
     private final List<SinkRecord> deadLettered = new ArrayList<>();

@@ -81,7 +81,20 @@ public final class StreamedChanges implements AutoCloseable {
     }
 
     /**
-     * A streamed change the target does not have: coalesced with the pending changes of its table.
+     * A streamed change: skipped when the target has it (at or below its source's applied
+     * position, or sent again by a restarted source), else coalesced with the pending changes of
+     * its table.
+     */
+    public void change(SinkEvent event) {
+        SourcePosition position = event.position();
+        if (appliedAlready(event.sourceName(), position)) {
+            return;
+        }
+        change(event.record(), event.tableTopic(), event.value(), event.op(), event.source(), position);
+    }
+
+    /**
+     * A streamed change the target does not have by its source position: coalesced with the pending changes of its table.
      *
      * @param topic the topic of the table's rows (not the record's, when it travelled with a barrier)
      */

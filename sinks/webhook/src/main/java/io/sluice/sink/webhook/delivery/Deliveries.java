@@ -25,12 +25,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the delivery queues of the subscriptions this process holds. Each active subscription is
+ * Runs the delivery loops of the subscriptions this process holds. Each active subscription is
  * delivered by exactly one process at a time: the one whose session holds the subscription's
  * advisory lock in the state database. Every task of the sink (and every {@code sluice}
  * process on the same state database) tries to take the subscriptions nobody holds, so
  * deliveries go on when a worker dies, and the lock goes with the dead session. The outbox's
- * notifications (and this process's own writes) wake the queues at once; a poll each second
+ * notifications (and this process's own writes) wake the loops at once; a poll each second
  * catches what a lost notification would miss.
  */
 public final class Deliveries implements AutoCloseable {
@@ -41,7 +41,7 @@ public final class Deliveries implements AutoCloseable {
     static final RetryPolicy STATE_DATABASE_RETRY = RetryPolicy.reconnecting(0);
     static final long REFRESH_MILLIS = 2_000;
 
-    private record Running(SubscriptionQueue queue, Thread thread, java.time.Instant updatedAt) {
+    private record Running(DeliveryLoop loop, Thread thread, java.time.Instant updatedAt) {
     }
 
     /** How long the outbox and the log keep what they hold ({@link OutboxRetention}). */
@@ -79,11 +79,11 @@ public final class Deliveries implements AutoCloseable {
         thread.start();
     }
 
-    /** Rows up to this number are in the outbox (this process wrote them): the queues read them now. */
+    /** Rows up to this number are in the outbox (this process wrote them): the loops read them now. */
     public void appended(long last) {
         synchronized (running) {
             for (Running r : running.values()) {
-                r.queue().appended(last);
+                r.loop().appended(last);
             }
         }
     }
@@ -96,12 +96,12 @@ public final class Deliveries implements AutoCloseable {
         }
     }
 
-    /** The queues running here, by subscription name. */
-    public Map<String, SubscriptionQueue> queues() {
+    /** The delivery loops running here, by subscription name. */
+    public Map<String, DeliveryLoop> loops() {
         synchronized (running) {
-            Map<String, SubscriptionQueue> queues = new HashMap<>();
-            running.forEach((name, r) -> queues.put(name, r.queue()));
-            return queues;
+            Map<String, DeliveryLoop> loops = new HashMap<>();
+            running.forEach((name, r) -> loops.put(name, r.loop()));
+            return loops;
         }
     }
 
@@ -171,7 +171,7 @@ public final class Deliveries implements AutoCloseable {
         }
     }
 
-    /** Starts the queues of active subscriptions nobody holds, and stops those that changed, paused or went. */
+    /** Starts the loops of active subscriptions nobody holds, and stops those that changed, paused or went. */
     private void reconcile(List<Subscription> all) throws SQLException {
         Map<String, Subscription> byName = new HashMap<>();
         for (Subscription s : all) {
@@ -184,7 +184,7 @@ public final class Deliveries implements AutoCloseable {
                 boolean ended = !r.thread().isAlive();
                 boolean changed = s == null || s.status() != Subscription.Status.ACTIVE || !s.updatedAt().equals(r.updatedAt());
                 if (ended || changed) {
-                    r.queue().stop();
+                    r.loop().stop();
                     join(r.thread());
                     running.remove(e.getKey());
                     unlock(e.getKey());
@@ -203,10 +203,10 @@ public final class Deliveries implements AutoCloseable {
                     unlock(s.name());
                     continue;
                 }
-                SubscriptionQueue queue = new SubscriptionQueue(fresh, state, client, clock);
-                Thread t = new Thread(queue, "sluice-webhook-" + s.name());
+                DeliveryLoop loop = new DeliveryLoop(fresh, state, client, clock);
+                Thread t = new Thread(loop, "sluice-webhook-" + s.name());
                 t.setDaemon(true);
-                running.put(s.name(), new Running(queue, t, fresh.updatedAt()));
+                running.put(s.name(), new Running(loop, t, fresh.updatedAt()));
                 t.start();
             }
         }
@@ -235,7 +235,7 @@ public final class Deliveries implements AutoCloseable {
 
     private void stopAll() {
         synchronized (running) {
-            running.values().forEach(r -> r.queue().stop());
+            running.values().forEach(r -> r.loop().stop());
             running.values().forEach(r -> join(r.thread()));
             running.clear();
         }

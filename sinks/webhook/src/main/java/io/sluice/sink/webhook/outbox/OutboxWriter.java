@@ -172,7 +172,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     @Override
     public void durableNow() {
-        rethrow();
+        handed.settleFinished(); // what the batches written since made durable goes to the ledger now
         if (!batch.isEmpty() && System.currentTimeMillis() - batchStartedMillis >= maxDelayMillis) {
             handSoon();
         }

@@ -16,7 +16,7 @@ import io.sluice.sink.core.pgstate.DeadLetterTable;
  * unfinished snapshot created, and the ordering barriers. The target is the truth: a restart, a
  * rebalance and {@code sluice status} read it here, and {@code sluice teardown} forgets a source here.
  */
-public final class TargetState {
+public final class SinkTables {
 
     private final AppliedPositions positions;
     private final SnapshotRecords snapshots;
@@ -27,7 +27,7 @@ public final class TargetState {
      * @param positionTable the position table's qualified name; the other tables go in its schema
      * @param connector     the sink connector's name (its Kafka offsets and barriers keep apart from another's)
      */
-    public TargetState(String positionTable, String connector) {
+    public SinkTables(String positionTable, String connector) {
         this.positions = new AppliedPositions(positionTable);
         this.snapshots = new SnapshotRecords(positions.schema());
         this.claims = new SnapshotClaims(positions.schema());

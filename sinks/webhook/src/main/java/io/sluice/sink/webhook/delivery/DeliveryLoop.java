@@ -44,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * thread touches; what it writes and where it stands is {@link Settlement}'s, what it sends
  * {@code payload.SignedRequest}'s, and what an answer means {@link Verdict}'s.
  */
-public final class SubscriptionQueue implements Runnable {
+public final class DeliveryLoop implements Runnable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(SubscriptionQueue.class);
+    private static final Logger LOG = LoggerFactory.getLogger(DeliveryLoop.class);
 
     static final long MAX_BUFFERED_BYTES = 8L << 20;
     static final int MAX_BUFFERED_ROWS = 10_000;
@@ -86,7 +86,7 @@ public final class SubscriptionQueue implements Runnable {
     private long pausedUntilMillis;
     private int busyLanes;
 
-    public SubscriptionQueue(Subscription subscription, StateDatabase state, WebhookClient client, LongSupplier clock) {
+    public DeliveryLoop(Subscription subscription, StateDatabase state, WebhookClient client, LongSupplier clock) {
         this.spec = subscription.spec();
         this.state = state;
         this.client = client;

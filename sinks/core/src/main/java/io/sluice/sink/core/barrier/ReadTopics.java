@@ -11,22 +11,22 @@ import java.util.stream.Collectors;
  * a barrier waits only for the partitions of topics this connector reads, as a connector that
  * loads some of a source's tables never sees the others' barriers.
  */
-public final class Subscription {
+public final class ReadTopics {
 
     private final Set<String> topics;
     private final Pattern regex;
 
-    private Subscription(Set<String> topics, Pattern regex) {
+    private ReadTopics(Set<String> topics, Pattern regex) {
         this.topics = topics;
         this.regex = regex;
     }
 
     /** From the sink's configuration. */
-    public static Subscription of(Map<String, String> props) {
+    public static ReadTopics of(Map<String, String> props) {
         String list = props.getOrDefault("topics", "");
         Set<String> topics = Arrays.stream(list.split(",")).map(String::trim).filter(t -> !t.isEmpty()).collect(Collectors.toSet());
         String regex = props.getOrDefault("topics.regex", "").trim();
-        return new Subscription(topics, regex.isEmpty() ? null : Pattern.compile(regex));
+        return new ReadTopics(topics, regex.isEmpty() ? null : Pattern.compile(regex));
     }
 
     /** Whether the connector reads the topic; with neither key set (a task driven directly), every topic. */
