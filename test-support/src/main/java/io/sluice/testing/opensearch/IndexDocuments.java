@@ -50,15 +50,19 @@ public final class IndexDocuments {
         }
         JsonNode page = json(send(node, "POST", "/" + index + "/_search?scroll=1m", "{\"size\":5000,\"query\":{\"match_all\":{}}}"));
         String scroll = page.path("_scroll_id").asText();
+        // The concrete indexes read: those behind the name as the scroll began (an alias being moved may have two, one of them
+        // without a hit), and those the hits came from.
+        java.util.Set<String> began = behind(node, index);
+        java.util.Set<String> read = new java.util.HashSet<>(began);
         try {
             while (page.path("hits").path("hits").size() > 0) {
                 for (JsonNode hit : page.path("hits").path("hits")) {
                     docs.put(hit.path("_id").asText(), hit.path("_source"));
+                    read.add(hit.path("_index").asText());
                 }
                 HttpResponse<String> next = send(node, "POST", "/_search/scroll", "{\"scroll\":\"1m\",\"scroll_id\":\"" + scroll + "\"}");
-                if (next.statusCode() == 404 && next.body().contains("search_context_missing_exception")
-                        && send(node, "HEAD", "/" + concreteIndex(page), null).statusCode() == 404) {
-                    scroll = ""; // gone with its index
+                if (next.statusCode() == 404 && next.body().contains("search_context_missing_exception") && (anyGone(node, read) || !behind(node, index).equals(began))) {
+                    scroll = ""; // gone with one of its indexes, or the alias moved meanwhile
                     return null;
                 }
                 page = json(next);
@@ -73,9 +77,24 @@ public final class IndexDocuments {
         return docs;
     }
 
-    /** The index a page of hits came from (an alias's concrete index); the first hit's. */
-    private static String concreteIndex(JsonNode page) {
-        return page.path("hits").path("hits").path(0).path("_index").asText();
+    /** The concrete indexes behind a name (an alias's, or the index itself); empty when there is none. */
+    private static java.util.Set<String> behind(OpenSearchNode node, String index) throws IOException, InterruptedException {
+        java.util.Set<String> indexes = new java.util.TreeSet<>();
+        HttpResponse<String> mapping = send(node, "GET", "/" + index + "/_mapping", null);
+        if (mapping.statusCode() == 200) {
+            JSON.readTree(mapping.body()).fieldNames().forEachRemaining(indexes::add);
+        }
+        return indexes;
+    }
+
+    /** Whether one of these indexes no longer exists (dropped under a scroll). */
+    private static boolean anyGone(OpenSearchNode node, java.util.Set<String> indexes) throws IOException, InterruptedException {
+        for (String index : indexes) {
+            if (send(node, "HEAD", "/" + index, null).statusCode() == 404) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A document's {@code _source} as stored now (a realtime read); null when there is none. */

@@ -43,7 +43,6 @@ public final class BulkSender {
 
     /** Sends the batch and returns once every item is settled; throws when retrying gave up. */
     public BulkOutcome settle(BulkBatch batch) throws InterruptedException {
-        long start = System.nanoTime();
         List<BulkItem> pending = new ArrayList<>(batch.items());
         int[] written = {0};
         int[] older = {0};
@@ -111,6 +110,6 @@ public final class BulkSender {
                         + "again, restart the task and they are sent again", failure);
             }
         });
-        return new BulkOutcome(batch, written[0], older[0], rejected, System.nanoTime() - start);
+        return new BulkOutcome(written[0], older[0], rejected);
     }
 }
