@@ -9,7 +9,6 @@ import java.util.List;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.position.SourcePosition;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -31,7 +30,6 @@ public final class BulkBatch {
     private final List<BulkItem> items = new ArrayList<>();
     private final long startedNanos = System.nanoTime();
     private final long plannedBytes;
-    private TunedBatchSize.Closing closing = TunedBatchSize.Closing.EARLY;
 
     /**
      * @param plannedBytes the size it is filled towards, for the tuner
@@ -103,15 +101,6 @@ public final class BulkBatch {
 
     public long plannedBytes() {
         return plannedBytes;
-    }
-
-    /** Why the batch was sent, for the tuner: only full batches are measurements. */
-    public TunedBatchSize.Closing closing() {
-        return closing;
-    }
-
-    public void closing(TunedBatchSize.Closing why) {
-        this.closing = why;
     }
 
     public long ageNanos() {

@@ -80,7 +80,6 @@ public final class BulkQueue implements AutoCloseable {
         if (batch == null || batch.isEmpty()) {
             return;
         }
-        batch.closing(closing);
         bytesSent += batch.bytes();
         inFlight.send(batch, batch.plannedBytes(), batch.bytes(), closing, ledger.takenSoFar());
     }
@@ -88,7 +87,7 @@ public final class BulkQueue implements AutoCloseable {
     /** Sends a batch of its own and waits until it and every request before it are settled. */
     public void sendAndSettle(BulkBatch batch) {
         bytesSent += batch.bytes();
-        inFlight.send(batch, batch.plannedBytes(), batch.bytes(), batch.closing(), null);
+        inFlight.send(batch, batch.plannedBytes(), batch.bytes(), TunedBatchSize.Closing.EARLY, null);
         inFlight.awaitAll();
     }
 

@@ -95,10 +95,11 @@ public final class StreamedChanges implements AutoCloseable {
 
     /**
      * A streamed change the target does not have by its source position: coalesced with the pending changes of its table.
+     * (Tests give changes here directly.)
      *
      * @param topic the topic of the table's rows (not the record's, when it travelled with a barrier)
      */
-    public void change(SinkRecord record, String topic, Struct value, Operation op, Struct source, SourcePosition position) {
+    void change(SinkRecord record, String topic, Struct value, Operation op, Struct source, SourcePosition position) {
         if (byKafkaOffset && skips.replayed(SinkEvent.partitionOf(record), position)) {
             return; // sent again by the source after its restart: this partition has it already
         }
