@@ -40,7 +40,6 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 final class OpenSearchWriter implements SinkWriter {
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OpenSearchWriter.class);
-    /** The snapshot marker of a table's copy into the stream: its truncate, its rows, and the schema event that ends it. */
 
     private final OpenSearchSinkConfig config;
     private final Indexes indexes;
@@ -84,7 +83,11 @@ final class OpenSearchWriter implements SinkWriter {
         String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.tableTopic());
         if (op == Operation.TRUNCATE && event.copiedIntoStream()) {
             // A copy of the table into the stream begins: the schema event before it began the new index version its rows go
-            // to. (Not here: on a cluster this truncate comes again after a task restarts, long after the copy ended.)
+            // to. The same copy again (a replay) changes nothing; another copy (the source copied the table over after a
+            // restart) builds a version of its own, as its rows carry the version of the earlier copy's.
+            writeAll();
+            Long copy = event.source().getInt64("ts_us");
+            indexes.copyBegins(alias, table, copy == null ? 0 : copy);
             return;
         }
         SourcePosition position = event.kind() == SinkEvent.Kind.SNAPSHOT_ROW ? null : event.position();

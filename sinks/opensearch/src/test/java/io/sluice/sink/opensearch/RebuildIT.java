@@ -127,6 +127,71 @@ class RebuildIT {
         }
     }
 
+    /**
+     * The source stops after its copy of a table into the stream is written (and the alias moved
+     * to it) but before its offsets are stored: it starts again from before the schema change and
+     * copies the table over, now with rows changed and deleted meanwhile, whose own changes it
+     * drops (the new copy holds them). That copy's rows carry the version of the first copy's, so
+     * they must go to a version of their own, or the index keeps the first copy's rows.
+     */
+    @Test
+    void aCopyTheSourceStartsOverAfterARestartIsTheOneTheIndexKeeps(OpenSearchNode node) throws Exception {
+        TestDatabase source = TestDatabases.create(RebuildIT.class);
+        String alias = source.name().toLowerCase() + "-public.notes";
+        try {
+            source.execute("CREATE TABLE notes (id int PRIMARY KEY, body text)",
+                    "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 2000) g");
+            Map<String, String> sourceProps = SourceToIndex.sourceProps(source, "ro");
+            sourceProps.put("ddl.copy.on", "column_change");
+            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}");
+            Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
+            try (SourceToIndex pipe = new SourceToIndex(stored, sourceProps, sinkProps)) {
+                pipe.pumpUntil("notes", -1, () -> source.execute("INSERT INTO notes VALUES (-1, 'snapshot done')"));
+                pipe.commit();
+                source.execute("ALTER TABLE notes ADD COLUMN tag text NOT NULL DEFAULT 'tagged'");
+                pumpUntilACopyEnds(pipe);
+                pipe.flushWithoutStoring();
+                assertThat(physical(node, alias)).as("the first copy is behind the alias").isEqualTo(alias + "_v2");
+            }
+            source.execute("UPDATE notes SET body = body || '!' WHERE id % 100 = 0", "DELETE FROM notes WHERE id % 50 = 25",
+                    "UPDATE notes SET tag = 'retagged' WHERE id % 70 = 0");
+            try (SourceToIndex pipe = new SourceToIndex(stored, sourceProps, sinkProps)) {
+                pumpUntilACopyEnds(pipe);
+                source.execute("INSERT INTO notes VALUES (-2, 'after', 'new')");
+                pipe.pumpUntil("notes", -2, () -> { });
+                pipe.commit();
+            }
+            Map<String, String> rows = new HashMap<>();
+            try (Connection c = source.connect(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT id, body || '|' || tag FROM notes")) {
+                while (rs.next()) {
+                    rows.put(rs.getString(1), rs.getString(2));
+                }
+            }
+            Map<String, String> docs = new HashMap<>();
+            IndexDocuments.all(node, alias).forEach((id, doc) -> docs.put(id, doc.path("body").asText() + "|" + doc.path("tag").asText()));
+            assertThat(docs).hasSameSizeAs(rows).isEqualTo(rows);
+            assertThat(physical(node, alias)).as("the copy made again has a version of its own").isEqualTo(alias + "_v3");
+            assertThat(IndexDocuments.count(node, alias + "_v2")).as("the first copy's version is dropped").isEqualTo(-1);
+        } finally {
+            TestDatabases.drop(source);
+        }
+    }
+
+    /** Pumps until the end of a table's copy into the stream has been put into the sink. */
+    private static void pumpUntilACopyEnds(SourceToIndex pipe) throws Exception {
+        long deadline = System.nanoTime() + 240_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            for (SourceRecord r : pipe.pump()) {
+                if (r.value() instanceof Struct v && !io.sluice.schemas.envelope.Envelope.isEnvelope(r.valueSchema())
+                        && v.schema().field("source") != null && "incremental".equals(v.getStruct("source").getString("snapshot"))) {
+                    return;
+                }
+            }
+        }
+        throw new AssertionError("Timed out waiting for the end of a copy into the stream");
+    }
+
     /** The batch with the snapshot's rows put before its first copied row of notes; as it is when it has none. */
     private static List<SinkRecord> withReplay(List<SinkRecord> batch,
             List<SinkRecord> snapshotRows, boolean[] replayed) {

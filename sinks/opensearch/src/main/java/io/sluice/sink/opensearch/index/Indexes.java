@@ -2,7 +2,6 @@ package io.sluice.sink.opensearch.index;
 
 import java.io.IOException;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -26,45 +25,22 @@ import org.slf4j.LoggerFactory;
  * first row that has its column. What is known of each (its physical index, its fields) is kept,
  * so a row whose schema brings nothing new costs no request.
  *
- * <p>Past 400 lines: every operation here (create, add fields, rebuild, swap, rename, drop) reads
- * and updates that one cache of what each alias stands for; the requests themselves are in
- * {@link IndexVersions} and {@link IndexScroll}.
+ * <p>Every operation here (create, add fields, rebuild, swap, rename, drop) reads and updates that
+ * one cache of what each alias stands for; reading an alias from the cluster is {@link AliasLookup},
+ * the version requests {@link IndexVersions} and {@link IndexScroll}.
  */
 public final class Indexes {
 
     private static final Logger LOG = LoggerFactory.getLogger(Indexes.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** The {@code _meta} key of a rebuilt version's origin. */
-    private static final String ORIGIN = "sluice_rebuilt_for";
-
-    /** What is known of one physical index of an alias. */
-    private static final class Known {
-        final String physical;
-        /** Field name to its mapped type. */
-        final Map<String, String> fields;
-        /** The last row schema seen to be mapped (schemas are shared by records, so identity is the fast check). */
-        Schema mapped;
-        /**
-         * The external version of the schema change a rebuilt version was begun for (0 for a first
-         * version): its copy holds every row as it stood after that change.
-         */
-        final long origin;
-        /** A newer version being built from a copy of the table, which every write goes to until the alias moves to it; null when none. */
-        Known rebuild;
-
-        Known(String physical, Map<String, String> fields, long origin) {
-            this.physical = physical;
-            this.fields = fields;
-            this.origin = origin;
-        }
-    }
 
     private final ClusterClient client;
+    private final AliasLookup lookup;
     private final FieldMappings mappings;
     private final MappingOverrides overrides;
     private final IndexSettings settings;
     private final String dynamic;
-    private final Map<String, Known> known = new HashMap<>();
+    private final Map<String, KnownIndex> known = new HashMap<>();
 
     /**
      * @param overrides the user's mappings of chosen columns, in place of those from the column types
@@ -72,6 +48,7 @@ public final class Indexes {
      */
     public Indexes(ClusterClient client, FieldMappings mappings, MappingOverrides overrides, IndexSettings settings, String dynamic) {
         this.client = client;
+        this.lookup = new AliasLookup(client);
         this.mappings = mappings;
         this.overrides = overrides;
         this.settings = settings;
@@ -108,15 +85,15 @@ public final class Indexes {
      * @param table   the source table, for messages
      */
     public String writeIndex(String alias, Schema row, String table, long version) {
-        Known k = known.get(alias);
+        KnownIndex k = known.get(alias);
         if (k == null) {
-            k = find(alias);
+            k = lookup.find(alias);
             if (k == null) {
                 k = create(alias, row, table);
             }
             known.put(alias, k);
         }
-        Known target = k.rebuild != null ? k.rebuild : k;
+        KnownIndex target = k.writeTarget();
         if (target.mapped == row) {
             return target.physical;
         }
@@ -138,7 +115,7 @@ public final class Indexes {
      * @param origin the external version of the schema change, kept in the new version's {@code _meta}
      */
     public void beginRebuild(String alias, String table, long origin) {
-        Known k = known.containsKey(alias) ? known.get(alias) : find(alias);
+        KnownIndex k = known.containsKey(alias) ? known.get(alias) : lookup.find(alias);
         if (k == null) {
             return;
         }
@@ -148,19 +125,66 @@ public final class Indexes {
             LOG.info("{} was rebuilt for this schema change of {} already; not again", k.physical, table);
             return;
         }
+        if (origin > 0 && k.rebuild != null && k.rebuild.origin >= origin) {
+            // The change comes again while its rebuild is under way: the copy that follows says whether it is the same copy.
+            return;
+        }
+        startVersion(alias, k, table, origin, 0);
+    }
+
+    /**
+     * A copy of the table into the stream begins (its truncate): the rows after it are the whole
+     * table as of the copy. The version a schema change began for it takes the copy's identity.
+     * A copy the version holds already is a replay and changes nothing. Any other copy is the
+     * source copying the table again (it restarted during or after its copy, from before the
+     * schema change): its rows are newer than those of the earlier copy, which carry the same
+     * external version, and rows deleted in between are missing from it, so it gets a version
+     * of its own, built as the first one was. Nothing happens for a table with no index (its
+     * copy creates it).
+     *
+     * @param copy the copy's identity: its start time at the source
+     */
+    public void copyBegins(String alias, String table, long copy) {
+        KnownIndex k = known.containsKey(alias) ? known.get(alias) : lookup.find(alias);
+        if (k == null) {
+            return;
+        }
+        known.put(alias, k);
+        KnownIndex target = k.writeTarget();
+        if (copy == 0 || target.copy == copy) {
+            return;
+        }
+        if (target == k.rebuild && target.copy == 0) {
+            ObjectNode meta = JSON.createObjectNode();
+            meta.putObject("_meta").put(AliasLookup.ORIGIN, target.origin).put(AliasLookup.COPY, copy);
+            ClusterClient.Answer answer = send("PUT", "/" + target.physical + "/_mapping", bytes(meta), "mark the copy of " + target.physical);
+            if (!answer.ok()) {
+                throw new ConnectException("Cannot record in index " + target.physical + " which copy of " + table + " it is built from: "
+                        + "OpenSearch answered " + answer.status() + " " + answer.brief());
+            }
+            target.copy = copy;
+            return;
+        }
+        LOG.info("{} is copied into the stream again (the source started its copy over after a restart): {} is built anew from "
+                + "this copy", table, alias);
+        startVersion(alias, k, table, target.origin, copy);
+    }
+
+    /** Drops what an unfinished rebuild left and creates the alias's next version, which every write goes to from now on. */
+    private void startVersion(String alias, KnownIndex k, String table, long origin, long copy) {
         IndexVersions.Versions versions = IndexVersions.of(client, alias);
         for (int leftover : versions.unaliased()) {
             IndexVersions.drop(client, IndexNames.physical(alias, leftover));
         }
         String physical = IndexNames.physical(alias, versions.highest() + 1);
         ObjectNode body = newIndex(table, JSON.createObjectNode());
-        ((ObjectNode) body.get("mappings")).putObject("_meta").put(ORIGIN, origin);
+        ((ObjectNode) body.get("mappings")).putObject("_meta").put(AliasLookup.ORIGIN, origin).put(AliasLookup.COPY, copy);
         ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
         if (!answer.ok()) {
             throw new ConnectException("Cannot create index " + physical + " to rebuild " + alias + " for " + table + ": OpenSearch answered "
                     + answer.status() + " " + answer.brief());
         }
-        k.rebuild = new Known(physical, new HashMap<>(), origin);
+        k.rebuild = new KnownIndex(physical, new HashMap<>(), origin, copy);
         LOG.info("Rebuilding {} (for a schema change of {}) into {}, from a copy of the table; searches see {} until it is whole",
                 alias, table, physical, k.physical);
     }
@@ -170,7 +194,7 @@ public final class Indexes {
      * in one step and the old one is dropped. False when no rebuild was under way.
      */
     public boolean finishRebuild(String alias) {
-        Known k = known.containsKey(alias) ? known.get(alias) : find(alias);
+        KnownIndex k = known.containsKey(alias) ? known.get(alias) : lookup.find(alias);
         if (k == null || k.rebuild == null) {
             return false;
         }
@@ -180,64 +204,7 @@ public final class Indexes {
         return true;
     }
 
-    /** The physical index behind an alias, or null when there is none. */
-    private Known find(String alias) {
-        return find(alias, true);
-    }
-
-    /**
-     * @param again whether to read the alias once more when a name answers that the alias did
-     *              not: another task may have created the index with its alias in between
-     */
-    private Known find(String alias, boolean again) {
-        ClusterClient.Answer answer = send("GET", "/_alias/" + alias, null, "read alias " + alias);
-        if (answer.status() == 404) {
-            // A name resolves to the indexes it stands for: the answer is keyed by the alias only when an index has its name.
-            ClusterClient.Answer index = send("GET", "/" + alias + "/_settings", null, "look for index " + alias);
-            if (index.status() == 404) {
-                return null;
-            }
-            if (read(index).has(alias)) {
-                throw new ConnectException("OpenSearch has an index named " + alias + ", where the sink keeps an alias over "
-                        + "versioned indexes (" + IndexNames.physical(alias, 1) + "): delete or rename that index, or choose another name "
-                        + "with index.name.format");
-            }
-            return again ? find(alias, false) : null;
-        }
-        JsonNode body = read(answer);
-        Iterator<String> names = body.fieldNames();
-        if (!names.hasNext()) {
-            return null;
-        }
-        String physical = names.next();
-        if (names.hasNext()) {
-            throw new ConnectException("Alias " + alias + " points at several indexes (" + body.fieldNames().next() + ", …): the sink "
-                    + "writes to one; leave one behind the alias");
-        }
-        Known k = known(physical);
-        IndexVersions.Versions versions = IndexVersions.of(client, alias);
-        for (int older : versions.unaliased()) {
-            if (older < versions.aliased()) {
-                IndexVersions.drop(client, IndexNames.physical(alias, older)); // left by a swap that stopped before its drop
-            }
-        }
-        if (!versions.unaliased().isEmpty() && versions.highest() > versions.aliased() && versions.aliased() > 0) {
-            // A rebuild another task began (or one under way before a restart, which its copy makes again).
-            String building = IndexNames.physical(alias, versions.highest());
-            k.rebuild = known(building);
-        }
-        return k;
-    }
-
-    /** An existing index's fields and origin, from its mapping. */
-    private Known known(String physical) {
-        JsonNode mapping = read(send("GET", "/" + physical + "/_mapping", null, "read the mapping of " + physical)).path(physical).path("mappings");
-        Map<String, String> fields = new HashMap<>();
-        mapping.path("properties").fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue().path("type").asText("object")));
-        return new Known(physical, fields, mapping.path("_meta").path(ORIGIN).asLong(0));
-    }
-
-    private Known create(String alias, Schema row, String table) {
+    private KnownIndex create(String alias, Schema row, String table) {
         String physical = IndexNames.physical(alias, 1);
         ObjectNode properties = JSON.createObjectNode();
         for (Field field : row.fields()) {
@@ -248,7 +215,7 @@ public final class Indexes {
         ClusterClient.Answer answer = send("PUT", "/" + physical, bytes(body), "create index " + physical);
         if (!answer.ok()) {
             if (answer.text().contains("resource_already_exists_exception")) {
-                Known other = find(alias); // another task created it first
+                KnownIndex other = lookup.find(alias); // another task created it first
                 if (other != null) {
                     return other;
                 }
@@ -259,12 +226,12 @@ public final class Indexes {
         LOG.info("Created index {} behind alias {} for {} ({} fields)", physical, alias, table, properties.size());
         Map<String, String> fields = new HashMap<>();
         properties.fields().forEachRemaining(e -> fields.put(e.getKey(), e.getValue().path("type").asText()));
-        return new Known(physical, fields, 0);
+        return new KnownIndex(physical, fields, 0, 0);
     }
 
     /** Adds fields for columns the index lacks; refuses a column whose field has another type. */
     /** False when the row cannot be taken and is older than the version's origin (see {@link #writeIndex}). */
-    private boolean addMissing(String alias, Known k, Schema row, String table, long version) {
+    private boolean addMissing(String alias, KnownIndex k, Schema row, String table, long version) {
         ObjectNode added = JSON.createObjectNode();
         for (Field field : row.fields()) {
             ObjectNode wanted = wanted(table, field);
@@ -313,9 +280,9 @@ public final class Indexes {
      * document and no version of the earlier copy is left to refuse the new copy's rows.
      */
     public void recreate(String alias, Schema row, String table) {
-        Known k = known.remove(alias);
+        KnownIndex k = known.remove(alias);
         if (k == null) {
-            k = find(alias);
+            k = lookup.find(alias);
         }
         if (k != null) {
             ClusterClient.Answer answer = send("DELETE", "/" + k.physical, null, "drop " + k.physical);
@@ -330,12 +297,12 @@ public final class Indexes {
 
     /** The physical index the alias's writes go to now (a rebuild's, while one is under way); null when there is none. */
     public String writeIndexOf(String alias) {
-        Known k = known.containsKey(alias) ? known.get(alias) : find(alias);
+        KnownIndex k = known.containsKey(alias) ? known.get(alias) : lookup.find(alias);
         if (k == null) {
             return null;
         }
         known.put(alias, k);
-        return (k.rebuild != null ? k.rebuild : k).physical;
+        return k.writeTarget().physical;
     }
 
     /** Whether the alias (or an index of its name) exists. */
