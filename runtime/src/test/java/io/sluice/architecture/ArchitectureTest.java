@@ -14,14 +14,18 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import io.sluice.connector.fixture.SourceThatCallsTheRuntime;
+import io.sluice.runtime.fixture.RuntimeThatReadsASinksTables;
 import org.junit.jupiter.api.Test;
 
 /**
  * The shape of the code, checked in the build: the module layering of shared/ARCHITECTURE.md
  * (the runtime composes the connectors, nothing in them depends on it; sinks build on the sink
  * core; everything on the shared schemas), and no cycles between the packages of a module.
- * The runtime's tests see every module's classes, so the rules live here.
+ * The runtime uses each module only through its front door (see {@link #FRONT_DOORS}). The
+ * runtime's tests see every module's classes, so the rules live here.
  */
 class ArchitectureTest {
 
@@ -33,6 +37,43 @@ class ArchitectureTest {
     private static final List<String> MODULES = List.of("io.sluice.schemas", "io.sluice.connector.postgres", "io.sluice.transforms",
             "io.sluice.sink.core", "io.sluice.sink.postgres", "io.sluice.sink.opensearch", "io.sluice.sink.webhook", "io.sluice.runtime",
             "io.sluice.testing");
+
+    /**
+     * The packages of the other modules the runtime may use: each connector's and sink's root
+     * package (its connector, task, config and the facade for the command: SourceAdmin,
+     * PostgresTargetState, OpenSearchTargetState, WebhookTargetState), the sink core's shared
+     * API, the transforms users name, and the shared schemas.
+     */
+    static final List<String> FRONT_DOORS = List.of("io.sluice.connector.postgres", "io.sluice.sink.postgres", "io.sluice.sink.opensearch",
+            "io.sluice.sink.webhook", "io.sluice.sink.core.connector", "io.sluice.sink.core.deadletter", "io.sluice.sink.core.metrics",
+            "io.sluice.sink.core.status", "io.sluice.transforms.anonymize", "io.sluice.transforms.predicate");
+
+    /** Modules whose packages the runtime reaches only through {@link #FRONT_DOORS}. */
+    private static final List<String> BEHIND_DOORS = List.of("io.sluice.connector", "io.sluice.sink", "io.sluice.transforms");
+
+    static ArchRule runtimeUsesFrontDoorsOnly() {
+        DescribedPredicate<JavaClass> inside = DescribedPredicate.describe("a package behind a module's front door", c -> {
+            String pkg = c.getPackageName();
+            return BEHIND_DOORS.stream().anyMatch(m -> pkg.equals(m) || pkg.startsWith(m + ".")) && !FRONT_DOORS.contains(pkg);
+        });
+        return ArchRuleDefinition.noClasses().that().resideInAPackage("io.sluice.runtime..")
+                .should().dependOnClassesThat(inside)
+                .because("the runtime uses a module through its front door (ArchitectureTest.FRONT_DOORS), so a module's insides can change freely");
+    }
+
+    @Test
+    void theRuntimeUsesEachModuleThroughItsFrontDoor() {
+        runtimeUsesFrontDoorsOnly().check(MAIN);
+    }
+
+    @Test
+    void aRuntimeClassThatReadsASinksInsidesBreaksTheFrontDoorRule() {
+        JavaClasses withViolation = new ClassFileImporter().importClasses(RuntimeThatReadsASinksTables.class,
+                io.sluice.sink.postgres.state.SinkTables.class);
+        assertThat(runtimeUsesFrontDoorsOnly().evaluate(withViolation).hasViolation()).isTrue();
+        assertThat(runtimeUsesFrontDoorsOnly().evaluate(withViolation).getFailureReport().toString())
+                .contains("RuntimeThatReadsASinksTables").contains("SinkTables");
+    }
 
     static LayeredArchitecture layering() {
         return layeredArchitecture().consideringOnlyDependenciesInLayers()

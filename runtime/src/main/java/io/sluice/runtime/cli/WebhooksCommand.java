@@ -7,7 +7,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,7 +15,7 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.sluice.sink.webhook.signing.SigningSecret;
+import io.sluice.sink.webhook.WebhookSinkConnector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -248,7 +247,7 @@ public final class WebhooksCommand implements Callable<Integer> {
 
         @Override
         public Integer call() {
-            streams.out().println(SigningSecret.generate(new SecureRandom()));
+            streams.out().println(WebhookSinkConnector.newSigningSecret());
             return 0;
         }
     }

@@ -3,23 +3,16 @@ package io.sluice.runtime.pipeline;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
-import io.sluice.connector.postgres.PostgresSourceConnector;
-import io.sluice.connector.postgres.selection.SelectedTable;
-import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.connector.postgres.SourceAdmin;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
 import io.sluice.runtime.targets.RunningSink;
 import io.sluice.runtime.targets.Target;
-import io.sluice.schemas.postgres.PgConnect;
-import io.sluice.schemas.postgres.PgEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,16 +119,9 @@ public final class SnapshotPipeline {
 
     /** Row and size estimates of the selected tables, for the progress display. */
     static void estimate(PipelineSpec spec, Progress progress) {
-        PostgresSourceConfig config = new PostgresSourceConfig(spec.source());
-        PgEndpoint endpoint = PostgresSourceConnector.endpoint(config);
-        try (Connection c = PgConnect.open(endpoint, "sluice estimate");
-             PreparedStatement s = c.prepareStatement("SELECT GREATEST(reltuples, 0)::bigint, pg_table_size(oid) FROM pg_class WHERE oid = ?")) {
-            for (SelectedTable table : new TableSelector(config.includes(), config.excludes()).select(c, config.database())) {
-                s.setLong(1, table.oid());
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    progress.expect(table.qualifiedName(), rs.getLong(1), rs.getLong(2));
-                }
+        try {
+            for (SourceAdmin.TableSize table : new SourceAdmin(spec.source()).tableSizes()) {
+                progress.expect(table.table(), table.rows(), table.bytes());
             }
         } catch (SQLException e) {
             LOG.debug("No estimates for the progress display", e);

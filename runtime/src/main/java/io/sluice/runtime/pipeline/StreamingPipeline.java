@@ -3,7 +3,6 @@ package io.sluice.runtime.pipeline;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
@@ -12,14 +11,11 @@ import java.util.Map;
 import java.util.concurrent.Future;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
-import io.sluice.connector.postgres.PostgresSourceConnector;
-import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.connector.postgres.SourceAdmin;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
 import io.sluice.runtime.targets.RunningSink;
 import io.sluice.runtime.targets.Target;
-import io.sluice.schemas.postgres.PgConnect;
-import io.sluice.schemas.postgres.PgEndpoint;
 
 /**
  * Keeps a target (PostgreSQL, OpenSearch) in step with its PostgreSQL source, in one JVM: the snapshot when the
@@ -161,10 +157,7 @@ public final class StreamingPipeline {
      */
     private void startingPoint(PostgresSourceConfig config, Map<String, String> overrides) throws Exception {
         Target target = spec.sink();
-        boolean slotExists;
-        try (Connection c = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice state")) {
-            slotExists = ReplicationSlot.find(c, config.slotName()).isPresent();
-        }
+        boolean slotExists = new SourceAdmin(spec.source()).slot().isPresent();
         StartingPoint.Decision decision = StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(spec.sourceName(), false, spec.source()),
                 new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString()), copies(config, overrides), slotExists);
         if (decision.action() == StartingPoint.Action.REFUSE) {
@@ -190,11 +183,8 @@ public final class StreamingPipeline {
 
     /** Drops the pipeline's slot so a fresh run takes its snapshot from a new one. */
     private void dropSlot(PostgresSourceConfig config) throws SQLException {
-        PgEndpoint endpoint = PostgresSourceConnector.endpoint(config);
-        try (Connection c = PgConnect.open(endpoint, "sluice fresh")) {
-            if (ReplicationSlot.drop(c, config.slotName())) {
-                out.println("Dropped replication slot " + config.slotName() + " of the earlier run");
-            }
+        if (new SourceAdmin(spec.source()).dropSlot()) {
+            out.println("Dropped replication slot " + config.slotName() + " of the earlier run");
         }
     }
 }

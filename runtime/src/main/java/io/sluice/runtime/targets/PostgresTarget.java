@@ -1,31 +1,18 @@
 package io.sluice.runtime.targets;
 
 import java.io.PrintStream;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Duration;
-import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
-import io.sluice.connector.postgres.schema.SequenceValues;
-import io.sluice.connector.postgres.selection.TableSelector;
-import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.sink.core.deadletter.DeadLetterStore;
-import io.sluice.sink.core.metrics.ByteCounts;
-import io.sluice.sink.postgres.PostgresSinkConfig;
+import io.sluice.sink.core.status.TargetRecord;
 import io.sluice.sink.postgres.PostgresSinkConnector;
 import io.sluice.sink.postgres.PostgresSinkTask;
-import io.sluice.sink.postgres.apply.SequenceAdvance;
-import io.sluice.sink.postgres.state.AppliedPositions;
-import io.sluice.sink.core.pgstate.DeadLetterTable;
-import io.sluice.sink.postgres.state.SnapshotRecords;
-import io.sluice.sink.postgres.state.SinkTables;
+import io.sluice.sink.postgres.PostgresTargetState;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
@@ -38,30 +25,23 @@ final class PostgresTarget implements Target {
     private static final DateTimeFormatter WHEN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss xxx");
 
     private final Map<String, String> keys;
-    /** Parsed when first needed: {@link #problems} reports bad keys without parsing. */
-    private PostgresSinkConfig config;
-    private SinkTables state;
+    /** Made when first needed: {@link #problems} reports bad keys without parsing them. */
+    private PostgresTargetState state;
 
     PostgresTarget(Map<String, String> keys) {
         this.keys = keys;
     }
 
-    private PostgresSinkConfig config() {
-        if (config == null) {
-            config = new PostgresSinkConfig(keys);
-            state = new SinkTables(config.positionTable(), config.connectorName());
+    private PostgresTargetState state() {
+        if (state == null) {
+            state = new PostgresTargetState(keys);
         }
-        return config;
-    }
-
-    private SinkTables state() {
-        config();
         return state;
     }
 
     @Override
     public String display() {
-        return config().endpoint().display();
+        return state().display();
     }
 
     @Override
@@ -71,17 +51,13 @@ final class PostgresTarget implements Target {
 
     @Override
     public Recorded read(String source, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception {
-        try (Connection c = PgConnect.open(config().endpoint(), "sluice state")) {
-            SinkTables.Status status = state().status(c, source);
-            Optional<SnapshotRecords.Snapshot> snapshot = status.snapshot();
-            boolean position = status.applied().isPresent();
-            if (snapshot.isEmpty()) {
-                return new Recorded(false, false, null, position, List.of(), List.of());
-            }
-            SnapshotRecords.Snapshot s = snapshot.get();
-            return Recorded.of(s.finished(), s.finished() ? WHEN.format(s.finishedAt()) : null, position, s.targetTables(), s.sourceTables(),
-                    checkEmptied, table -> !SourceTables.exists(c, table) ? -1 : SourceTables.isEmpty(c, table) ? 0 : 1, sourceKeys);
+        TargetRecord r = state().record(source);
+        if (!r.snapshotFinished() && !r.snapshotStarted()) {
+            return new Recorded(false, false, null, r.streamed(), List.of(), List.of());
         }
+        Map<String, Long> rows = state().rows(r.targets());
+        return Recorded.of(r.snapshotFinished(), r.snapshotFinished() ? WHEN.format(r.finishedAt()) : null, r.streamed(), r.targets(),
+                r.sources(), checkEmptied, rows::get, sourceKeys);
     }
 
     @Override
@@ -94,7 +70,7 @@ final class PostgresTarget implements Target {
 
     @Override
     public DeadLetterStore deadLetters(String pipeline) {
-        return state().deadLetters(config().endpoint(), pipeline);
+        return state().deadLetters(pipeline);
     }
 
     /**
@@ -108,10 +84,8 @@ final class PostgresTarget implements Target {
         if (source.sequencesIntervalMillis() <= 0) {
             return;
         }
-        try (Connection from = PgConnect.open(PostgresSourceConnector.endpoint(source), "sluice sequences");
-             Connection to = PgConnect.open(config().endpoint(), "sluice sequences")) {
-            long moved = SequenceAdvance.advance(to, SequenceValues.read(from, source.allSequences(),
-                    new TableSelector(source.includes(), source.excludes())).values());
+        try {
+            long moved = state().advanceSequences(PostgresSourceConnector.sequenceValues(source));
             if (moved > 0) {
                 out.println("Moved " + moved + " sequence(s) of the target forward to the source's values.");
             }
@@ -124,39 +98,11 @@ final class PostgresTarget implements Target {
 
     @Override
     public void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) throws Exception {
-        try (Connection c = PgConnect.open(config().endpoint(), "sluice status")) {
-            SinkTables.Status first = state().status(c, source);
-            first.snapshot().ifPresentOrElse(
-                    s -> out.println("  snapshot of " + s.database() + " taken " + s.takenAt() + ": " + (s.finished() ? "finished "
-                            + s.finishedAt() : "loading since " + s.startedAt()) + ", " + s.targetTables().size() + " tables (recorded on the target)"),
-                    () -> out.println("  snapshot: none recorded on the target"));
-            try (DeadLetterTable deadLetters = state().deadLetters(config().endpoint(), pipeline)) {
-                long kept = deadLetters.count(c);
-                if (kept > 0) {
-                    out.println("  dead letters: " + kept + " record(s) the target could not take, kept in " + deadLetters.where());
-                }
-            }
-            if (first.applied().isEmpty()) {
-                out.println("  target " + display() + ": no change applied yet");
-                return;
-            }
-            Thread.sleep(2000);
-            AppliedPositions.Applied before = first.applied().get();
-            AppliedPositions.Applied now = state().status(c, source).applied().orElse(before);
-            long behind = Math.max(0, sourceLsn - now.position().commitLsn());
-            Duration since = Duration.between(now.appliedAt(), OffsetDateTime.now());
-            out.println("  target " + display() + ": applied up to " + now.position().lsnText() + ", "
-                    + String.format(Locale.ROOT, "%,d", now.changes()) + " changes in all, last applied "
-                    + String.format(Locale.ROOT, "%.1f s", Math.max(0, since.toMillis()) / 1000.0) + " ago");
-            out.println("  behind the source by " + ByteCounts.format(behind) + " of WAL; applying "
-                    + String.format(Locale.ROOT, "%,.0f", (now.changes() - before.changes()) / 2.0) + " changes/s");
-        }
+        state().printStatus(pipeline, source, sourceLsn, out);
     }
 
     @Override
     public void forget(String source, PrintStream out) throws SQLException {
-        try (Connection c = PgConnect.open(config().endpoint(), "sluice teardown")) {
-            state().forget(c, source).forEach(out::println);
-        }
+        state().forget(source).forEach(out::println);
     }
 }

@@ -1,23 +1,16 @@
 package io.sluice.runtime.targets;
 
 import java.io.PrintStream;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import io.sluice.sink.core.deadletter.DeadLetterStore;
-import io.sluice.sink.core.pgstate.DeadLetterTable;
-import io.sluice.sink.webhook.WebhookSinkConfig;
+import io.sluice.sink.core.status.TargetRecord;
 import io.sluice.sink.webhook.WebhookSinkConnector;
 import io.sluice.sink.webhook.WebhookSinkTask;
-import io.sluice.sink.webhook.state.OutboxReader;
-import io.sluice.sink.webhook.state.SnapshotTable;
-import io.sluice.sink.webhook.state.StateDatabase;
-import io.sluice.sink.webhook.state.SubscriptionTable;
-import io.sluice.sink.webhook.subscription.Subscription;
+import io.sluice.sink.webhook.WebhookTargetState;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
@@ -32,22 +25,22 @@ final class WebhookTarget implements Target {
     private static final DateTimeFormatter WHEN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss xxx");
 
     private final Map<String, String> keys;
-    private StateDatabase state;
+    private WebhookTargetState state;
 
     WebhookTarget(Map<String, String> keys) {
         this.keys = keys;
     }
 
-    private StateDatabase state() {
+    private WebhookTargetState state() {
         if (state == null) {
-            state = new WebhookSinkConfig(keys).state();
+            state = new WebhookTargetState(keys);
         }
         return state;
     }
 
     @Override
     public String display() {
-        return "webhooks (state in " + state().schema() + " of " + state().endpoint().display() + ")";
+        return state().display();
     }
 
     @Override
@@ -62,17 +55,9 @@ final class WebhookTarget implements Target {
 
     @Override
     public Recorded read(String source, boolean checkEmptied, Map<String, String> sourceKeys) throws SQLException {
-        state().create();
-        try (Connection c = state().open("state")) {
-            Optional<SnapshotTable.Snapshot> snapshot = new SnapshotTable(state()).read(c, source);
-            if (snapshot.isEmpty()) {
-                return Recorded.nothing();
-            }
-            SnapshotTable.Snapshot s = snapshot.get();
-            boolean started = s.startedAt() != null;
-            return new Recorded(s.finished(), started && !s.finished(), s.finished() ? WHEN.format(s.finishedAt()) : null, s.streamed(),
-                    List.of(), List.of());
-        }
+        TargetRecord r = state().record(source);
+        return new Recorded(r.snapshotFinished(), r.snapshotStarted(), r.snapshotFinished() ? WHEN.format(r.finishedAt()) : null,
+                r.streamed(), List.of(), List.of());
     }
 
     @Override
@@ -92,39 +77,16 @@ final class WebhookTarget implements Target {
 
     @Override
     public DeadLetterStore deadLetters(String pipeline) {
-        return new DeadLetterTable(state().endpoint(), state().schema(), pipeline);
+        return state().deadLetters(pipeline);
     }
 
     @Override
     public void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) throws Exception {
-        try (Connection c = state().open("status")) {
-            new SnapshotTable(state()).read(c, source).ifPresentOrElse(
-                    s -> out.println("  snapshot of " + s.database() + ": " + (s.finished() ? "finished " + WHEN.format(s.finishedAt())
-                            : "writing since " + WHEN.format(s.startedAt())) + (s.streamed() ? "; streamed changes in the outbox" : "")),
-                    () -> out.println("  snapshot: none recorded in " + state().schema() + ".webhook_snapshots"));
-            try (DeadLetterTable deadLetters = new DeadLetterTable(state().endpoint(), state().schema(), pipeline)) {
-                long kept = deadLetters.count(c);
-                if (kept > 0) {
-                    out.println("  dead letters: " + kept + " record(s) the sink could not take, kept in " + deadLetters.where());
-                }
-            }
-            long last = new OutboxReader(state()).last(c);
-            List<Subscription> all = new SubscriptionTable(state()).all(c);
-            out.println("  target " + display() + ": " + all.size() + " subscription(s), outbox at row " + last);
-            for (Subscription s : all) {
-                out.println("    " + s.name() + " → " + s.spec().displayUrl() + ": " + s.status().key()
-                        + (s.statusReason() != null ? " (" + s.statusReason() + ")" : "") + ", " + Math.max(0, last - s.position())
-                        + " outbox row(s) past its place" + (s.failingSince() != null ? ", failing since " + s.failingSince() : ""));
-            }
-        }
+        state().printStatus(pipeline, source, out);
     }
 
     @Override
     public void forget(String source, PrintStream out) throws SQLException {
-        try (Connection c = state().open("teardown")) {
-            if (new SnapshotTable(state()).forget(c, source)) {
-                out.println("Forgot the snapshot record of " + source + " in " + state().schema() + ".webhook_snapshots");
-            }
-        }
+        state().forget(source).ifPresent(out::println);
     }
 }

@@ -154,4 +154,15 @@ public class PostgresSourceConnector extends SourceConnector {
                     config.mappingOptions(), config.topicPrefix());
         }
     }
+
+    /**
+     * The values of the sequences the configuration streams (every sequence with
+     * {@code sequences.all}, else those the selected tables own), as they are now.
+     */
+    public static List<io.sluice.schemas.envelope.SequenceEvents.Value> sequenceValues(PostgresSourceConfig config) throws SQLException {
+        try (Connection c = PgConnect.open(endpoint(config), "sluice sequences")) {
+            return io.sluice.connector.postgres.schema.SequenceValues.read(c, config.allSequences(),
+                    new TableSelector(config.includes(), config.excludes())).values();
+        }
+    }
 }

@@ -57,16 +57,13 @@ final class StreamingSetup {
         try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
             StreamingPrerequisites.check(c, endpoint);
             checkStandby(c);
-            List<SelectedTable> tables = new TableSelector(config.includes(), config.excludes()).select(c, c.getCatalog());
-            viaRoot = viaRoot(c, snapshotDone);
-            ensurePublication(c, tables);
-            ReplicaIdentities.problems(c, tables).forEach(problem -> LOG.warn("{}", problem));
-            List<String> unlogged = SelectedTable.unlogged(tables);
-            if (!unlogged.isEmpty()) {
-                LOG.warn("{}", Publication.unloggedWarning(unlogged));
+            Published published = publish(c, snapshotDone);
+            if (!published.done().isEmpty()) {
+                LOG.info("{} on {}", published.done(), published.where().display());
             }
+            published.warnings().forEach(warning -> LOG.warn("{}", warning));
             if (config.ddlCapture()) {
-                captureDdl(c);
+                captureDdl(c, false);
             }
             if (config.slotFailover()) {
                 Optional<String> problem = ReplicationSlot.failoverProblem(c);
@@ -173,7 +170,7 @@ final class StreamingSetup {
         }
     }
 
-    private void checkStandby(Connection c) throws SQLException {
+    void checkStandby(Connection c) throws SQLException {
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_is_in_recovery()")) {
             rs.next();
             standby = rs.getBoolean(1);
@@ -198,50 +195,79 @@ final class StreamingSetup {
                 primary.isPresent() ? "; the publication and DDL capture are made on the primary " + primary.get().display() : "");
     }
 
-    private void ensurePublication(Connection c, List<SelectedTable> tables) throws SQLException {
-        if (standby() && primary.isPresent()) {
-            try (Connection p = PgConnect.open(primary.get(), "sluice setup " + config.topicPrefix())) {
-                report(Publication.ensure(p, config.publicationName(), config.publicationMode(), tables, viaRoot), primary.get());
-            }
-            return;
-        }
-        try {
-            report(Publication.ensure(c, config.publicationName(), config.publicationMode(), tables, viaRoot), endpoint);
-        } catch (SQLException e) {
-            if (!READ_ONLY.equals(e.getSQLState())) {
-                throw e;
-            }
-            throw new ConnectException("Publication " + config.publicationName() + " is missing or lacks selected tables, and the source "
-                    + endpoint.display() + " is a hot standby, where it cannot be made: set database.primary.hostname to its primary "
-                    + "(Sluice makes it there and the standby receives it), or make it on the primary (CREATE PUBLICATION "
-                    + config.publicationName() + " FOR TABLE ...)");
-        }
+    /**
+     * What {@link #publish} did: what it changed of the publication (empty when nothing), on which
+     * server, how many selected tables it publishes, and what the user should know of them.
+     */
+    record Published(String done, PgEndpoint where, long tables, List<String> warnings) {
     }
 
-    private static void report(String done, PgEndpoint where) {
-        if (!done.isEmpty()) {
-            LOG.info("{} on {}", done, where.display());
+    /**
+     * Makes sure the publication covers the selected tables, on the primary when the source is a
+     * standby with one given. Call {@link #checkStandby} first.
+     */
+    Published publish(Connection c, boolean snapshotDone) throws SQLException {
+        List<SelectedTable> tables = new TableSelector(config.includes(), config.excludes()).select(c, c.getCatalog());
+        viaRoot = viaRoot(c, snapshotDone);
+        String done;
+        PgEndpoint where = endpoint;
+        if (standby() && primary.isPresent()) {
+            where = primary.get();
+            try (Connection p = PgConnect.open(primary.get(), "sluice setup " + config.topicPrefix())) {
+                done = Publication.ensure(p, config.publicationName(), config.publicationMode(), tables, viaRoot);
+            }
+        } else {
+            try {
+                done = Publication.ensure(c, config.publicationName(), config.publicationMode(), tables, viaRoot);
+            } catch (SQLException e) {
+                if (!READ_ONLY.equals(e.getSQLState())) {
+                    throw e;
+                }
+                throw new ConnectException("Publication " + config.publicationName() + " is missing or lacks selected tables, and the "
+                        + "source " + endpoint.display() + " is a hot standby, where it cannot be made: set database.primary.hostname to "
+                        + "its primary (Sluice makes it there and the standby receives it), or make it on the primary (CREATE PUBLICATION "
+                        + config.publicationName() + " FOR TABLE ...)");
+            }
         }
+        List<String> warnings = new java.util.ArrayList<>(ReplicaIdentities.problems(c, tables));
+        List<String> unlogged = SelectedTable.unlogged(tables);
+        if (!unlogged.isEmpty()) {
+            warnings.add(Publication.unloggedWarning(unlogged));
+        }
+        return new Published(done, where, tables.stream().filter(SelectedTable::logged).count(), warnings);
     }
 
     /**
      * Installs (or updates) the DDL capture triggers and registers this pipeline's publication
      * with them, on the primary when the source is a standby (the triggers fire there; their
-     * messages reach the standby with the WAL). A user who may not install them leaves a warning,
-     * not a failure: a superuser may have installed them already (with `sluice init`), or the
-     * pipeline runs without.
+     * messages reach the standby with the WAL). For a running pipeline ({@code required} false) a
+     * user who may not install them leaves a warning, not a failure: a superuser may have
+     * installed them already (with `sluice init`), or the pipeline runs without. For
+     * {@code sluice init} ({@code required} true), whose job this is, the same cases stop it with
+     * what to do.
+     *
+     * @throws ConnectException when required and the triggers cannot be installed or registered
      */
-    private void captureDdl(Connection source) throws SQLException {
+    void captureDdl(Connection source, boolean required) throws SQLException {
         if (source.getMetaData().getDatabaseMajorVersion() < 14) {
-            LOG.warn("DDL is not captured: PostgreSQL {} cannot stream logical messages (14 and later can); set {}=false to silence this",
-                    source.getMetaData().getDatabaseProductVersion(), PostgresSourceConfig.DDL_CAPTURE);
+            String why = "PostgreSQL " + source.getMetaData().getDatabaseProductVersion() + " cannot stream logical messages (14 and later "
+                    + "can)";
+            if (required) {
+                throw new ConnectException("DDL cannot be captured: " + why + ". Set " + PostgresSourceConfig.DDL_CAPTURE
+                        + "=false to stream without it.");
+            }
+            LOG.warn("DDL is not captured: {}; set {}=false to silence this", why, PostgresSourceConfig.DDL_CAPTURE);
             return;
         }
         if (standby() && primary.isEmpty()) {
             if (!DdlCapture.installed(source)) {
-                LOG.warn("DDL is not captured: the source {} is a hot standby, where the event triggers cannot be installed. Run "
-                        + "`sluice init` against the primary, set database.primary.hostname, or set {}=false", endpoint.display(),
-                        PostgresSourceConfig.DDL_CAPTURE);
+                String why = "the source " + endpoint.display() + " is a hot standby, where the event triggers cannot be installed. Run "
+                        + "`sluice init` against the primary, set database.primary.hostname, or set " + PostgresSourceConfig.DDL_CAPTURE
+                        + "=false";
+                if (required) {
+                    throw new ConnectException("DDL cannot be captured: " + why);
+                }
+                LOG.warn("DDL is not captured: {}", why);
             } else {
                 LOG.info("DDL capture triggers are installed (from the primary); tables created there join publication {} only as "
                         + "the primary's registration says", config.publicationName());
@@ -255,9 +281,14 @@ final class StreamingSetup {
             try {
                 DdlCapture.install(target);
             } catch (SQLException e) {
-                if (!DdlCapture.installed(target)) {
-                    LOG.warn("DDL is not captured: installing the event triggers on {} failed ({}). Run `sluice init` as a superuser, or "
-                            + "set {}=false", where.display(), e.getMessage(), PostgresSourceConfig.DDL_CAPTURE);
+                if (required || !DdlCapture.installed(target)) {
+                    String why = "installing the DDL capture event triggers on " + where.display() + " failed (" + e.getMessage() + "). "
+                            + "Event triggers take a superuser: run `sluice init` once as one (the pipeline itself can then run as "
+                            + where.user() + "), or set " + PostgresSourceConfig.DDL_CAPTURE + "=false to stream without DDL capture";
+                    if (required) {
+                        throw new ConnectException(why, e);
+                    }
+                    LOG.warn("DDL is not captured: {}", why);
                     return;
                 }
                 LOG.debug("DDL capture triggers are installed; updating them failed", e);
@@ -266,8 +297,12 @@ final class StreamingSetup {
                 try {
                     DdlCapture.register(target, config.publicationName(), config.includes(), config.excludes());
                 } catch (SQLException e) {
-                    LOG.warn("Tables created on {} are not added to publication {} as they are created ({}); run `sluice init` as a "
-                            + "superuser", where.display(), config.publicationName(), e.getMessage());
+                    String why = "tables created on " + where.display() + " are not added to publication " + config.publicationName()
+                            + " as they are created (" + e.getMessage() + "); run `sluice init` as a superuser";
+                    if (required) {
+                        throw new ConnectException(why, e);
+                    }
+                    LOG.warn("{}", why);
                 }
             }
         }

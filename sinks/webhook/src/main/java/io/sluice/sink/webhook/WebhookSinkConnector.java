@@ -52,4 +52,9 @@ public class WebhookSinkConnector extends SluiceSinkConnector {
         }
         return result;
     }
+
+    /** A new signing secret for a subscription (what {@code sluice webhooks secret} prints). */
+    public static String newSigningSecret() {
+        return io.sluice.sink.webhook.signing.SigningSecret.generate(new java.security.SecureRandom());
+    }
 }

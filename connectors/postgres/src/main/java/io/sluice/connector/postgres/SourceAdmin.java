@@ -1,0 +1,179 @@
+package io.sluice.connector.postgres;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.sluice.connector.postgres.ddl.DdlCapture;
+import io.sluice.connector.postgres.replication.Publication;
+import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.connector.postgres.replication.StreamingPrerequisites;
+import io.sluice.connector.postgres.selection.SelectedTable;
+import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.schemas.postgres.Lsn;
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.postgres.PgEndpoint;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * The source connector's front door for the {@code sluice} command's work around a pipeline:
+ * preparing the source ({@code init}: the same publication and DDL capture the task makes, by
+ * {@link StreamingSetup}), what {@code status} shows of it (the slot, the current WAL position),
+ * what {@code teardown} removes, and the selected tables' sizes for progress. Each call opens its
+ * own connection to the source.
+ */
+public final class SourceAdmin {
+
+    private final PostgresSourceConfig config;
+    private final PgEndpoint endpoint;
+
+    /** @param keys the source's configuration keys */
+    public SourceAdmin(Map<String, String> keys) {
+        this.config = new PostgresSourceConfig(keys);
+        this.endpoint = PostgresSourceConnector.endpoint(config);
+    }
+
+    public PgEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /** A replication slot as the server reports it. */
+    public record Slot(String name, boolean active, Integer activePid, long confirmedFlush) {
+    }
+
+    /**
+     * What preparing the publication did.
+     *
+     * @param done     what changed of the publication, as a sentence; empty when it covered the tables already
+     * @param tables   how many selected tables it publishes
+     * @param warnings what the user should know of the selected tables (replica identities, unlogged tables)
+     */
+    public record Published(String done, long tables, List<String> warnings) {
+    }
+
+    /** A selected table's size, as the planner's statistics have it. */
+    public record TableSize(String table, long rows, long bytes) {
+    }
+
+    /** Why the source cannot stream to its user, one line each; empty when it can. */
+    public List<String> prerequisiteProblems() throws SQLException {
+        try (Connection c = open("init")) {
+            return StreamingPrerequisites.problems(c, endpoint);
+        }
+    }
+
+    /** Makes sure the publication covers the selected tables (on the primary when the source is a standby with one given). */
+    public Published publish() throws SQLException {
+        StreamingSetup setup = new StreamingSetup(config, endpoint);
+        try (Connection c = open("init")) {
+            setup.checkStandby(c);
+            StreamingSetup.Published published = setup.publish(c, false);
+            return new Published(published.done(), published.tables(), published.warnings());
+        }
+    }
+
+    /**
+     * Installs the DDL capture triggers and registers the publication with them.
+     *
+     * @throws ConnectException saying what to do, when they cannot be installed
+     */
+    public void captureDdl() throws SQLException {
+        StreamingSetup setup = new StreamingSetup(config, endpoint);
+        try (Connection c = open("init")) {
+            setup.checkStandby(c);
+            setup.captureDdl(c, true);
+        }
+    }
+
+    public Optional<Slot> slot() throws SQLException {
+        try (Connection c = open("status")) {
+            return ReplicationSlot.find(c, config.slotName()).map(s -> new Slot(s.name(), s.active(), s.activePid(), s.confirmedFlush()));
+        }
+    }
+
+    /** Creates the pipeline's slot (a failover slot when configured); its consistent point. */
+    public long createSlot() throws SQLException {
+        StreamingSetup setup = new StreamingSetup(config, endpoint);
+        try (Connection c = open("init")) {
+            setup.checkStandby(c);
+        }
+        try (Connection replication = PgConnect.openReplication(endpoint, "sluice init")) {
+            return setup.createSlot(replication).consistentPoint();
+        }
+    }
+
+    /** Drops the pipeline's slot; false when there was none. Fails with SQLSTATE 55006 while a stream holds it. */
+    public boolean dropSlot() throws SQLException {
+        try (Connection c = open("teardown")) {
+            return ReplicationSlot.drop(c, config.slotName());
+        }
+    }
+
+    /** Drops the publication (unless publication.autocreate.mode=disabled leaves it to the user); false when there was none. */
+    public boolean dropPublication() throws SQLException {
+        if (config.publicationMode() == Publication.Mode.DISABLED) {
+            return false;
+        }
+        try (Connection c = open("teardown")) {
+            return Publication.drop(c, config.publicationName());
+        }
+    }
+
+    /** Whether the publication is left to the user (publication.autocreate.mode=disabled). */
+    public boolean publicationIsTheUsers() {
+        return config.publicationMode() == Publication.Mode.DISABLED;
+    }
+
+    /** Unregisters the publication from DDL capture; true when that removed the triggers (no other pipeline of the database uses them). */
+    public boolean unregisterDdl() throws SQLException {
+        try (Connection c = open("teardown")) {
+            return DdlCapture.unregister(c, config.publicationName());
+        }
+    }
+
+    /** The server's current WAL position (the replayed one on a standby). */
+    public long currentLsn() throws SQLException {
+        try (Connection c = open("status"); PreparedStatement s = c.prepareStatement(
+                "SELECT CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END::text");
+             ResultSet rs = s.executeQuery()) {
+            rs.next();
+            return Lsn.parse(rs.getString(1));
+        }
+    }
+
+    /** The selected tables that are UNLOGGED (copied by a snapshot, never streamed). */
+    public List<String> unloggedTables() throws SQLException {
+        try (Connection c = open("status")) {
+            return SelectedTable.unlogged(selector().select(c, c.getCatalog()));
+        }
+    }
+
+    /** Row and size estimates of the selected tables. */
+    public List<TableSize> tableSizes() throws SQLException {
+        List<TableSize> sizes = new ArrayList<>();
+        try (Connection c = open("estimate");
+             PreparedStatement s = c.prepareStatement("SELECT GREATEST(reltuples, 0)::bigint, pg_table_size(oid) FROM pg_class WHERE oid = ?")) {
+            for (SelectedTable table : selector().select(c, config.database())) {
+                s.setLong(1, table.oid());
+                try (ResultSet rs = s.executeQuery()) {
+                    rs.next();
+                    sizes.add(new TableSize(table.qualifiedName(), rs.getLong(1), rs.getLong(2)));
+                }
+            }
+        }
+        return sizes;
+    }
+
+    private TableSelector selector() {
+        return new TableSelector(config.includes(), config.excludes());
+    }
+
+    private Connection open(String what) throws SQLException {
+        return PgConnect.open(endpoint, "sluice " + what);
+    }
+}
