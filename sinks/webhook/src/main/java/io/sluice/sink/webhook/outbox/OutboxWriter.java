@@ -19,6 +19,7 @@ import io.sluice.sink.core.position.ReplaySkips;
 import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.core.routing.SinkWriter;
+import io.sluice.sink.webhook.payload.ChangePayload;
 import io.sluice.sink.webhook.state.OutboxTable;
 import io.sluice.sink.webhook.state.PositionTable;
 import io.sluice.sink.webhook.state.SnapshotTable;

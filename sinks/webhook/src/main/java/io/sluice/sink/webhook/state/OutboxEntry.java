@@ -13,7 +13,7 @@ import java.util.List;
  * @param changed    the columns an update changed; null when the event cannot tell (no full before image)
  * @param lsn        the commit LSN of its transaction; 0 for snapshot rows
  * @param commitMillis when its transaction committed (snapshot rows: when the snapshot was taken)
- * @param body       the change as JSON (as {@code outbox.ChangePayload} writes it)
+ * @param body       the change as JSON (as {@code payload.ChangePayload} writes it)
  */
 public record OutboxEntry(String deliveryId, String source, String relation, String operation, int keyHash, List<String> changed, long lsn,
                           long commitMillis, byte[] body) {

@@ -1,4 +1,4 @@
-package io.sluice.sink.webhook.delivery;
+package io.sluice.sink.webhook.payload;
 
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;

@@ -1,4 +1,4 @@
-package io.sluice.sink.webhook.outbox;
+package io.sluice.sink.webhook.payload;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,7 +21,6 @@ import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.json.RowJson;
 import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
-import io.sluice.sink.webhook.delivery.DeliveryIds;
 import io.sluice.sink.webhook.state.OutboxEntry;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;

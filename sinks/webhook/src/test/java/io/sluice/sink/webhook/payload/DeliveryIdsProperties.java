@@ -1,4 +1,4 @@
-package io.sluice.sink.webhook.delivery;
+package io.sluice.sink.webhook.payload;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
