@@ -70,7 +70,7 @@ public final class SluiceCommand implements Callable<Integer> {
      * The subcommands, in the order help lists them. Each is made when it is added: picocli builds
      * a command's model by reflection over its annotations, which for all of them took about a
      * quarter of a second of every command's start (the webhook commands 0.16 s of it, with their
-     * JSON mapper; docs/benchmarks.md, "a quicker start").
+     * JSON mapper; docs/benchmarks-history.md, "a quicker start").
      */
     private static final List<Map.Entry<String, Function<Streams, Object>>> SUBCOMMANDS = List.of(
             Map.entry("run", RunCommand::new),

@@ -182,7 +182,7 @@ final class RangeReader implements AutoCloseable {
      * young collections come often while rows are decoded. With the queue's 64 MB full of decoded
      * rows the collector took 1.1-1.2 s of CPU per million rows in a 2 GB heap and 3.1-3.8 s in
      * the sluice command's 512 MB (old-generation collections); with a quarter, 0.6 and 1.5 s
-     * (docs/benchmarks.md, "decoded rows and the queue").
+     * (docs/benchmarks-history.md, "decoded rows and the queue").
      */
     static long decodedCost(int columns, long wireBytes) {
         return 4 * (512 + 64L * columns + 2 * wireBytes);
