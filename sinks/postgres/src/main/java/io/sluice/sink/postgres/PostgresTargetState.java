@@ -2,10 +2,7 @@ package io.sluice.sink.postgres;
 
 import java.io.PrintStream;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
@@ -16,6 +13,7 @@ import java.util.Map;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.schemas.postgres.Relations;
 import io.sluice.sink.core.deadletter.DeadLetterStore;
 import io.sluice.sink.core.metrics.ByteCounts;
 import io.sluice.sink.core.pgstate.DeadLetterTable;
@@ -69,7 +67,7 @@ public final class PostgresTargetState {
         Map<String, Long> rows = new LinkedHashMap<>();
         try (Connection c = PgConnect.open(config.endpoint(), "sluice state")) {
             for (String table : targetTables) {
-                rows.put(table, !exists(c, table) ? -1L : isEmpty(c, table) ? 0L : 1L);
+                rows.put(table, !Relations.exists(c, table) ? -1L : Relations.isEmpty(c, table) ? 0L : 1L);
             }
         }
         return rows;
@@ -125,23 +123,6 @@ public final class PostgresTargetState {
     public List<String> forget(String source) throws SQLException {
         try (Connection c = PgConnect.open(config.endpoint(), "sluice teardown")) {
             return tables.forget(c, source);
-        }
-    }
-
-    private static boolean exists(Connection c, String quotedTable) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-            s.setString(1, quotedTable);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return rs.getBoolean(1);
-            }
-        }
-    }
-
-    private static boolean isEmpty(Connection c, String quotedTable) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT NOT EXISTS (SELECT 1 FROM " + quotedTable + ")")) {
-            rs.next();
-            return rs.getBoolean(1);
         }
     }
 }

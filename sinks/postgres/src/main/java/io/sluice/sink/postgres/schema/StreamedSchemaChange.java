@@ -20,6 +20,7 @@ import io.sluice.schemas.envelope.SchemaChangeEvents.ChangeType;
 import io.sluice.schemas.envelope.SchemaChangeEvents.ColumnDefinition;
 import io.sluice.schemas.envelope.SchemaChangeEvents.TableChange;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.Relations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,13 +123,9 @@ public final class StreamedSchemaChange {
     private static String existingTarget(Connection c, String sourceId, Function<String[], String[]> targetOf) {
         String[] t = targetOf.apply(Identifiers.unquoteQualified(sourceId));
         String id = Identifiers.quote(t[0], t[1]);
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_catalog.to_regclass(?) IS NOT NULL")) {
-            s.setString(1, id);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                if (rs.getBoolean(1)) {
-                    return id;
-                }
+        try {
+            if (Relations.exists(c, id)) {
+                return id;
             }
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot look up " + id + " on the target: " + e.getMessage(), e);

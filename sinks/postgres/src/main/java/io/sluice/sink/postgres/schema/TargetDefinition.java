@@ -9,6 +9,7 @@ import java.util.Map;
 
 import io.sluice.schemas.ddl.ForeignKeys;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.Relations;
 
 /**
  * A target table as its catalog describes it now: columns with their type and default as
@@ -72,14 +73,8 @@ public record TargetDefinition(boolean exists, Map<String, Column> columns, Map<
         try (var s = c.createStatement()) {
             s.execute("SET LOCAL search_path TO pg_catalog");
         }
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_catalog.to_regclass(?) IS NOT NULL")) {
-            s.setString(1, quoted);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                if (!rs.getBoolean(1)) {
-                    return new TargetDefinition(false, Map.of(), Map.of(), Map.of(), null);
-                }
-            }
+        if (!Relations.exists(c, quoted)) {
+            return new TargetDefinition(false, Map.of(), Map.of(), Map.of(), null);
         }
         Map<String, Column> columns = new LinkedHashMap<>();
         try (PreparedStatement s = c.prepareStatement(COLUMNS)) {
