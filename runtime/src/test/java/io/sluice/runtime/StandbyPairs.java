@@ -44,11 +44,15 @@ final class StandbyPairs {
         }
     }
 
-    /** Waits until the standby has replayed everything the primary had written when this was called. */
-    static void awaitReplayed(TestDatabase primary, TestDatabase standby) throws Exception {
+    /**
+     * Waits until the standby has replayed everything the primary had written when this was called.
+     * Asked through the standby's admin database: a database just created on the primary does not
+     * exist on the standby until it is replayed, so connecting to it would race the replay.
+     */
+    static void awaitReplayed(TestDatabase primary, PostgresServer standby) throws Exception {
         String lsn = primary.queryText("SELECT pg_current_wal_lsn()::text");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (standby.queryLong("SELECT CASE WHEN pg_last_wal_replay_lsn() >= '" + lsn + "' THEN 1 ELSE 0 END") == 0) {
+        while (queryLong(standby, "SELECT CASE WHEN pg_last_wal_replay_lsn() >= '" + lsn + "' THEN 1 ELSE 0 END") == 0) {
             assertThat(System.nanoTime()).as("the standby replays " + lsn + " within 60 s").isLessThan(deadline);
             Thread.sleep(100);
         }

@@ -43,7 +43,7 @@ class StandbySourceIT {
             pgbench.run(source, "-i", "-q", "-s", "1");
             source.execute("CREATE TABLE items (id serial PRIMARY KEY, name text, at timestamptz DEFAULT now())",
                     "INSERT INTO items (name) SELECT 'item ' || g FROM generate_series(1, 2000) g");
-            awaitReplayed(source, onStandby);
+            awaitReplayed(source, standby);
             String name = "from_standby";
             SluiceProcess sluice = SluiceProcess.start(work, userPath(), "run", "--source", SluiceRuns.url(onStandby), "--target",
                     SluiceRuns.url(target), "--name", name, "--offsets", work.resolve(name + ".offsets").toString(),
@@ -99,7 +99,7 @@ class StandbySourceIT {
         withPrimaryAndStandby(name, major, FEEDBACK, (primary, standby, source, target) -> {
             source.execute("CREATE TABLE items (id int PRIMARY KEY)", "INSERT INTO items VALUES (1)");
             TestDatabase onStandby = TestDatabases.on(standby, source.name());
-            awaitReplayed(source, onStandby);
+            awaitReplayed(source, standby);
             printed.append(failedRun(onStandby, target, name.replace('-', '_')));
             assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).as("tables on the target").isZero();
         });
