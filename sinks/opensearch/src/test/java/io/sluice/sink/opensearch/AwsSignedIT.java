@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.sluice.sink.opensearch.client.AwsSigV4;
 import io.sluice.sink.opensearch.client.SignatureCheckingProxy;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
@@ -44,17 +45,17 @@ class AwsSignedIT {
                     "INSERT INTO items SELECT 'id ' || g || ' /?#&+%ü', 'v' || g, repeat('big', 3000) FROM generate_series(1, 200) g",
                     "CREATE TABLE scratch (id int PRIMARY KEY)", "INSERT INTO scratch VALUES (1), (2)",
                     "CREATE TABLE marker (id int PRIMARY KEY)");
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "connection.url", proxy.httpUrl(),
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "connection.url", proxy.httpUrl(),
                     "index.name.format", prefix + "${schema}.${table}", "connection.aws.region", "eu-west-1",
                     "connection.aws.access.key.id", KEYS.accessKeyId(), "connection.aws.secret.access.key", KEYS.secretAccessKey(),
                     "connection.aws.session.token", KEYS.sessionToken());
-            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "aws"), sinkProps)) {
-                pipe.pumpUntil("marker", 1, () -> source.execute("INSERT INTO marker VALUES (1)"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(new ConcurrentHashMap<>(), Pipes.sourceProps(source, "aws"), sinkProps)) {
+                Pipes.pumpUntil(pipe, "marker", 1, () -> source.execute("INSERT INTO marker VALUES (1)"));
                 source.execute("UPDATE items SET v = v || '!' WHERE id LIKE 'id 1%'", // big is left out: the stored value is read
                         "TRUNCATE scratch", "INSERT INTO scratch VALUES (3)",
                         "ALTER TABLE scratch RENAME TO scratch2",
                         "INSERT INTO marker VALUES (2)");
-                pipe.pumpUntil("marker", 2, () -> { });
+                Pipes.pumpUntil(pipe, "marker", 2, () -> { });
                 pipe.commit();
             }
             assertThat(proxy.refused()).as("requests whose signature did not hold; the last: %s", proxy.lastRefusal()).isZero();

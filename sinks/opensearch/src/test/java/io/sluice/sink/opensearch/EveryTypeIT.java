@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
 import io.sluice.testing.postgres.PostgresExtension;
@@ -42,10 +43,10 @@ class EveryTypeIT {
             source.execute(TypeColumns.inserts("every_type", 1).toArray(String[]::new));
             source.execute("CREATE TABLE marker (id int PRIMARY KEY)");
             TypeChecker checker = new TypeChecker(source, node, "every_type", alias);
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", prefix + "${schema}.${table}",
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "index.name.format", prefix + "${schema}.${table}",
                     "errors.tolerance", "none");
-            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "types"), sinkProps)) {
-                pipe.pumpUntil("marker", 1, () -> source.execute("INSERT INTO marker VALUES (1)"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(new ConcurrentHashMap<>(), Pipes.sourceProps(source, "types"), sinkProps)) {
+                Pipes.pumpUntil(pipe, "marker", 1, () -> source.execute("INSERT INTO marker VALUES (1)"));
                 pipe.commit();
                 assertThat(checker.differences()).as("after the snapshot").isEmpty();
 
@@ -61,7 +62,7 @@ class EveryTypeIT {
                 changes.add("DELETE FROM every_type WHERE id = " + (2 * rows));
                 changes.add("INSERT INTO marker VALUES (2)");
                 source.execute(changes.toArray(String[]::new));
-                pipe.pumpUntil("marker", 2, () -> { });
+                Pipes.pumpUntil(pipe, "marker", 2, () -> { });
                 pipe.commit();
             }
             assertThat(source.queryLong("SELECT count(*) FROM every_type")).isEqualTo(2L * rows - 1);

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.sluice.sink.opensearch.client.ClusterAddress;
 import io.sluice.sink.opensearch.client.ClusterClient;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
@@ -33,11 +34,11 @@ class IndexInTheWayIT {
         try (ClusterClient client = new ClusterClient(ClusterAddress.parse(node.httpUrl(), null, null, null, null, true, 30_000), 1, 30_000)) {
             source.execute("CREATE TABLE t (id int PRIMARY KEY, v text)", "INSERT INTO t VALUES (1, 'a')");
             assertThat(client.send("PUT", "/" + prefix + "public.t", Map.of(), "{}".getBytes()).ok()).isTrue();
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", prefix + "${schema}.${table}");
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "index.name.format", prefix + "${schema}.${table}");
             // Appending gets past the snapshot's check of existing names, to the index the rows go to.
             Map<String, String> appending = new java.util.HashMap<>(sinkProps);
             appending.put("table.exists", "append");
-            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "inway"), appending)) {
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(new ConcurrentHashMap<>(), Pipes.sourceProps(source, "inway"), appending)) {
                 assertThatThrownBy(() -> {
                     for (int i = 0; i < 200; i++) {
                         pipe.pump();
@@ -47,8 +48,8 @@ class IndexInTheWayIT {
             assertThat(IndexDocuments.count(node, prefix + "public.t")).as("the user's index untouched").isZero();
 
             client.send("DELETE", "/" + prefix + "public.t", Map.of(), null);
-            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "inway2"), sinkProps)) {
-                pipe.pumpUntil("t", 2, () -> source.execute("INSERT INTO t VALUES (2, 'b')"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(new ConcurrentHashMap<>(), Pipes.sourceProps(source, "inway2"), sinkProps)) {
+                Pipes.pumpUntil(pipe, "t", 2, () -> source.execute("INSERT INTO t VALUES (2, 'b')"));
                 pipe.commit();
             }
             assertThat(IndexDocuments.count(node, prefix + "public.t")).isEqualTo(2);

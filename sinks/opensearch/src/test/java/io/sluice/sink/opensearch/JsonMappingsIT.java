@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.sluice.sink.opensearch.client.ClusterAddress;
 import io.sluice.sink.opensearch.client.ClusterClient;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
@@ -34,9 +35,9 @@ class JsonMappingsIT {
             source.execute("CREATE TABLE j (id int PRIMARY KEY, doc jsonb, raw json)",
                     "INSERT INTO j VALUES (1, '{\"color\": \"red\", \"size\": 3}', '{\"b\":1,  \"a\":2}'), (2, '[1, \"two\", null]', '\"x\"'), "
                             + "(3, '\"just text\"', 'null'), (4, NULL, NULL)");
-            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "json" + mapping),
-                    SourceToIndex.sinkProps(node, "index.name.format", prefix + "${schema}.${table}", "mapping.json", mapping))) {
-                pipe.pumpUntil("j", 5, () -> source.execute("INSERT INTO j VALUES (5, '{\"after\": \"snapshot\"}', '{}')"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(new ConcurrentHashMap<>(), Pipes.sourceProps(source, "json" + mapping),
+                    Pipes.sinkProps(node, "index.name.format", prefix + "${schema}.${table}", "mapping.json", mapping))) {
+                Pipes.pumpUntil(pipe, "j", 5, () -> source.execute("INSERT INTO j VALUES (5, '{\"after\": \"snapshot\"}', '{}')"));
                 pipe.commit();
             }
             var properties = ClusterClient.json(client.send("GET", "/" + index + "/_mapping", java.util.Map.of(), null))

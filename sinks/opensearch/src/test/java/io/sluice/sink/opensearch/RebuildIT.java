@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
@@ -43,12 +44,14 @@ class RebuildIT {
         try {
             source.execute("CREATE TABLE items (id int PRIMARY KEY, qty int NOT NULL, name text)",
                     "INSERT INTO items SELECT g, g, 'item ' || g FROM generate_series(1, 3000) g");
-            Map<String, String> sourceProps = SourceToIndex.sourceProps(source, "rb");
+            Map<String, String> sourceProps = Pipes.sourceProps(source, "rb");
             sourceProps.put("ddl.copy.on", "column_change");
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}",
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}",
                     "bulk.max.bytes", "32768");
-            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), sourceProps, sinkProps)) {
-                pipe.pumpUntil("items", -1, () -> source.execute("INSERT INTO items VALUES (-1, 0, 'snapshot done')"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(new ConcurrentHashMap<>(), sourceProps, sinkProps)) {
+                List<SinkRecord> delivered = new ArrayList<>();
+                pipe.watching(delivered::add);
+                Pipes.pumpUntil(pipe, "items", -1, () -> source.execute("INSERT INTO items VALUES (-1, 0, 'snapshot done')"));
                 pipe.commit();
                 assertThat(fieldType(node, alias, "qty")).isEqualTo("integer");
                 assertThat(physical(node, alias)).isEqualTo(alias + "_v1");
@@ -61,7 +64,7 @@ class RebuildIT {
                 assertThat(fieldType(node, alias, "qty")).isEqualTo("keyword");
                 assertSame(source, node, alias, "qty");
                 assertThat(IndexDocuments.count(node, alias + "_v1")).as("the old version is dropped").isEqualTo(-1);
-                replayFromInsideTheSnapshot(pipe.delivered(), sinkProps);
+                replayFromInsideTheSnapshot(delivered, sinkProps);
                 assertThat(physical(node, alias)).isEqualTo(alias + "_v2");
                 assertSame(source, node, alias, "qty");
 
@@ -92,13 +95,15 @@ class RebuildIT {
         try {
             source.execute("CREATE TABLE notes (id int PRIMARY KEY, body text)",
                     "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 2000) g");
-            Map<String, String> sourceProps = SourceToIndex.sourceProps(source, "rs");
+            Map<String, String> sourceProps = Pipes.sourceProps(source, "rs");
             sourceProps.put("ddl.copy.on", "column_change");
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}");
-            try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), sourceProps, sinkProps)) {
-                pipe.pumpUntil("notes", -1, () -> source.execute("INSERT INTO notes VALUES (-1, 'snapshot done')"));
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}");
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(new ConcurrentHashMap<>(), sourceProps, sinkProps)) {
+                List<SinkRecord> delivered = new ArrayList<>();
+                pipe.watching(delivered::add);
+                Pipes.pumpUntil(pipe, "notes", -1, () -> source.execute("INSERT INTO notes VALUES (-1, 'snapshot done')"));
                 pipe.commit();
-                List<SinkRecord> snapshotRows = pipe.delivered().stream().filter(r -> isRead(r, "notes") && !isCopied(r)).toList();
+                List<SinkRecord> snapshotRows = delivered.stream().filter(r -> isRead(r, "notes") && !isCopied(r)).toList();
                 assertThat(snapshotRows).hasSize(2000);
 
                 source.execute("ALTER TABLE notes ADD COLUMN tag text NOT NULL DEFAULT 'tagged'", "INSERT INTO notes VALUES (-2, 'after', 'new')");
@@ -141,12 +146,12 @@ class RebuildIT {
         try {
             source.execute("CREATE TABLE notes (id int PRIMARY KEY, body text)",
                     "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 2000) g");
-            Map<String, String> sourceProps = SourceToIndex.sourceProps(source, "ro");
+            Map<String, String> sourceProps = Pipes.sourceProps(source, "ro");
             sourceProps.put("ddl.copy.on", "column_change");
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}");
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "index.name.format", source.name().toLowerCase() + "-${schema}.${table}");
             Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-            try (SourceToIndex pipe = new SourceToIndex(stored, sourceProps, sinkProps)) {
-                pipe.pumpUntil("notes", -1, () -> source.execute("INSERT INTO notes VALUES (-1, 'snapshot done')"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(stored, sourceProps, sinkProps)) {
+                Pipes.pumpUntil(pipe, "notes", -1, () -> source.execute("INSERT INTO notes VALUES (-1, 'snapshot done')"));
                 pipe.commit();
                 source.execute("ALTER TABLE notes ADD COLUMN tag text NOT NULL DEFAULT 'tagged'");
                 pumpUntilACopyEnds(pipe);
@@ -155,10 +160,10 @@ class RebuildIT {
             }
             source.execute("UPDATE notes SET body = body || '!' WHERE id % 100 = 0", "DELETE FROM notes WHERE id % 50 = 25",
                     "UPDATE notes SET tag = 'retagged' WHERE id % 70 = 0");
-            try (SourceToIndex pipe = new SourceToIndex(stored, sourceProps, sinkProps)) {
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(stored, sourceProps, sinkProps)) {
                 pumpUntilACopyEnds(pipe);
                 source.execute("INSERT INTO notes VALUES (-2, 'after', 'new')");
-                pipe.pumpUntil("notes", -2, () -> { });
+                Pipes.pumpUntil(pipe, "notes", -2, () -> { });
                 pipe.commit();
             }
             Map<String, String> rows = new HashMap<>();
@@ -179,7 +184,7 @@ class RebuildIT {
     }
 
     /** Pumps until the end of a table's copy into the stream has been put into the sink. */
-    private static void pumpUntilACopyEnds(SourceToIndex pipe) throws Exception {
+    private static void pumpUntilACopyEnds(SourceToSink<OpenSearchSinkTask> pipe) throws Exception {
         long deadline = System.nanoTime() + 240_000_000_000L;
         while (System.nanoTime() < deadline) {
             for (SourceRecord r : pipe.pump()) {
@@ -243,7 +248,7 @@ class RebuildIT {
     }
 
     /** Pumps until row {@code id} arrives; between pumps, searches find every row of the table the alias had. */
-    private static void pumpWatching(SourceToIndex pipe, OpenSearchNode node, String alias, int id) throws Exception {
+    private static void pumpWatching(SourceToSink<OpenSearchSinkTask> pipe, OpenSearchNode node, String alias, int id) throws Exception {
         long deadline = System.nanoTime() + 240_000_000_000L;
         while (System.nanoTime() < deadline) {
             List<SourceRecord> batch = pipe.pump();

@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.FaultyProxy;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
@@ -36,16 +37,16 @@ class RefusalsAndOutageIT {
             source.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL, note text)",
                     "INSERT INTO accounts SELECT g, g, repeat('n', 50) FROM generate_series(1, 20000) g");
             proxy.faults(0.1, 0.1);
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "connection.url", proxy.httpUrl(), "bulk.max.bytes", "16384",
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "connection.url", proxy.httpUrl(), "bulk.max.bytes", "16384",
                     "retry.timeout.ms", "300000", "index.name.format", prefix + "${schema}.${table}");
             Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-            try (SourceToIndex pipe = new SourceToIndex(stored, SourceToIndex.sourceProps(source, "faults"), sinkProps)) {
-                pipe.pumpUntil("accounts", -1, () -> source.execute("INSERT INTO accounts VALUES (-1, 0, 'after the snapshot')"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "faults"), sinkProps)) {
+                Pipes.pumpUntil(pipe, "accounts", -1, () -> source.execute("INSERT INTO accounts VALUES (-1, 0, 'after the snapshot')"));
                 pipe.commit();
                 source.execute("UPDATE accounts SET balance = balance * 2 WHERE id % 3 = 0", "DELETE FROM accounts WHERE id % 11 = 0",
                         "INSERT INTO accounts SELECT g, g, 'new' FROM generate_series(20001, 22000) g",
                         "INSERT INTO accounts VALUES (-2, 0, 'refusals done')");
-                pipe.pumpUntil("accounts", -2, () -> { });
+                Pipes.pumpUntil(pipe, "accounts", -2, () -> { });
                 pipe.commit();
                 assertThat(proxy.requestsRefused()).as("requests refused").isGreaterThan(5);
                 assertThat(proxy.itemsRefused()).as("bulk items refused").isGreaterThan(100);
@@ -60,7 +61,7 @@ class RefusalsAndOutageIT {
                 }, 60, TimeUnit.SECONDS);
                 source.execute("UPDATE accounts SET note = 'during the outage' WHERE id % 5 = 0", "DELETE FROM accounts WHERE id % 13 = 0",
                         "INSERT INTO accounts VALUES (-3, 0, 'outage over')");
-                pipe.pumpUntil("accounts", -3, () -> { });
+                Pipes.pumpUntil(pipe, "accounts", -3, () -> { });
                 pipe.commit();
                 assertThat(System.nanoTime() - downAt).as("the last changes waited for the cluster").isGreaterThan(TimeUnit.SECONDS.toNanos(59));
             }

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
@@ -58,7 +59,7 @@ class ShuffledReplayIT {
                 Collections.shuffle(shuffled, random);
                 String index = prefix + "-shuffled-" + seed + ".accounts";
                 OpenSearchSinkTask sink = new OpenSearchSinkTask();
-                sink.start(SourceToIndex.sinkProps(node, "index.name.format", prefix + "-shuffled-" + seed + ".${table}", "bulk.in.flight", "4"));
+                sink.start(Pipes.sinkProps(node, "index.name.format", prefix + "-shuffled-" + seed + ".${table}", "bulk.in.flight", "4"));
                 try {
                     int at = 0;
                     while (at < shuffled.size()) {
@@ -129,7 +130,7 @@ class ShuffledReplayIT {
             partitions.computeIfAbsent(Math.floorMod(((Struct) r.key()).getInt32("id"), 3), p -> new ArrayList<>()).add(r);
         }
         OpenSearchSinkTask sink = new OpenSearchSinkTask();
-        sink.start(SourceToIndex.sinkProps(node, "index.name.format", prefix + ".${table}",
+        sink.start(Pipes.sinkProps(node, "index.name.format", prefix + ".${table}",
                 "index.settings", "{\"index.gc_deletes\": \"0s\", \"number_of_replicas\": 0}"));
         try {
             for (List<SinkRecord> partition : partitions.values()) {
@@ -152,9 +153,11 @@ class ShuffledReplayIT {
         source.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance bigint NOT NULL, note text)",
                 "INSERT INTO accounts SELECT g, g, 'n' || g FROM generate_series(1, 400) g");
         List<SinkRecord> rows = new ArrayList<>();
-        try (SourceToIndex pipe = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "shuffle"),
-                SourceToIndex.sinkProps(node, "index.name.format", prefix + "-ordered.${table}"))) {
-            pipe.pumpUntil("accounts", -1, () -> {
+        try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(new ConcurrentHashMap<>(), Pipes.sourceProps(source, "shuffle"),
+                Pipes.sinkProps(node, "index.name.format", prefix + "-ordered.${table}"))) {
+            List<SinkRecord> delivered = new ArrayList<>();
+            pipe.watching(delivered::add);
+            Pipes.pumpUntil(pipe, "accounts", -1, () -> {
                 source.execute("UPDATE accounts SET balance = balance + 1 WHERE id % 3 = 0",
                         "BEGIN", "UPDATE accounts SET balance = 10 WHERE id = 5", "UPDATE accounts SET balance = 20 WHERE id = 5",
                         "UPDATE accounts SET note = 'last' WHERE id = 5", "COMMIT",
@@ -171,7 +174,7 @@ class ShuffledReplayIT {
                 source.execute("INSERT INTO accounts VALUES (-1, 0, 'end')");
             });
             pipe.commit();
-            for (SinkRecord r : pipe.delivered()) {
+            for (SinkRecord r : delivered) {
                 if (Envelope.isEnvelope(r.valueSchema()) && !"t".equals(((Struct) r.value()).getString(Envelope.OP))) {
                     rows.add(r);
                 }

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.sink.opensearch.client.ClusterAddress;
 import io.sluice.sink.opensearch.client.ClusterClient;
 import io.sluice.sink.opensearch.state.SnapshotDocuments;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
@@ -51,12 +52,12 @@ class SnapshotAndStreamIT {
                             + "NULL, NULL, NULL, NULL, NULL)",
                     "CREATE TABLE scratch (id int PRIMARY KEY, v text)", "INSERT INTO scratch VALUES (1, 'a'), (2, 'b')");
             Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", prefix + "${schema}.${table}",
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "index.name.format", prefix + "${schema}.${table}",
                     "mapping.overrides", "{\"*.accounts\": {\"note\": {\"type\": \"text\"}}}",
                     "index.settings", "{\"number_of_replicas\": 0, \"refresh_interval\": \"2s\"}");
             Map<Map<String, ?>, Map<String, Object>> beforeChanges;
-            try (SourceToIndex pipe = new SourceToIndex(stored, SourceToIndex.sourceProps(source, "os"), sinkProps)) {
-                pipe.pumpUntil("accounts", -1, () -> source.execute("INSERT INTO accounts VALUES (-1, 0, 'snapshot done')"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "os"), sinkProps)) {
+                Pipes.pumpUntil(pipe, "accounts", -1, () -> source.execute("INSERT INTO accounts VALUES (-1, 0, 'snapshot done')"));
                 pipe.commit();
                 SnapshotDocuments.Snapshot record = new SnapshotDocuments(client, "sluice_state").read("os").orElseThrow();
                 assertThat(record.finished()).as("the state index records the snapshot as finished").isTrue();
@@ -78,7 +79,7 @@ class SnapshotAndStreamIT {
                         "UPDATE items SET id = 10 WHERE id = 1", // a new key, big still unchanged: taken from the old document
                         "TRUNCATE scratch", "INSERT INTO scratch VALUES (3, 'c')",
                         "INSERT INTO accounts VALUES (-2, 0, 'end')");
-                pipe.pumpUntil("accounts", -2, () -> { });
+                Pipes.pumpUntil(pipe, "accounts", -2, () -> { });
                 pipe.flushWithoutStoring(); // then a crash: the source never confirms these changes
                 assertThat(pipe.sink().documentsWritten()).isGreaterThan(2000);
             }
@@ -116,9 +117,9 @@ class SnapshotAndStreamIT {
             // A crash after the snapshot: every change is streamed again over the indexes that have them.
             stored.clear();
             stored.putAll(beforeChanges);
-            try (SourceToIndex again = new SourceToIndex(stored, SourceToIndex.sourceProps(source, "os"), sinkProps)) {
+            try (SourceToSink<OpenSearchSinkTask> again = Pipes.open(stored, Pipes.sourceProps(source, "os"), sinkProps)) {
                 source.execute("INSERT INTO accounts VALUES (-3, 0, 'replayed')");
-                again.pumpUntil("accounts", -3, () -> { });
+                Pipes.pumpUntil(again, "accounts", -3, () -> { });
                 again.commit();
                 assertThat(again.sink().olderThanStored()).as("replayed writes refused as older").isGreaterThan(100);
             }
@@ -127,7 +128,7 @@ class SnapshotAndStreamIT {
             assertThat(doc(node, prefix + "public.items", "10").path("big").asText()).as("after the replay").hasSize(15_000);
 
             // Another pipeline's snapshot over the same indexes: refused by default, naming them and the choices.
-            try (SourceToIndex other = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "os2"), sinkProps)) {
+            try (SourceToSink<OpenSearchSinkTask> other = Pipes.open(new ConcurrentHashMap<>(), Pipes.sourceProps(source, "os2"), sinkProps)) {
                 assertThatThrownBy(() -> {
                     for (int i = 0; i < 200; i++) {
                         other.pump();
@@ -139,8 +140,8 @@ class SnapshotAndStreamIT {
             source.execute("DELETE FROM accounts WHERE id < 0");
             Map<String, String> truncating = new HashMap<>(sinkProps);
             truncating.put("table.exists", "truncate");
-            try (SourceToIndex third = new SourceToIndex(new ConcurrentHashMap<>(), SourceToIndex.sourceProps(source, "os3"), truncating)) {
-                third.pumpUntil("accounts", -4, () -> source.execute("INSERT INTO accounts VALUES (-4, 0, 'third')"));
+            try (SourceToSink<OpenSearchSinkTask> third = Pipes.open(new ConcurrentHashMap<>(), Pipes.sourceProps(source, "os3"), truncating)) {
+                Pipes.pumpUntil(third, "accounts", -4, () -> source.execute("INSERT INTO accounts VALUES (-4, 0, 'third')"));
                 third.commit();
             }
             AccountsIndex.assertSame(source, node, prefix + "public.accounts");

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.opensearch.IndexDocuments;
 import io.sluice.testing.opensearch.OpenSearchExtension;
 import io.sluice.testing.opensearch.OpenSearchNode;
@@ -45,16 +46,16 @@ class TableLifecycleIT {
                     "CREATE TABLE y (id int PRIMARY KEY, v text)", "INSERT INTO y SELECT g, 'old y' || g FROM generate_series(1, 80) g",
                     "CREATE TABLE other.x (id int PRIMARY KEY, v text)", "INSERT INTO other.x SELECT g, 'x' || g FROM generate_series(1, 40) g",
                     "CREATE TABLE other.y (id int PRIMARY KEY, v text)", "INSERT INTO other.y SELECT g, 'new y' || g FROM generate_series(1, 30) g");
-            Map<String, String> sourceProps = SourceToIndex.sourceProps(source, "life");
+            Map<String, String> sourceProps = Pipes.sourceProps(source, "life");
             sourceProps.put("table.include.list", "public.*");
             sourceProps.put("ddl.copy.on", "column_change");
             Map<Map<String, ?>, Map<String, Object>> offsets = new ConcurrentHashMap<>();
-            Map<String, String> sinkProps = SourceToIndex.sinkProps(node, "index.name.format", prefix + "${schema}.${table}",
+            Map<String, String> sinkProps = Pipes.sinkProps(node, "index.name.format", prefix + "${schema}.${table}",
                     "index.settings", "{\"number_of_replicas\": 0, \"refresh_interval\": \"1s\"}",
                     "index.settings.tables", "{\"public.a*\": {\"refresh_interval\": \"7s\"}}");
             String a = prefix + "public.a";
-            try (SourceToIndex pipe = new SourceToIndex(offsets, sourceProps, sinkProps)) {
-                pipe.pumpUntil("marker", 1, () -> source.execute("INSERT INTO marker VALUES (1)"));
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(offsets, sourceProps, sinkProps)) {
+                Pipes.pumpUntil(pipe, "marker", 1, () -> source.execute("INSERT INTO marker VALUES (1)"));
                 pipe.commit();
                 assertThat(setting(node, a, "refresh_interval")).as("the per-table setting over the common one").isEqualTo("7s");
                 assertThat(setting(node, a, "number_of_replicas")).isEqualTo("0");
@@ -66,7 +67,7 @@ class TableLifecycleIT {
                         "CREATE TABLE e AS SELECT id, v || ' as' AS v FROM c WHERE id <= 20", "ALTER TABLE e ADD PRIMARY KEY (id)",
                         "ALTER TABLE other.x SET SCHEMA public",
                         "INSERT INTO marker VALUES (2)");
-                pipe.pumpUntil("marker", 2, () -> { });
+                Pipes.pumpUntil(pipe, "marker", 2, () -> { });
                 pipe.commit();
             }
             assertThat(IndexDocuments.count(node, a)).as("the old name's index is gone").isEqualTo(-1);
@@ -79,18 +80,18 @@ class TableLifecycleIT {
             // delete_documents, then ignore; a table created again under a kept index's name starts it afresh.
             Map<String, String> deleting = new HashMap<>(sinkProps);
             deleting.put("table.drop.action", "delete_documents");
-            try (SourceToIndex pipe = new SourceToIndex(offsets, sourceProps, deleting)) {
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(offsets, sourceProps, deleting)) {
                 source.execute("DROP TABLE c", "INSERT INTO marker VALUES (3)");
-                pipe.pumpUntil("marker", 3, () -> { });
+                Pipes.pumpUntil(pipe, "marker", 3, () -> { });
                 pipe.commit();
             }
             assertThat(IndexDocuments.count(node, prefix + "public.c")).as("delete_documents: the index stays, empty").isZero();
             Map<String, String> ignoring = new HashMap<>(sinkProps);
             ignoring.put("table.drop.action", "ignore");
-            try (SourceToIndex pipe = new SourceToIndex(offsets, sourceProps, ignoring)) {
+            try (SourceToSink<OpenSearchSinkTask> pipe = Pipes.open(offsets, sourceProps, ignoring)) {
                 source.execute("DROP TABLE d", "UPDATE y SET v = v || ' later' WHERE id <= 10", "DROP TABLE y",
                         "INSERT INTO marker VALUES (4)");
-                pipe.pumpUntil("marker", 4, () -> { });
+                Pipes.pumpUntil(pipe, "marker", 4, () -> { });
                 pipe.commit();
                 assertThat(IndexDocuments.count(node, prefix + "public.d")).as("ignore: the documents stay").isEqualTo(50);
                 assertThat(IndexDocuments.count(node, prefix + "public.y")).isEqualTo(80);
@@ -99,7 +100,7 @@ class TableLifecycleIT {
                         // Its copy has older versions than the kept documents of the earlier y (updated above): it must replace them.
                         "ALTER TABLE other.y SET SCHEMA public", "UPDATE y SET v = 'changed after the move' WHERE id = 3",
                         "INSERT INTO marker VALUES (5)");
-                pipe.pumpUntil("marker", 5, () -> { });
+                Pipes.pumpUntil(pipe, "marker", 5, () -> { });
                 pipe.commit();
             }
             assertSame(source, node, "d", prefix + "public.d");

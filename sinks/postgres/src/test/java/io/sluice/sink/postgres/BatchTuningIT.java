@@ -12,6 +12,7 @@ import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.sink.core.batch.BatchSizeTuner;
 import io.sluice.testing.network.LinkShape;
 import io.sluice.testing.network.TcpProxy;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -44,7 +45,7 @@ class BatchTuningIT {
                     "batch.max.bytes", Long.toString(8 * MIB), "load.buffer.bytes", Long.toString(8 * MIB), "load.freeze", "false",
                     "batch.tuning.min.bytes", Long.toString(MIB / 4), "batch.tuning.max.bytes", Long.toString(8 * MIB));
             List<BatchSizeTuner.Step> path;
-            try (InProcessPipe pipe = new InProcessPipe(new HashMap<>(), sourceProps, sinkProps)) {
+            try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(new HashMap<>(), sourceProps, sinkProps)) {
                 pumpUntil(pipe, r -> Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED)));
                 pipe.commit();
                 path = pipe.sink().copyBatchSize().path();
@@ -100,7 +101,7 @@ class BatchTuningIT {
             Map<String, String> sinkProps = sinkProps(target, link, "batch.max.bytes", Long.toString(MIB),
                     "batch.tuning.min.bytes", Long.toString(MIB / 16), "batch.tuning.max.bytes", Long.toString(4 * MIB));
             Map<Map<String, ?>, Map<String, Object>> offsets = new HashMap<>();
-            try (InProcessPipe pipe = new InProcessPipe(offsets, sourceProps, sinkProps)) {
+            try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(offsets, sourceProps, sinkProps)) {
                 pumpUntil(pipe, r -> Boolean.TRUE.equals(r.sourceOffset().get(SnapshotRun.COMPLETED)));
                 pipe.commit();
             }
@@ -110,7 +111,7 @@ class BatchTuningIT {
                             + "WHERE id BETWEEN lo AND lo + 999; COMMIT; END LOOP; END LOOP; END $$",
                     "INSERT INTO log VALUES (-1)");
             List<BatchSizeTuner.Step> path;
-            try (InProcessPipe pipe = new InProcessPipe(offsets, sourceProps, sinkProps)) {
+            try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(offsets, sourceProps, sinkProps)) {
                 pumpUntil(pipe, r -> r.topic().equals("backlog.public.log"));
                 pipe.commit();
                 path = pipe.sink().applyBatchSize().path();
@@ -142,7 +143,7 @@ class BatchTuningIT {
     }
 
     private static Map<String, String> sinkProps(TestDatabase target, TcpProxy link, String... settings) {
-        Map<String, String> props = InProcessPipe.sinkProps(target, settings);
+        Map<String, String> props = Pipes.sinkProps(target, settings);
         props.put("batch.tuning.max.cov", "0.3");
         props.put("position.mode", "source");
         props.put("connection.url", "postgres://" + link.host() + ":" + link.port() + "/" + target.name() + "?sslmode=disable");
@@ -189,7 +190,7 @@ class BatchTuningIT {
         return last;
     }
 
-    private static void pumpUntil(InProcessPipe pipe, Predicate<SourceRecord> end) throws Exception {
+    private static void pumpUntil(SourceToSink<PostgresSinkTask> pipe, Predicate<SourceRecord> end) throws Exception {
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         while (System.nanoTime() < deadline) {
             for (SourceRecord r : pipe.pump()) {

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.testing.network.TcpProxy;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -55,21 +56,22 @@ class OutageIT {
         Map<String, String> sourceProps = source.sourceConnection();
         sourceProps.putAll(Map.of("database.hostname", toSource.host(), "database.port", Integer.toString(toSource.port()),
                 "topic.prefix", "outage", "status.update.interval.ms", "200", "stream.reconnect.timeout.ms", "60000"));
-        Map<String, String> sinkProps = InProcessPipe.sinkProps(target, "apply.retry.timeout.ms", "60000");
+        Map<String, String> sinkProps = Pipes.sinkProps(target, "apply.retry.timeout.ms", "60000");
         sinkProps.put("position.mode", "source");
         sinkProps.put("connection.url", "postgres://" + toTarget.host() + ":" + toTarget.port() + "/" + target.name() + "?sslmode=disable");
         AtomicBoolean writing = new AtomicBoolean(true);
         AtomicLong transactions = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-        try (InProcessPipe pipe = new InProcessPipe(stored, sourceProps, sinkProps)) {
+        try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(stored, sourceProps, sinkProps)) {
             Thread writer = new Thread(() -> StreamApplyIT.workload(source, writing, transactions, failure));
             writer.start();
             try {
                 // Through the snapshot (whose frozen loads hold offsets back) to the first streamed change.
                 long snapshotDeadline = System.nanoTime() + 120_000_000_000L;
-                while (pipe.changesPut() == 0 && System.nanoTime() < snapshotDeadline) {
-                    pipe.pump();
+                long changes = 0;
+                while (changes == 0 && System.nanoTime() < snapshotDeadline) {
+                    changes += Pipes.changes(pipe.pump());
                 }
                 pipe.commit();
                 pumpFor(pipe, 2_000);
@@ -107,7 +109,7 @@ class OutageIT {
     }
 
     /** Moves records from source to sink for a while, committing now and then as the runtime does. */
-    private static void pumpFor(InProcessPipe pipe, long millis) throws Exception {
+    private static void pumpFor(SourceToSink<PostgresSinkTask> pipe, long millis) throws Exception {
         long end = System.nanoTime() + millis * 1_000_000L;
         int n = 0;
         while (System.nanoTime() < end) {

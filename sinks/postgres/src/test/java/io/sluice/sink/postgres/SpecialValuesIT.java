@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.testing.kafka.ConnectCluster;
 import io.sluice.testing.kafka.ConnectorConfigs;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -265,7 +266,7 @@ class SpecialValuesIT {
             sourceProps.put("snapshot.mode", "initial");
             sourceProps.put("snapshot.raw.tuples", Boolean.toString(raw));
             sourceProps.put("status.update.interval.ms", "200");
-            try (InProcessPipe pipe = new InProcessPipe(stored, sourceProps, InProcessPipe.sinkProps(target))) {
+            try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(stored, sourceProps, Pipes.sinkProps(target))) {
                 // Streamed after the snapshot, whose slot the pipe made: once it is through, so is the snapshot.
                 source.execute("INSERT INTO sv_marker VALUES (-2)");
                 pumpUntilMarker(pipe, -2);
@@ -321,7 +322,7 @@ class SpecialValuesIT {
     }
 
     /** Pumps until the marker row with this id has come through. */
-    private static void pumpUntilMarker(InProcessPipe pipe, int marker) throws Exception {
+    private static void pumpUntilMarker(SourceToSink<PostgresSinkTask> pipe, int marker) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
         while (System.nanoTime() < deadline) {
             for (SourceRecord r : pipe.pump()) {

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -78,8 +79,8 @@ class StreamApplyIT {
                         + "decode(md5(g::text), 'hex'), md5(g::text)::uuid, point(g, -g) FROM generate_series(1, 300) g",
                 "INSERT INTO scratch SELECT g, 'before truncate' FROM generate_series(1, 20) g");
         Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-        try (InProcessPipe pipe = new InProcessPipe(stored, sourceProps(source, "kinds"),
-                InProcessPipe.sinkProps(target, "apply.max.delay.ms", Long.toString(delay)))) {
+        try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(stored, sourceProps(source, "kinds"),
+                Pipes.sinkProps(target, "apply.max.delay.ms", Long.toString(delay)))) {
             String big = "'" + "y".repeat(9000) + "'";
             source.execute(
                     // Unchanged TOASTed bodies: only the price is sent, the body must stay.
@@ -163,8 +164,8 @@ class StreamApplyIT {
                     "INSERT INTO counts SELECT g, 0 FROM generate_series(1, 100) g",
                     "CREATE TABLE log (at int, line text)");
             Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-            try (InProcessPipe pipe = new InProcessPipe(stored, sourceProps(source, "handles"),
-                    InProcessPipe.sinkProps(target, "apply.max.delay.ms", "600000"))) {
+            try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(stored, sourceProps(source, "handles"),
+                    Pipes.sinkProps(target, "apply.max.delay.ms", "600000"))) {
                 source.execute("BEGIN; UPDATE handles SET handle = 'spare' WHERE id = 3; UPDATE handles SET handle = 'h3' WHERE id = 2; "
                                 + "UPDATE handles SET handle = 'h2' WHERE id = 1; UPDATE handles SET n = 1 WHERE id > 50; COMMIT",
                         "UPDATE counts SET n = n + id",
@@ -202,8 +203,8 @@ class StreamApplyIT {
                     "INSERT INTO counts SELECT g, 0 FROM generate_series(1, 100) g",
                     "CREATE TABLE log (at int, line text)");
             Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-            try (InProcessPipe pipe = new InProcessPipe(stored, sourceProps(source, "lost"),
-                    InProcessPipe.sinkProps(target, "apply.max.delay.ms", "600000"))) {
+            try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(stored, sourceProps(source, "lost"),
+                    Pipes.sinkProps(target, "apply.max.delay.ms", "600000"))) {
                 source.execute("INSERT INTO log VALUES (-1, 'copied')");
                 pumpUntilEnd(pipe, "lost");
                 pipe.commit();
@@ -253,10 +254,11 @@ class StreamApplyIT {
         long confirmedWithoutWaiting = 0;
         try {
             writer.start();
-            InProcessPipe pipe = new InProcessPipe(stored, sourceProps(source, "live"), sinkProps(target, applyDelay));
+            SourceToSink<PostgresSinkTask> pipe = Pipes.open(stored, sourceProps(source, "live"), sinkProps(target, applyDelay));
             // The snapshot, and the first streamed changes.
-            while (pipe.changesPut() < 200) {
-                pipe.pump();
+            long changes = 0;
+            while (changes < 200) {
+                changes += Pipes.changes(pipe.pump());
             }
             pipe.commit();
             for (int round = 0; round < 8; round++) {
@@ -268,19 +270,19 @@ class StreamApplyIT {
                         pipe.commit();
                     } else if (dice < 5) {
                         // As a Connect worker does between flushes: the sink answers from what its target transactions made durable.
-                        confirmedWithoutWaiting += pipe.confirmWithoutWaiting(target, "live");
+                        confirmedWithoutWaiting += Pipes.confirmWithoutWaiting(pipe, target, "live");
                     }
                 }
                 // A slow machine pumps a handful of times a round, so the dice alone may never confirm: once a round, until something is.
                 confirmedWithoutWaiting += confirmSome(pipe, target);
                 if (random.nextBoolean()) {
                     // The target committed, the offsets did not: the changes come again and must be skipped.
-                    pipe.applyWithoutStoringOffsets();
+                    pipe.flushWithoutStoring();
                     crashesAfterTargetCommit++;
                 }
                 skipped += pipe.sink().changesSkipped();
                 pipe.close();
-                pipe = new InProcessPipe(stored, sourceProps(source, "live"), sinkProps(target, applyDelay));
+                pipe = Pipes.open(stored, sourceProps(source, "live"), sinkProps(target, applyDelay));
             }
             writing.set(false);
             writer.join();
@@ -307,11 +309,11 @@ class StreamApplyIT {
     }
 
     /** Pumps and confirms without waiting until a record is confirmed: the sink must report its applied batches durable by itself. */
-    private static long confirmSome(InProcessPipe pipe, TestDatabase target) throws Exception {
+    private static long confirmSome(SourceToSink<PostgresSinkTask> pipe, TestDatabase target) throws Exception {
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (System.nanoTime() < deadline) {
             pipe.pump();
-            long confirmed = pipe.confirmWithoutWaiting(target, "live");
+            long confirmed = Pipes.confirmWithoutWaiting(pipe, target, "live");
             if (confirmed > 0) {
                 return confirmed;
             }
@@ -320,7 +322,7 @@ class StreamApplyIT {
     }
 
     private static Map<String, String> sinkProps(TestDatabase target, long applyDelay) {
-        return InProcessPipe.sinkProps(target, "apply.max.delay.ms", Long.toString(applyDelay), "batch.max.bytes", "65536", "batch.tuning.enabled", "false");
+        return Pipes.sinkProps(target, "apply.max.delay.ms", Long.toString(applyDelay), "batch.max.bytes", "65536", "batch.tuning.enabled", "false");
     }
 
     private static Map<String, String> sourceProps(TestDatabase db, String prefix) {
@@ -334,7 +336,7 @@ class StreamApplyIT {
     }
 
     /** Pumps until the row {@code log/history (-1, ...)} that ends a test has come through. */
-    private static void pumpUntilEnd(InProcessPipe pipe, String prefix) throws Exception {
+    private static void pumpUntilEnd(SourceToSink<PostgresSinkTask> pipe, String prefix) throws Exception {
         long deadline = System.nanoTime() + 120_000_000_000L;
         while (System.nanoTime() < deadline) {
             for (SourceRecord r : pipe.pump()) {

@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -254,16 +255,16 @@ class StreamDdlIT {
         Map<String, String> sourceProps = source.sourceConnection();
         sourceProps.putAll(settings);
         sourceProps.put("status.update.interval.ms", "200");
-        Map<String, String> sinkProps = InProcessPipe.sinkProps(target);
-        try (InProcessPipe pipe = new InProcessPipe(stored, sourceProps, sinkProps)) {
+        Map<String, String> sinkProps = Pipes.sinkProps(target);
+        try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(stored, sourceProps, sinkProps)) {
             source.execute("INSERT INTO log VALUES (0, 'streaming')");
             pumpUntil(pipe, 0);
             pipe.commit();
             source.execute(partOne.toArray(String[]::new));
             pumpUntil(pipe, -1);
-            pipe.applyWithoutStoringOffsets();
+            pipe.flushWithoutStoring();
         }
-        try (InProcessPipe pipe = new InProcessPipe(stored, sourceProps, sinkProps)) {
+        try (SourceToSink<PostgresSinkTask> pipe = Pipes.open(stored, sourceProps, sinkProps)) {
             source.execute(partTwo.toArray(String[]::new));
             pumpUntil(pipe, -2);
             pipe.commit();
@@ -282,7 +283,7 @@ class StreamDdlIT {
     }
 
     /** Pumps until the log row with {@code at = marker} came through; checks schema events came with their transaction block. */
-    private static void pumpUntil(InProcessPipe pipe, int marker) throws Exception {
+    private static void pumpUntil(SourceToSink<PostgresSinkTask> pipe, int marker) throws Exception {
         long deadline = System.nanoTime() + 120_000_000_000L;
         while (System.nanoTime() < deadline) {
             for (SourceRecord r : pipe.pump()) {

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sluice.schemas.postgres.Lsn;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.webhook.TestReceiver;
 import io.sluice.testing.webhook.TestReceiver.Received;
 import io.sluice.testing.webhook.TestReceiver.Reply;
@@ -42,11 +43,11 @@ class ApiIT {
             String declaredSecret = SigningSecret.generate(new SecureRandom());
             try (TestReceiver declared = new TestReceiver(List.of(declaredSecret));
                  TestReceiver picky = new TestReceiver(List.of()).answering(n -> new Reply(n == 1 ? 422 : 204, null, 0))) {
-                Map<String, String> props = SourceToWebhooks.sinkProps(state, "api.listen", "127.0.0.1:0", "api.token", TOKEN,
+                Map<String, String> props = Pipes.sinkProps(state, "api.listen", "127.0.0.1:0", "api.token", TOKEN,
                         "subscriptions", "declared", "subscription.declared.url", declared.url(),
                         "subscription.declared.secrets", declaredSecret);
                 Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-                try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "app"), props)) {
+                try (SourceToSink<WebhookSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "app"), props)) {
                     String api = pipe.sink().apiAddress();
                     assertThat(call("GET", api + "/health", null, null).statusCode()).isEqualTo(200);
                     assertThat(call("GET", api + "/subscriptions", null, null).statusCode()).isEqualTo(401);

@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.sluice.sink.webhook.signing.SigningSecret;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabases;
 import io.sluice.testing.webhook.TestReceiver;
@@ -39,13 +40,13 @@ class BacklogIT {
             try (TestReceiver live = new TestReceiver(List.of(secret)); TestReceiver down = new TestReceiver(List.of(secret))) {
                 down.goDown();
                 // One lane, and a retry drawn within a day: once its first try failed, the queue has nothing to do.
-                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "live,down",
+                Map<String, String> sinkProps = Pipes.sinkProps(state, "subscriptions", "live,down",
                         "subscription.live.url", live.url(), "subscription.live.secrets", secret,
                         "subscription.down.url", down.url(), "subscription.down.secrets", secret,
                         "subscription.down.max.in.flight", "1", "subscription.down.retry.initial.ms", "86400000",
                         "subscription.down.retry.max.ms", "86400000");
                 Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-                try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "app"), sinkProps)) {
+                try (SourceToSink<WebhookSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "app"), sinkProps)) {
                     pipe.pumpUntil(() -> true, 1000, "start");
                     source.execute("INSERT INTO events SELECT g, 0 FROM generate_series(1, " + CHANGES + ") g");
                     pipe.pumpUntil(() -> ids(live).size() >= CHANGES, 120_000, CHANGES + " inserts at the live receiver");

@@ -12,6 +12,7 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.sluice.testing.kafka.SourceToSink;
 import io.sluice.testing.webhook.TestReceiver;
 import io.sluice.testing.webhook.TestReceiver.Received;
 import io.sluice.testing.webhook.TestReceiver.Reply;
@@ -60,13 +61,13 @@ class DeliveryIT {
                      }
                      return new Reply(200, null, 0);
                  })) {
-                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "fast,flaky",
+                Map<String, String> sinkProps = Pipes.sinkProps(state, "subscriptions", "fast,flaky",
                         "subscription.fast.url", fast.url(), "subscription.fast.secrets", fastSecret,
                         "subscription.flaky.url", flaky.url(), "subscription.flaky.secrets", oldSecret + "," + newSecret,
                         "subscription.flaky.timeout.ms", "1000", "subscription.flaky.retry.initial.ms", "20",
                         "subscription.flaky.retry.max.ms", "300", "subscription.flaky.max.in.flight", "4");
                 Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-                try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "shop"), sinkProps)) {
+                try (SourceToSink<WebhookSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "shop"), sinkProps)) {
                     pipe.pumpUntil(() -> ids(fast).size() >= 40, 120_000, "the 40 snapshot rows at the fast receiver");
                     pipe.commit();
                     Random keys = new Random(11);
@@ -106,12 +107,12 @@ class DeliveryIT {
             String secret = SigningSecret.generate(RANDOM);
             try (TestReceiver live = new TestReceiver(List.of(secret)); TestReceiver down = new TestReceiver(List.of(secret))) {
                 down.goDown();
-                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "live,down",
+                Map<String, String> sinkProps = Pipes.sinkProps(state, "subscriptions", "live,down",
                         "subscription.live.url", live.url(), "subscription.live.secrets", secret,
                         "subscription.down.url", down.url(), "subscription.down.secrets", secret,
                         "subscription.down.retry.initial.ms", "50", "subscription.down.retry.max.ms", "500");
                 Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-                try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "app"), sinkProps)) {
+                try (SourceToSink<WebhookSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "app"), sinkProps)) {
                     pipe.pumpUntil(() -> true, 1000, "start");
                     Thread.sleep(500);
                     Map<Integer, Long> committed = new HashMap<>();
@@ -164,7 +165,7 @@ class DeliveryIT {
             try (TestReceiver batches = new TestReceiver(List.of(secret)).answering(n -> new Reply(n % 5 == 0 ? 503 : 200, null, 2));
                  TestReceiver events = new TestReceiver(List.of(secret));
                  TestReceiver binary = new TestReceiver(List.of(secret))) {
-                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "batches,events,binary",
+                Map<String, String> sinkProps = Pipes.sinkProps(state, "subscriptions", "batches,events,binary",
                         "subscription.binary.url", binary.url(), "subscription.binary.secrets", secret,
                         "subscription.binary.format", "cloudevents-binary",
                         "subscription.batches.url", batches.url(), "subscription.batches.secrets", secret,
@@ -174,7 +175,7 @@ class DeliveryIT {
                         "subscription.events.format", "cloudevents", "subscription.events.batch.max.size", "20");
                 Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
                 int expected = 200 + 100 + 66 + 50 + 40 + 33;
-                try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "shop"), sinkProps)) {
+                try (SourceToSink<WebhookSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "shop"), sinkProps)) {
                     pipe.pumpUntil(() -> true, 1000, "start");
                     Thread.sleep(500);
                     source.execute("INSERT INTO orders SELECT g, 0, 'new' FROM generate_series(1, 200) g");
@@ -234,7 +235,7 @@ class DeliveryIT {
                  TestReceiver down = new TestReceiver(List.of(secret));
                  TestReceiver careful = new TestReceiver(List.of(secret)).answering(n -> new Reply(n == 1 ? 400 : 204, null, 0))) {
                 down.goDown();
-                Map<String, String> sinkProps = SourceToWebhooks.sinkProps(state, "subscriptions", "gone,picky,down,careful",
+                Map<String, String> sinkProps = Pipes.sinkProps(state, "subscriptions", "gone,picky,down,careful",
                         "subscription.down.url", down.url(), "subscription.down.secrets", secret,
                         "subscription.down.retry.initial.ms", "50", "subscription.down.retry.max.ms", "200",
                         "subscription.down.disable.after.ms", "1500",
@@ -245,7 +246,7 @@ class DeliveryIT {
                         "subscription.picky.url", picky.url(), "subscription.picky.secrets", secret,
                         "subscription.picky.max.in.flight", "1");
                 Map<Map<String, ?>, Map<String, Object>> stored = new ConcurrentHashMap<>();
-                try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "app"), sinkProps)) {
+                try (SourceToSink<WebhookSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "app"), sinkProps)) {
                     pipe.pumpUntil(() -> true, 1000, "start");
                     Thread.sleep(500);
                     for (int i = 1; i <= 5; i++) {
@@ -271,10 +272,10 @@ class DeliveryIT {
                             .contains("400");
                 }
                 // Without an allow-list, loopback is refused, on the address the name resolves to when connecting.
-                Map<String, String> guarded = SourceToWebhooks.sinkProps(state, "subscriptions", "inside",
+                Map<String, String> guarded = Pipes.sinkProps(state, "subscriptions", "inside",
                         "subscription.inside.url", inside.url().replace("127.0.0.1", "localhost"), "subscription.inside.secrets", secret,
                         "delivery.allow.networks", "");
-                try (SourceToWebhooks pipe = new SourceToWebhooks(stored, SourceToWebhooks.sourceProps(source, "app"), guarded)) {
+                try (SourceToSink<WebhookSinkTask> pipe = Pipes.open(stored, Pipes.sourceProps(source, "app"), guarded)) {
                     pipe.pumpUntil(() -> true, 1000, "start");
                     Thread.sleep(500);
                     source.execute("INSERT INTO t VALUES (100, 'x')");
