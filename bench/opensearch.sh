@@ -5,6 +5,9 @@
 #   pgstream  pgstream's OpenSearch target (its wal2json listener, injector and search indexer),
 #             a binary you build yourself from its source and give by path: PGSTREAM=/path/to/pgstream.
 #             It needs the wal2json output plugin in the source server (Debian: postgresql-15-wal2json).
+#   sluice_base  another build of Sluice (e.g. main before a change), given as a checkout built with
+#             ./mvnw package: SLUICE_BASE=/path/to/checkout TOOLS="sluice sluice_base". Its indexes are
+#             named base_<schema>.<table> (index.name.format), its own records base_sluice_*, its slot benchbase.
 #
 #   PGSTREAM=/tmp/pgstream bench/opensearch.sh     defaults: ROWS=2500000, UPDATE_ROWS=1000000, ROUNDS=3,
 #                                                 RATE=1000 (rows/s for the latency run), LATENCY_SECONDS=60
@@ -65,8 +68,9 @@ pgstream="${PGSTREAM:-}"
 for tool in "${tools[@]}"; do
   case "$tool" in
     sluice) ;;
+    sluice_base) [ -x "${SLUICE_BASE:-}/sluice" ] || { echo "sluice_base needs SLUICE_BASE, a checkout with the sluice command" >&2; exit 2; } ;;
     pgstream) [ -x "$pgstream" ] || { echo "Set PGSTREAM to a pgstream binary (built from github.com/xataio/pgstream), or TOOLS=sluice" >&2; exit 2; } ;;
-    *) echo "Unknown tool $tool (sluice, pgstream)" >&2; exit 2 ;;
+    *) echo "Unknown tool $tool (sluice, sluice_base, pgstream)" >&2; exit 2 ;;
   esac
 done
 
@@ -127,8 +131,11 @@ SQL
   -c "CREATE TABLE commits (id bigint PRIMARY KEY, committed timestamptz)"
 
 # Per tool: its indexes (alias names), how to start it from nothing, stop it, and forget it.
-docs_index() { if [ "$1" = sluice ]; then echo public.docs; else echo public; fi; }
-probe_index() { if [ "$1" = sluice ]; then echo probe.probe; else echo probe; fi; }
+is_sluice() { [ "$1" = sluice ] || [ "$1" = sluice_base ]; }
+# The other build's indexes carry a prefix of their own, so both can stream into one node at once.
+index_prefix() { if [ "$1" = sluice_base ]; then echo base_; fi; }
+docs_index() { if is_sluice "$1"; then echo "$(index_prefix "$1")public.docs"; else echo public; fi; }
+probe_index() { if is_sluice "$1"; then echo "$(index_prefix "$1")probe.probe"; else echo probe; fi; }
 declare -A tool_pid=()
 cat >"$tp_work/pgstream.yaml" <<EOF
 source:
@@ -166,6 +173,12 @@ tool_start() {
       (cd "$tp_work" && SLUICE_JAVA_OPTS="$sluice_opts -Xlog:gc:file=$tp_work/sluice-gc-%p.log" \
         exec "$root/sluice" run --source "$src?sslmode=disable" --target "$os" --name bench \
         --offsets "$tp_work/sluice.offsets" --tables 'public.docs,probe.probe' "${sluice_set[@]}") >>"$tp_work/sluice.out" 2>&1 & ;;
+    sluice_base)
+      mkdir -p "$tp_work/base"
+      (cd "$tp_work/base" && SLUICE_JAVA_OPTS="$sluice_opts" \
+        exec "$SLUICE_BASE/sluice" run --source "$src?sslmode=disable" --target "$os" --name benchbase \
+        --offsets "$tp_work/base/sluice.offsets" --tables 'public.docs,probe.probe' --set 'target.index.name.format=base_${schema}.${table}' --set target.state.index.prefix=base_sluice_ \
+        "${sluice_set[@]}") >>"$tp_work/sluice_base.out" 2>&1 & ;;
     pgstream)
       "$pgstream" init -c "$tp_work/pgstream.yaml" --with-injector >>"$tp_work/pgstream.out" 2>&1 \
         || { echo "pgstream init failed:" >&2; tail -20 "$tp_work/pgstream.out" >&2; exit 1; }
@@ -188,13 +201,17 @@ tool_forget() {
       "$root/sluice" teardown --source "$src?sslmode=disable" --target "$os" --name bench --offsets "$tp_work/sluice.offsets" \
         >>"$tp_work/sluice.out" 2>&1 || true
       curl -sf -X DELETE "$os/public.docs_v*,probe.probe_v*,sluice_*?expand_wildcards=all&ignore_unavailable=true" >/dev/null || true ;;
+    sluice_base)
+      "$SLUICE_BASE/sluice" teardown --source "$src?sslmode=disable" --target "$os" --name benchbase --offsets "$tp_work/base/sluice.offsets" \
+        --set 'target.index.name.format=base_${schema}.${table}' --set target.state.index.prefix=base_sluice_ >>"$tp_work/sluice_base.out" 2>&1 || true
+      curl -sf -X DELETE "$os/base_public.docs_v*,base_probe.probe_v*,base_sluice_*?expand_wildcards=all&ignore_unavailable=true" >/dev/null || true ;;
     pgstream)
       "$pgstream" destroy -c "$tp_work/pgstream.yaml" >>"$tp_work/pgstream.out" 2>&1 || true
       curl -sf -X DELETE "$os/public-*,probe-*,pgstream*?expand_wildcards=all&ignore_unavailable=true" >/dev/null || true ;;
   esac
   # A round must start from nothing: an index left from the one before would be counted as done at once.
   local left pattern
-  if [ "$1" = sluice ]; then pattern="public.docs_v*"; else pattern="public-*"; fi
+  if is_sluice "$1"; then pattern="$(index_prefix "$1")public.docs_v*"; else pattern="public-*"; fi
   left="$(curl -sf "$os/_cat/indices/$pattern?h=index&expand_wildcards=all" 2>/dev/null || true)"
   if [ -n "$left" ]; then
     echo "$1: index $left is still there after forgetting the last round" >&2
@@ -253,12 +270,12 @@ record() {
 # ids kept in pgstream.table_ids on the source.
 pgstream_table_id() { "$tp_bin/psql" -X -At "$src" -c "SELECT id FROM pgstream.table_ids WHERE oid = '$1'::regclass"; }
 v_field() {
-  if [ "$1" = sluice ]; then echo v; return; fi
+  if is_sluice "$1"; then echo v; return; fi
   echo "$(pgstream_table_id public.docs)-$("$tp_bin/psql" -X -At "$src" -c "SELECT attnum FROM pg_attribute WHERE attrelid = 'public.docs'::regclass AND attname = 'v'")"
 }
 # Document ids of the probe rows: Sluice's is the key.
 probe_id_prefix() {
-  if [ "$1" = sluice ]; then return; fi
+  if is_sluice "$1"; then return; fi
   echo "$(pgstream_table_id probe.probe)_"
 }
 v_query() { echo "{\"query\": {\"term\": {\"$(v_field "$1")\": $2}}}"; }

@@ -4,6 +4,8 @@
 # machine and data, with the pipelines of TOOLS (default all three):
 #   sluice          `sluice run --target webhook`, one change per request;
 #   sluice-batched  the same with batch.max.size=BATCH (default 100): JSON arrays sized by the batch tuner;
+#   sluice_base, sluice_base-batched  the same two from another build of Sluice (e.g. main before a change), a
+#                   checkout built with ./mvnw package: SLUICE_BASE=/path/to/checkout TOOLS="sluice sluice_base";
 #   pgstream        pgstream's webhook target (wal2json listener, its subscription server and notifier), a
 #                   binary you build yourself from its source and give by path: PGSTREAM=/path/to/pgstream.
 #                   It needs the wal2json output plugin in the source server (Debian: postgresql-15-wal2json).
@@ -45,8 +47,10 @@ pgstream="${PGSTREAM:-}"
 for tool in "${tools[@]}"; do
   case "$tool" in
     sluice|sluice-batched) ;;
+    sluice_base|sluice_base-batched)
+      [ -x "${SLUICE_BASE:-}/sluice" ] || { echo "$tool needs SLUICE_BASE, a checkout with the sluice command" >&2; exit 2; } ;;
     pgstream) [ -x "$pgstream" ] || { echo "Set PGSTREAM to a pgstream binary (built from github.com/xataio/pgstream), or TOOLS='sluice sluice-batched'" >&2; exit 2; } ;;
-    *) echo "Unknown tool $tool (sluice, sluice-batched, pgstream)" >&2; exit 2 ;;
+    *) echo "Unknown tool $tool (sluice, sluice-batched, sluice_base, sluice_base-batched, pgstream)" >&2; exit 2 ;;
   esac
 done
 
@@ -129,12 +133,13 @@ EOF
 tool_start() {
   local tool="$1" extra=()
   case "$tool" in
-    sluice|sluice-batched)
-      local name="${tool//-/_}"
+    sluice|sluice-batched|sluice_base|sluice_base-batched)
+      local name="${tool//-/_}" build="$root"
+      [[ "$tool" == sluice_base* ]] && build="$SLUICE_BASE"
       api_port[$tool]="$(tp_free_port $(( 18700 + ${#tool} )))"
-      [ "$tool" = sluice-batched ] && extra=(--set "target.subscription.r.batch.max.size=$batch")
+      [[ "$tool" == *-batched ]] && extra=(--set "target.subscription.r.batch.max.size=$batch")
       (cd "$tp_work" && SLUICE_JAVA_OPTS="$sluice_opts -Xlog:gc:file=$tp_work/$tool-gc-%p.log" \
-        exec "$root/sluice" run --source "$src?sslmode=disable" --target webhook --name "$name" --offsets "$tp_work/$tool.offsets" \
+        exec "$build/sluice" run --source "$src?sslmode=disable" --target webhook --name "$name" --offsets "$tp_work/$tool.offsets" \
         --tables 'public.events,probe.probe' --set "target.state.schema=$name" \
         --set target.subscriptions=r --set "target.subscription.r.url=$receiver/$tool" --set "target.subscription.r.secrets=$secret" \
         --set target.delivery.allow.networks=127.0.0.1/32 --set "target.api.listen=127.0.0.1:${api_port[$tool]}" \
