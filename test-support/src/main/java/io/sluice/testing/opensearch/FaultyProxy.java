@@ -28,7 +28,8 @@ import com.sun.net.httpserver.HttpServer;
  * cluster does: a share of requests answered 429 or 503 without reaching the node, a share of
  * {@code _bulk} items refused with 429 (taken out of the request before it is forwarded, so the
  * node never sees them, and put back into the answer as rejections), and the whole cluster gone
- * (connections refused) for as long as a test says.
+ * (connections refused) for as long as a test says. And a test's own step run just before one chosen
+ * request is forwarded, to put another writer's change between two requests of the sink's.
  */
 public final class FaultyProxy implements AutoCloseable {
 
@@ -44,6 +45,17 @@ public final class FaultyProxy implements AutoCloseable {
     private volatile double itemFaults;
     private final AtomicLong requestsRefused = new AtomicLong();
     private final AtomicLong itemsRefused = new AtomicLong();
+    private final List<Hook> hooks = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Something to do once, before the {@code countdown}-th request with this method and path is forwarded. */
+    private record Hook(String method, String path, AtomicLong countdown, Step step) {
+    }
+
+    /** A test's step, run on the proxy's thread while the request waits. */
+    @FunctionalInterface
+    public interface Step {
+        void run() throws Exception;
+    }
 
     private FaultyProxy(OpenSearchNode node, long seed) throws IOException {
         this.node = node;
@@ -94,6 +106,14 @@ public final class FaultyProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code step} once, before the {@code nth} request (from 1) with this method and path
+     * (no query) is forwarded: the node sees the step's effects before that request, deterministically.
+     */
+    public void before(String method, String path, int nth, Step step) {
+        hooks.add(new Hook(method, path, new AtomicLong(nth), step));
+    }
+
     public long requestsRefused() {
         return requestsRefused.get();
     }
@@ -109,6 +129,16 @@ public final class FaultyProxy implements AutoCloseable {
             byte[] body;
             try (InputStream in = exchange.getRequestBody()) {
                 body = in.readAllBytes();
+            }
+            for (Hook hook : hooks) {
+                if (hook.method().equals(method) && hook.path().equals(exchange.getRequestURI().getPath())
+                        && hook.countdown().decrementAndGet() == 0 && hooks.remove(hook)) {
+                    try {
+                        hook.step().run();
+                    } catch (Exception e) {
+                        throw new IOException("The test's step before " + method + " " + path + " failed", e);
+                    }
+                }
             }
             double roll;
             synchronized (random) {
