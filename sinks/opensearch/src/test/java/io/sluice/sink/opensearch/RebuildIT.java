@@ -110,15 +110,16 @@ class RebuildIT {
                 boolean[] replayed = {false};
                 long deadline = System.nanoTime() + 240_000_000_000L;
                 boolean done = false;
-                while (!done && System.nanoTime() < deadline) {
+                boolean copied = false;
+                while (!(done && copied) && System.nanoTime() < deadline) {
                     for (SourceRecord r : pipe.pump(batch -> replayed[0] ? batch : withReplay(batch, snapshotRows, replayed))) {
-                        done |= r.topic().endsWith(".notes") && r.value() instanceof Struct v
-                                && v.schema().field("after") != null && v.getStruct("after") != null
-                                && Integer.valueOf(-2).equals(v.getStruct("after").get("id"));
+                        done |= hasRow(r, "notes", -2);
+                        copied |= endsACopy(r);
                     }
                 }
                 pipe.commit();
                 assertThat(done).as("row -2 arrived").isTrue();
+                assertThat(copied).as("the copy into the stream ended").isTrue();
                 assertThat(replayed[0]).as("the snapshot rows were put among the copy's").isTrue();
                 assertThat(physical(node, alias)).isEqualTo(alias + "_v2");
                 Map<String, String> tags = new HashMap<>();
@@ -188,8 +189,7 @@ class RebuildIT {
         long deadline = System.nanoTime() + 240_000_000_000L;
         while (System.nanoTime() < deadline) {
             for (SourceRecord r : pipe.pump()) {
-                if (r.value() instanceof Struct v && !io.sluice.schemas.envelope.Envelope.isEnvelope(r.valueSchema())
-                        && v.schema().field("source") != null && "incremental".equals(v.getStruct("source").getString("snapshot"))) {
+                if (endsACopy(r)) {
                     return;
                 }
             }
@@ -247,21 +247,41 @@ class RebuildIT {
         }
     }
 
-    /** Pumps until row {@code id} arrives; between pumps, searches find every row of the table the alias had. */
+    /**
+     * Pumps until row {@code id} arrives and the table's copy into the stream has ended; between
+     * pumps, searches find every row of the table the alias had. The row alone is not enough: it
+     * was written before the copy started, so the copy itself may hand it out in a chunk that comes
+     * before the copy's end, and the alias moves only at the end.
+     */
     private static void pumpWatching(SourceToSink<OpenSearchSinkTask> pipe, OpenSearchNode node, String alias, int id) throws Exception {
         long deadline = System.nanoTime() + 240_000_000_000L;
+        boolean arrived = false;
+        boolean copied = false;
         while (System.nanoTime() < deadline) {
             List<SourceRecord> batch = pipe.pump();
             assertThat(IndexDocuments.count(node, alias)).as("documents a search finds behind %s while it is rebuilt", alias)
                     .isGreaterThanOrEqualTo(3001);
             for (SourceRecord r : batch) {
-                if (r.topic().endsWith(".items") && r.value() instanceof Struct v
-                        && v.schema().field("after") != null && v.getStruct("after") != null && Integer.valueOf(id).equals(v.getStruct("after").get("id"))) {
-                    return;
-                }
+                arrived |= hasRow(r, "items", id);
+                copied |= endsACopy(r);
+            }
+            if (arrived && copied) {
+                return;
             }
         }
-        throw new AssertionError("Timed out waiting for items row " + id);
+        throw new AssertionError("Timed out waiting for items row " + id + (arrived ? " (it came) and the end of the table's copy" : ""));
+    }
+
+    /** Whether the record is a change or copied row of the table whose new row has the id. */
+    private static boolean hasRow(SourceRecord r, String table, int id) {
+        return r.topic().endsWith("." + table) && r.value() instanceof Struct v
+                && v.schema().field("after") != null && v.getStruct("after") != null && Integer.valueOf(id).equals(v.getStruct("after").get("id"));
+    }
+
+    /** Whether the record is the marker that ends a table's copy into the stream. */
+    private static boolean endsACopy(SourceRecord r) {
+        return r.value() instanceof Struct v && !io.sluice.schemas.envelope.Envelope.isEnvelope(r.valueSchema())
+                && v.schema().field("source") != null && "incremental".equals(v.getStruct("source").getString("snapshot"));
     }
 
     private static void assertSame(TestDatabase source, OpenSearchNode node, String alias, String column) throws Exception {
