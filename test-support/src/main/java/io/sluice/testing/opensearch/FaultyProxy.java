@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -45,7 +46,7 @@ public final class FaultyProxy implements AutoCloseable {
     private volatile double itemFaults;
     private final AtomicLong requestsRefused = new AtomicLong();
     private final AtomicLong itemsRefused = new AtomicLong();
-    private final List<Hook> hooks = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Hook> hooks = new CopyOnWriteArrayList<>();
 
     /** Something to do once, before the {@code countdown}-th request with this method and path is forwarded. */
     private record Hook(String method, String path, AtomicLong countdown, Step step) {

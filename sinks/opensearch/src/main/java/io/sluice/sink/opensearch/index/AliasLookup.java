@@ -20,14 +20,14 @@ final class AliasLookup {
     /** The {@code _meta} key of the copy of the table a version holds (its start time at the source). */
     static final String COPY = "sluice_copy";
 
+    /** How often an alias that moved while it was read is read again before the lookup gives up. */
+    private static final int READS = 10;
+
     private final ClusterClient client;
 
     AliasLookup(ClusterClient client) {
         this.client = client;
     }
-
-    /** How often an alias that moved while it was read is read again before the lookup gives up. */
-    private static final int READS = 10;
 
     /**
      * The physical index behind an alias, or null when there is none. The alias, its index's
@@ -84,8 +84,8 @@ final class AliasLookup {
         }
         KnownIndex k = known(physical);
         IndexVersions.Versions versions = IndexVersions.of(client, alias);
-        boolean versioned = physical.matches(java.util.regex.Pattern.quote(alias) + "_v\\d+");
-        if (k == null || (versioned && !physical.equals(IndexNames.physical(alias, versions.aliased())))) {
+        int version = IndexNames.versionOf(alias, physical);
+        if (k == null || (version >= 0 && version != versions.aliased())) {
             return new Read(null, false); // the index went, or the alias moved or was dropped, after the alias was read
         }
         boolean rebuilding = !versions.unaliased().isEmpty() && versions.highest() > versions.aliased() && versions.aliased() > 0;

@@ -79,4 +79,22 @@ public final class IndexNames {
     public static String physical(String alias, int version) {
         return alias + "_v" + version;
     }
+
+    /**
+     * The version a physical index has under an alias ({@code name_v3}: 3); -1 when the name is
+     * not one of the alias's versions (another alias's index whose name starts alike, say).
+     */
+    static int versionOf(String alias, String physical) {
+        String prefix = alias + "_v";
+        if (!physical.startsWith(prefix) || physical.length() == prefix.length()) {
+            return -1;
+        }
+        for (int i = prefix.length(); i < physical.length(); i++) {
+            char c = physical.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+        }
+        return Integer.parseInt(physical.substring(prefix.length()));
+    }
 }

@@ -5,8 +5,6 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.sink.opensearch.client.ClusterClient;
@@ -55,16 +53,14 @@ final class IndexVersions {
             return new Versions(0, List.of());
         }
         JsonNode body = ClusterClient.json(answer);
-        Pattern version = Pattern.compile(Pattern.quote(alias) + "_v(\\d+)");
         int aliased = 0;
         List<Integer> unaliased = new ArrayList<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = body.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> index = it.next();
-            Matcher m = version.matcher(index.getKey());
-            if (!m.matches()) {
+            int v = IndexNames.versionOf(alias, index.getKey());
+            if (v < 0) {
                 continue; // another alias's index whose name starts alike (items_vx_v1 for items_vx)
             }
-            int v = Integer.parseInt(m.group(1));
             if (index.getValue().path("aliases").has(alias)) {
                 aliased = v;
             } else {

@@ -10,6 +10,7 @@ import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.constraints.IntRange;
 
 /**
  * Index names. Invariants: whatever a schema, table or topic is called, the name is one
@@ -43,5 +44,21 @@ class IndexNamesProperties {
             assertThat(new String(n.getBytes(StandardCharsets.UTF_8), StandardCharsets.UTF_8)).as("no character cut in half").isEqualTo(n);
             assertThat(IndexNames.legal(n)).isEqualTo(n);
         }
+    }
+
+    /**
+     * A version's name gives its version back, under its own alias only: not under an alias that is
+     * a prefix of it ({@code items_v} of {@code items_v_v1}), and not for names of other aliases that
+     * start alike ({@code items_vx_v1} is no version of {@code items}).
+     */
+    @Property(tries = 1000)
+    void aVersionsNameGivesItsVersionUnderItsOwnAliasOnly(@ForAll("parts") String alias, @ForAll("parts") String other,
+                                                         @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE) int version) {
+        String physical = IndexNames.physical(alias, version);
+        assertThat(IndexNames.versionOf(alias, physical)).isEqualTo(version);
+        assertThat(IndexNames.versionOf(alias + "_v", IndexNames.physical(alias + "_v", version))).isEqualTo(version);
+        assertThat(IndexNames.versionOf(alias, IndexNames.physical(alias + "_vx" + other, version))).isEqualTo(-1);
+        assertThat(IndexNames.versionOf(alias, alias + "_v")).isEqualTo(-1);
+        assertThat(IndexNames.versionOf(alias, alias)).isEqualTo(-1);
     }
 }
