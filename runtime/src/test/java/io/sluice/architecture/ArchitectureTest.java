@@ -34,18 +34,20 @@ class ArchitectureTest {
             .importPackages("io.sluice");
 
     /** The modules (by root package) whose packages may form no cycle: every module with main code. */
-    private static final List<String> MODULES = List.of("io.sluice.schemas", "io.sluice.connector.postgres", "io.sluice.transforms",
+    private static final List<String> MODULES = List.of("io.sluice.schemas", "io.sluice.metrics", "io.sluice.connector.postgres", "io.sluice.transforms",
             "io.sluice.sink.core", "io.sluice.sink.postgres", "io.sluice.sink.opensearch", "io.sluice.sink.webhook", "io.sluice.runtime",
             "io.sluice.testing");
 
     /**
      * The packages of the other modules the runtime may use: each connector's and sink's root
      * package (its connector, task, config and the facade for the command: SourceAdmin,
-     * PostgresTargetState, OpenSearchTargetState, WebhookTargetState), the sink core's shared
-     * API, the transforms users name, and the shared schemas.
+     * PostgresTargetState, OpenSearchTargetState, WebhookTargetState), each one's metric families
+     * (its {@code metrics} package, which docs/metrics.md lists), the sink core's shared API, the
+     * transforms users name, and the shared schemas.
      */
-    static final List<String> FRONT_DOORS = List.of("io.sluice.connector.postgres", "io.sluice.sink.postgres", "io.sluice.sink.opensearch",
-            "io.sluice.sink.webhook", "io.sluice.sink.core.connector", "io.sluice.sink.core.deadletter", "io.sluice.sink.core.metrics",
+    static final List<String> FRONT_DOORS = List.of("io.sluice.connector.postgres", "io.sluice.connector.postgres.metrics",
+            "io.sluice.sink.postgres", "io.sluice.sink.opensearch", "io.sluice.sink.opensearch.metrics", "io.sluice.sink.webhook",
+            "io.sluice.sink.webhook.metrics", "io.sluice.sink.core.connector", "io.sluice.sink.core.deadletter", "io.sluice.sink.core.metrics",
             "io.sluice.sink.core.status", "io.sluice.transforms.anonymize", "io.sluice.transforms.predicate");
 
     /** Modules whose packages the runtime reaches only through {@link #FRONT_DOORS}. */

@@ -47,6 +47,13 @@ final class SluiceRuns {
         }
     }
 
+    /** A port nothing listens on now, for a command's --metrics. */
+    static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            return free.getLocalPort();
+        }
+    }
+
     /** The database's URL as the command takes it. */
     static String url(TestDatabase db) {
         return "postgres://" + db.user() + ":" + db.password() + "@" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable";

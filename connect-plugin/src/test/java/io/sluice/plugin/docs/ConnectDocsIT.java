@@ -174,6 +174,29 @@ class ConnectDocsIT {
                         .allSatisfy(t -> assertThat(t.state()).as("hooks task %d: %s", t.id(), t.trace()).isEqualTo("RUNNING"));
                 assertThat(connect.recordsIn("shop-hooks-dead-letters")).as("records in the webhook sink's dead-letter queue").isZero();
 
+                // The worker's beans through the page's Prometheus JMX exporter configuration: Sluice's series, labelled as the
+                // sluice command serves them, their counts those of the changes made above.
+                String exporterConfig = doc.get("jmx-exporter");
+                assertThat(exporterConfig.strip()).as("the page's exporter configuration is the repository's file")
+                        .isEqualTo(Files.readString(Paths.get("..", "docker", "connect", "sluice-jmx-exporter.yaml")).strip());
+                Path exporterFile = Files.createTempFile("sluice-jmx-exporter", ".yaml");
+                Files.writeString(exporterFile, exporterConfig);
+                io.prometheus.metrics.model.registry.PrometheusRegistry exported = new io.prometheus.metrics.model.registry.PrometheusRegistry();
+                new io.prometheus.jmx.JmxCollector(exporterFile.toFile()).register(exported);
+                awaitTrue(() -> JmxSeries.of(exported).getOrDefault(
+                        "sluice_sink_changes_applied_total{op=insert,table=public.orders,target=shop-sink}", 0.0) == 53.0,
+                        "the PostgreSQL sink's inserts into orders after the snapshot (3 + 50), counted once each");
+                Map<String, Double> series = JmxSeries.of(exported);
+                assertThat(series.getOrDefault("sluice_source_changes_total{op=insert,pipeline=shop}", 0.0)).isGreaterThanOrEqualTo(53.0);
+                assertThat(series).containsKey("sluice_source_slot_lag_bytes{pipeline=shop,slot=sluice_shop}")
+                        .containsKey("sluice_source_slot_wal_status{pipeline=shop,slot=sluice_shop,status=reserved}")
+                        .containsKey("sluice_end_to_end_lag_seconds{target=shop-sink}")
+                        .containsKey("sluice_sink_write_seconds_count{batches=stream-apply,target=shop-sink}");
+                assertThat(series.getOrDefault("sluice_opensearch_bulk_items_total{result=written,target=shop-search}", 0.0)).isPositive();
+                assertThat(series.getOrDefault("sluice_webhook_deliveries_total{outcome=delivered,subscription=orders,target=shop-hooks}",
+                        0.0)).isPositive();
+                Files.deleteIfExists(exporterFile);
+
                 rest.send(doc.get("delete-connectors"));
                 awaitValue(psql, "shop", "SELECT count(*) FROM pg_replication_slots WHERE active", "0", "the slot given up");
                 psql.run("shop", "replicator", "replicator-secret", doc.get("remove-source"));

@@ -4,7 +4,10 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.sluice.runtime.logging.CommandLogging;
+import io.sluice.runtime.metrics.MetricsAddress;
+import io.sluice.runtime.metrics.MetricsServer;
 import io.sluice.runtime.pipeline.PipelineSpec;
+import io.sluice.runtime.progress.PipelinePhase;
 import picocli.CommandLine.Mixin;
 
 /**
@@ -55,6 +58,24 @@ abstract class PipelineCommand implements Callable<Integer> {
     /** The line after a failure: what to do, and where the details are. */
     static String afterFailure(String whatIsKept) {
         return "Fix the cause and run the same command again: " + whatIsKept + " (details in " + CommandLogging.logFile() + ").";
+    }
+
+    /**
+     * Starts serving metrics on {@code --metrics}, or nothing when it is not given.
+     *
+     * @throws IllegalArgumentException when the address is wrong or cannot be served on, saying which
+     */
+    static MetricsServer serveMetrics(String address, PipelinePhase phase, PipelineSpec spec) {
+        if (address == null) {
+            return null;
+        }
+        java.net.InetSocketAddress at = MetricsAddress.parse(address);
+        try {
+            return MetricsServer.start(at, phase, spec.sourceName(), spec.sink().display());
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("--metrics " + address + ": cannot serve on " + at + " (" + e.getMessage()
+                    + "); choose another port");
+        }
     }
 
     /** Prints the problems that keep a pipeline from starting; true when there are some. */

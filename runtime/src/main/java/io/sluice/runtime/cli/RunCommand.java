@@ -1,9 +1,11 @@
 package io.sluice.runtime.cli;
 
 import io.sluice.runtime.pipeline.CannotStart;
+import io.sluice.runtime.metrics.MetricsServer;
 import io.sluice.runtime.pipeline.PipelineFailure;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import io.sluice.runtime.pipeline.StreamingPipeline;
+import io.sluice.runtime.progress.PipelinePhase;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -22,17 +24,29 @@ public final class RunCommand extends PipelineCommand {
     @Option(names = "--fresh", description = "Forget an earlier run of this pipeline (its offsets and slot) and copy again")
     boolean fresh;
 
+    @Option(names = "--metrics", paramLabel = "[HOST:]PORT", description = "Serve Prometheus metrics, /health and /ready on this "
+            + "address (PORT alone: on the loopback interface; 0.0.0.0:PORT for all). Off unless given; see docs/metrics.md")
+    String metrics;
+
     public RunCommand(Streams streams) {
         super(streams);
     }
 
     @Override
     int run(PipelineSpec spec) {
-        StreamingPipeline pipeline = new StreamingPipeline(spec, streams.out());
+        PipelinePhase phase = new PipelinePhase();
+        StreamingPipeline pipeline = new StreamingPipeline(spec, streams.out()).phase(phase);
         if (cannotStart(pipeline.validate())) {
             return WRONG;
         }
+        MetricsServer server;
         try {
+            server = serveMetrics(metrics, phase, spec);
+        } catch (IllegalArgumentException e) {
+            streams.err().println("sluice: " + e.getMessage());
+            return WRONG;
+        }
+        try (server) {
             pipeline.run(fresh, streams.stop());
             return DONE;
         } catch (CannotStart e) {

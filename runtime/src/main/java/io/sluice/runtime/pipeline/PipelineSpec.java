@@ -12,6 +12,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.sluice.runtime.targets.Target;
 import io.sluice.runtime.targets.TargetKind;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.metrics.MetricsConfig;
 
 /**
  * What a pipeline runs: the source connector's configuration, the sink's, the transforms, and
@@ -148,6 +149,7 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
 
         Map<String, String> tgt = new LinkedHashMap<>(target);
         tgt.remove(TargetKind.TYPE);
+        tgt.putIfAbsent(MetricsConfig.TARGET_NAME, pipelineName);
         String targetUrl = tgt.remove("url");
         if (kind == TargetKind.WEBHOOK) {
             // The outbox, subscriptions and delivery log go to the source database unless another is named.

@@ -20,6 +20,7 @@ import io.debezium.engine.RecordChangeEvent;
 import io.sluice.connector.postgres.SourceOffsets;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
@@ -113,6 +114,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         boolean end = false;
         boolean schemaChange = false;
         int streamed = 0;
+        int changes = 0;
         SourceRecord newestStreamed = null;
         // Runs of records share their source partition object (a stream has one): the map is written when the run
         // ends, not hashed into for every record.
@@ -129,16 +131,20 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             runPartition = r.sourcePartition();
             runLast = new Pending(event, tp, kafkaOffset - 1);
             nextOffsets.computeIfAbsent(tp, t -> new long[1])[0] = kafkaOffset;
-            if (Envelope.isEnvelope(r.valueSchema())) {
+            boolean streamedRecord = SourceOffsets.streamed(r.sourceOffset());
+            if (Envelope.isEnvelope(r.valueSchema()) && !streamedRecord) { // the copy's rows: changes are counted apart
                 progress.rowMoved(tableOf(r), 1);
             } else if (RawTuples.is(r.valueSchema())) {
                 progress.rowMoved(tableOf(r), ((Struct) r.value()).getInt32("rows"));
             }
             end |= SourceOffsets.endsSnapshot(r.sourceOffset());
             schemaChange |= appliesSchema(r);
-            if (SourceOffsets.streamed(r.sourceOffset())) {
+            if (streamedRecord) {
                 streamed++;
-                newestStreamed = r;
+                if (!Heartbeats.is(r.valueSchema())) {
+                    changes++;
+                    newestStreamed = r; // a heartbeat is no change: it is neither counted nor has a source block
+                }
             }
         }
         if (runPartition != null) {
@@ -166,7 +172,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         nextOffsets.forEach((tp, next) -> current.put(tp, new OffsetAndMetadata(next[0])));
         Map<TopicPartition, Long> last = new HashMap<>();
         lastOfBatch.values().forEach(p -> last.merge(p.topicPartition(), p.kafkaOffset(), Math::max));
-        Work work = new Work(records, current, settle, send, flush, streamed, newestCommitMillis, last);
+        Work work = new Work(records, current, settle, send, flush, streamed, changes, newestCommitMillis, last);
         while (!queue.offer(work, 100, TimeUnit.MILLISECONDS)) {
             throwIfFailed();
         }
@@ -249,8 +255,8 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                 sink.put(work.records());
                 progress.bytesLoaded(bytesLoaded.getAsLong());
                 lastOffsets = work.offsets();
-                if (work.streamed() > 0) {
-                    notYetCounted.add(new Streamed(work.streamed(), work.newestCommitMillis(), work.last()));
+                if (work.changes() > 0) {
+                    notYetCounted.add(new Streamed(work.changes(), work.newestCommitMillis(), work.last()));
                 }
                 if (work.settle()) {
                     sink.flush(work.offsets());
@@ -350,13 +356,15 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     /**
      * One batch for the sink thread, with each topic's next offset after it, whether it must be
      * durable before the engine goes on ({@code settle}), sent in the background ({@code send})
-     * or durable offsets are wanted ({@code flush}), and the offset of its last record in each topic.
+     * or durable offsets are wanted ({@code flush}), and the offset of its last record in each topic. Of its
+     * {@code streamed} records, {@code changes} are changes (the others heartbeats).
      */
     private record Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean settle, boolean send,
-                        boolean flush, long streamed, long newestCommitMillis, Map<TopicPartition, Long> last, CountDownLatch done) {
+                        boolean flush, long streamed, long changes, long newestCommitMillis, Map<TopicPartition, Long> last,
+                        CountDownLatch done) {
         Work(List<SinkRecord> records, Map<TopicPartition, OffsetAndMetadata> offsets, boolean settle, boolean send, boolean flush,
-             long streamed, long newestCommitMillis, Map<TopicPartition, Long> last) {
-            this(records, offsets, settle, send, flush, streamed, newestCommitMillis, last, new CountDownLatch(1));
+             long streamed, long changes, long newestCommitMillis, Map<TopicPartition, Long> last) {
+            this(records, offsets, settle, send, flush, streamed, changes, newestCommitMillis, last, new CountDownLatch(1));
         }
 
         /** Waits until the sink thread has put (and, if asked to settle, made durable) this batch; rethrows the sink's failure. */

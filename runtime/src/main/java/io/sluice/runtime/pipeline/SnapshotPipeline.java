@@ -9,6 +9,7 @@ import java.util.Map;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.SourceAdmin;
+import io.sluice.runtime.progress.PipelinePhase;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
 import io.sluice.runtime.targets.RunningSink;
@@ -29,6 +30,14 @@ public final class SnapshotPipeline {
     private final PipelineSpec spec;
     private final PrintStream out;
 
+
+    private PipelinePhase phase = new PipelinePhase();
+
+    /** Where the run tells its phase and progress (for the metrics server); a holder of its own unless given. */
+    public SnapshotPipeline phase(PipelinePhase holder) {
+        this.phase = holder;
+        return this;
+    }
 
     public SnapshotPipeline(PipelineSpec spec, PrintStream out) {
         this.spec = spec;
@@ -69,6 +78,8 @@ public final class SnapshotPipeline {
 
         Progress progress = new Progress();
         estimate(spec, progress);
+        phase.progress(progress);
+        phase.enter(PipelinePhase.Phase.SNAPSHOT);
         EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(spec);
         RunningSink sink = target.start(sinkContext);
         progress.batching(sink.batchStatus());
@@ -87,8 +98,10 @@ public final class SnapshotPipeline {
             engine.close();
             PipelineFailure failure = engine.failure();
             if (failure != null) {
+                phase.enter(PipelinePhase.Phase.FAILED);
                 throw failure;
             }
+            phase.enter(PipelinePhase.Phase.STOPPED);
             display.close();
             // A cache of what the target records; the target decides (StartingPoint).
             Files.writeString(done, "snapshot of " + spec.source().get("database.dbname") + " finished\n");

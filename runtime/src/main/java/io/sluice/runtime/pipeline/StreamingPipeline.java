@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.SourceAdmin;
+import io.sluice.runtime.progress.PipelinePhase;
 import io.sluice.runtime.progress.Progress;
 import io.sluice.runtime.progress.ProgressDisplay;
 import io.sluice.runtime.targets.RunningSink;
@@ -31,6 +32,14 @@ public final class StreamingPipeline {
 
     private final PipelineSpec spec;
     private final PrintStream out;
+
+    private PipelinePhase phase = new PipelinePhase();
+
+    /** Where the run tells its phase and progress (for the metrics server); a holder of its own unless given. */
+    public StreamingPipeline phase(PipelinePhase holder) {
+        this.phase = holder;
+        return this;
+    }
 
     public StreamingPipeline(PipelineSpec spec, PrintStream out) {
         this.spec = spec;
@@ -71,6 +80,8 @@ public final class StreamingPipeline {
         Progress progress = new Progress();
         if (copying) {
             SnapshotPipeline.estimate(spec, progress);
+            phase.progress(progress);
+            phase.enter(PipelinePhase.Phase.SNAPSHOT);
         }
         EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(spec);
         Target target = spec.sink();
@@ -91,6 +102,7 @@ public final class StreamingPipeline {
                 Thread.sleep(100);
                 if (!streaming && engine.failure() == null && (!copying || handoff.snapshotDone().getCount() == 0 || handoff.changesApplied() > 0)) {
                     streaming = true;
+                    phase.enter(PipelinePhase.Phase.STREAMING);
                     if (copying) {
                         display.close();
                         out.println(display.summary());
@@ -107,16 +119,20 @@ public final class StreamingPipeline {
                     lastStatus = System.nanoTime();
                 }
             }
+            phase.enter(PipelinePhase.Phase.STOPPING);
             handoff.beforeEngineStops();
             engine.close();
             PipelineFailure failure = engine.failure();
             if (failure != null) {
+                phase.enter(PipelinePhase.Phase.FAILED);
                 throw failure;
             }
             RuntimeException sinkFailure = handoff.failure();
             if (sinkFailure != null) {
+                phase.enter(PipelinePhase.Phase.FAILED);
                 throw new PipelineFailure(EmbeddedEngine.rootMessage(sinkFailure, null), sinkFailure);
             }
+            phase.enter(PipelinePhase.Phase.STOPPED);
             if (!streaming) {
                 display.close();
                 out.println("Stopped during the snapshot; the same command resumes it.");

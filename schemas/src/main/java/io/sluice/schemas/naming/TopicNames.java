@@ -25,6 +25,11 @@ public final class TopicNames {
         return sanitize(prefix + ".sequences");
     }
 
+    /** The topic of a source's heartbeats ({@link io.sluice.schemas.envelope.Heartbeats}). */
+    public static String forHeartbeats(String prefix) {
+        return sanitize(prefix + ".heartbeats");
+    }
+
     /** Replaces every character outside {@code [a-zA-Z0-9._-]}; fails on names Kafka would refuse outright. */
     public static String sanitize(String name) {
         StringBuilder s = new StringBuilder(name.length());

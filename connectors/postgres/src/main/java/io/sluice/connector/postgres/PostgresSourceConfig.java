@@ -60,6 +60,10 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String RECONNECT_TIMEOUT = "stream.reconnect.timeout.ms";
     public static final String TEXT_COLUMNS = "column.text.list";
     public static final String BARRIER_PARTITIONS = "barriers.topic.partitions";
+    public static final String HEARTBEAT_INTERVAL = "heartbeat.interval.ms";
+    public static final String SLOT_HEALTH_INTERVAL = "slot.health.interval.ms";
+    public static final String SLOT_LAG_WARN = "slot.lag.warn.bytes";
+    public static final String SLOT_SAFE_WAL_WARN = "slot.safe.wal.warn.bytes";
     /** Kafka Connect's key for the partitions of the topics it creates for a source (KIP-158). */
     public static final String TOPIC_CREATION_PARTITIONS = "topic.creation.default.partitions";
 
@@ -69,6 +73,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     private static final String STREAMING = "Streaming";
     private static final String TYPES = "Types";
     private static final String CLUSTER = "Kafka Connect cluster";
+    private static final String HEALTH = "Health";
 
     /** What the connector does at start. */
     public enum SnapshotMode {
@@ -229,7 +234,27 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "of the topics of the tables it concerns, and the sink applies the event only once all rows before it "
                             + "are in and holds the rows after it until it is applied: order across topics and partitions, as the "
                             + "source had it. 0 writes none: for the sluice command (one process keeps the order), and for sinks "
-                            + "other than Sluice's, which do not know barrier records.", CLUSTER, 1, Width.SHORT, "Barrier partitions");
+                            + "other than Sluice's, which do not know barrier records.", CLUSTER, 1, Width.SHORT, "Barrier partitions")
+            .define(HEARTBEAT_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.between(0L, 3_600_000L), Importance.MEDIUM,
+                    "How often, while changes stream, the source writes a heartbeat into its WAL (a logical decoding message, "
+                            + "pg_logical_emit_message, on the primary). It comes back through the slot among the changes: a sink "
+                            + "that has it durable has every change before it, which gives sluice_end_to_end_lag_seconds on an "
+                            + "idle database, and the slot moves on even when the database's own writes never reach it. Needs "
+                            + "EXECUTE on pg_logical_emit_message (PUBLIC has it unless revoked). 0 writes none.", HEALTH, 0,
+                    Width.SHORT, "Heartbeat interval")
+            .define(SLOT_HEALTH_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.between(0L, 3_600_000L), Importance.LOW,
+                    "How often the replication slot's lag, wal_status and safe_wal_size are read from pg_replication_slots, "
+                            + "for the metrics (docs/metrics.md) and the warnings below. 0 reads them never.", HEALTH, 1, Width.SHORT,
+                    "Slot health interval")
+            .define(SLOT_LAG_WARN, Type.LONG, 5L << 30, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
+                    "A WARN is logged (and sluice_source_slot_at_risk is 1) while the slot holds more WAL than this many bytes "
+                            + "(the server's WAL position minus the slot's confirmed position): the source's disk fills with WAL "
+                            + "the pipeline has not confirmed. 0 never warns for lag.", HEALTH, 2, Width.SHORT, "Slot lag warning")
+            .define(SLOT_SAFE_WAL_WARN, Type.LONG, 1L << 30, ConfigDef.Range.atLeast(0L), Importance.MEDIUM,
+                    "A WARN is logged (and sluice_source_slot_at_risk is 1) while the slot's safe_wal_size is below this many "
+                            + "bytes: that much more WAL and the server invalidates the slot (max_slot_wal_keep_size), and the "
+                            + "pipeline must copy everything again. 0 never warns for it; with max_slot_wal_keep_size = -1 "
+                            + "(unlimited) there is no such limit.", HEALTH, 3, Width.SHORT, "Slot safe WAL warning");
 
     public PostgresSourceConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);
@@ -360,6 +385,22 @@ public final class PostgresSourceConfig extends AbstractConfig {
     /** Whether every sequence of the database is kept in step (the whole database is copied), or only the selected tables'. */
     public boolean allSequences() {
         return schemaScope() == SchemaSnapshot.Scope.DATABASE;
+    }
+
+    public long heartbeatIntervalMillis() {
+        return getLong(HEARTBEAT_INTERVAL);
+    }
+
+    public long slotHealthIntervalMillis() {
+        return getLong(SLOT_HEALTH_INTERVAL);
+    }
+
+    public long slotLagWarnBytes() {
+        return getLong(SLOT_LAG_WARN);
+    }
+
+    public long slotSafeWalWarnBytes() {
+        return getLong(SLOT_SAFE_WAL_WARN);
     }
 
     public long statusIntervalMillis() {

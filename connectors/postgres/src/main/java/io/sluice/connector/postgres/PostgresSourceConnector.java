@@ -8,6 +8,7 @@ import java.util.Optional;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
+import io.sluice.connector.postgres.health.HeartbeatWriter;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.SelectedSchemas;
 import io.sluice.connector.postgres.selection.TableSelector;
@@ -110,6 +111,10 @@ public class PostgresSourceConnector extends SourceConnector {
                         .addErrorMessage(problem));
             }
             new TableSelector(config.includes(), config.excludes()).select(c, config.database());
+            if (config.heartbeatIntervalMillis() > 0 && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
+                HeartbeatWriter.problem(c).ifPresent(problem -> valueOf(result, PostgresSourceConfig.HEARTBEAT_INTERVAL)
+                        .addErrorMessage(problem));
+            }
             if (config.ddlCapture() && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
                 // Not left to a line in the worker's log at start: without it, schema changes do not reach the target.
                 DdlCapture.problem(c).ifPresent(problem -> valueOf(result, PostgresSourceConfig.DDL_CAPTURE).addErrorMessage(problem));

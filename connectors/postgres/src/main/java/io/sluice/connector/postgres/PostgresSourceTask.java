@@ -7,6 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.sluice.connector.postgres.health.SlotHealth;
+import io.sluice.connector.postgres.health.HeartbeatWriter;
+import io.sluice.connector.postgres.health.SlotWarnings;
 import io.sluice.connector.postgres.offsets.ServerPartition;
 import io.sluice.connector.postgres.PostgresSourceConfig.SnapshotMode;
 import io.sluice.schemas.postgres.Lsn;
@@ -22,6 +25,8 @@ import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.connector.postgres.snapshot.SnapshotRun;
 import io.sluice.connector.postgres.snapshot.TableProgress;
 import io.sluice.connector.postgres.snapshot.VisibleTransactions;
+import io.sluice.metrics.JmxBridge;
+import io.sluice.metrics.SluiceMetrics;
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.postgres.PgConnect;
@@ -59,6 +64,10 @@ public class PostgresSourceTask extends SourceTask {
     private boolean snapshotStarted;
     /** Adds ordering barriers for a sink on a Kafka Connect cluster; null when none are asked for. */
     private BarrierWriter barriers;
+    /** Reads the slot's health for metrics and warnings; null without a slot or when turned off. */
+    private SlotHealth slotHealth;
+    /** Writes the heartbeats while changes stream; null when turned off. */
+    private HeartbeatWriter heartbeats;
     /** Set when a record landed in a partition that holds no barriers; the next poll fails with it. */
     private volatile String beyondBarriers;
 
@@ -70,6 +79,7 @@ public class PostgresSourceTask extends SourceTask {
     @Override
     public void start(Map<String, String> props) {
         config = new PostgresSourceConfig(props);
+        JmxBridge.ensureStarted(); // a Connect worker serves no metrics of ours: its JMX shows them
         endpoint = PostgresSourceConnector.endpoint(config);
         setup = new StreamingSetup(config, endpoint);
         barriers = config.barrierPartitions() > 0 ? new BarrierWriter(config.topicPrefix(), config.barrierPartitions()) : null;
@@ -92,6 +102,7 @@ public class PostgresSourceTask extends SourceTask {
                         createSlot();
                     }
                     startStream();
+                    watchSlot();
                 }
                 return;
             }
@@ -102,12 +113,26 @@ public class PostgresSourceTask extends SourceTask {
             snapshotting = true;
             snapshotStarted = true;
             snapshot.start(exported);
+            if (mode == SnapshotMode.INITIAL) {
+                watchSlot();
+            }
         } catch (SQLException e) {
             throw PgConnect.explain(e, endpoint);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ConnectException("Interrupted while starting the snapshot", e);
         }
+    }
+
+    /** Starts reading the slot's health (docs/metrics.md), unless slot.health.interval.ms is 0. */
+    private void watchSlot() {
+        if (slotHealth != null || config.slotHealthIntervalMillis() == 0) {
+            return;
+        }
+        slotHealth = new SlotHealth(config.topicPrefix(), config.slotName(),
+                new SlotWarnings(config.slotName(), config.slotLagWarnBytes(), config.slotSafeWalWarnBytes()),
+                () -> PgConnect.open(endpoint, "sluice slot health " + config.topicPrefix()));
+        slotHealth.start(config.slotHealthIntervalMillis());
     }
 
     private SnapshotRun newSnapshot(PgDump dump, boolean viaRoot) {
@@ -205,6 +230,11 @@ public class PostgresSourceTask extends SourceTask {
                             () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix()),
                             () -> PgConnect.open(setup.writable(), "sluice table copy " + config.topicPrefix())),
                     seenBySnapshot(catalog));
+            if (messages && config.heartbeatIntervalMillis() > 0 && heartbeats == null) {
+                heartbeats = new HeartbeatWriter(config.topicPrefix(), () -> PgConnect.open(setup.writable(), "sluice heartbeat "
+                        + config.topicPrefix()));
+                heartbeats.start(config.heartbeatIntervalMillis());
+            }
         } catch (InterruptedException e) {
             catalog.close();
             Thread.currentThread().interrupt();
@@ -330,6 +360,12 @@ public class PostgresSourceTask extends SourceTask {
 
     @Override
     public void stop() {
+        if (heartbeats != null) {
+            heartbeats.close();
+        }
+        if (slotHealth != null) {
+            slotHealth.close();
+        }
         if (snapshot != null) {
             snapshot.close();
         }
@@ -340,6 +376,9 @@ public class PostgresSourceTask extends SourceTask {
         StreamRun running = stream;
         if (running != null) {
             running.close();
+        }
+        if (config != null) {
+            SluiceMetrics.forget("pipeline", config.topicPrefix());
         }
     }
 }

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.sink.core.batch.BatchTuningConfig;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import io.sluice.sink.opensearch.client.AwsSigV4;
@@ -222,6 +223,10 @@ public final class OpenSearchSinkConfig extends AbstractConfig {
                             + "per document) is sent again, with jittered exponential backoff, before the task fails with the "
                             + "reason. Nothing is confirmed to the source meanwhile, so nothing is lost either way.",
                     BULK, 5, Width.SHORT, "Retry for"), BULK, 6), TUNING, BULK_BYTES);
+
+    static {
+        MetricsConfig.define(CONFIG_DEF, "Metrics", 1);
+    }
 
     public OpenSearchSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);

@@ -3,6 +3,8 @@ package io.sluice.sink.opensearch;
 import java.util.Map;
 
 import io.sluice.sink.core.barrier.BarrierGate;
+import io.sluice.sink.core.metrics.MetricsConfig;
+import io.sluice.sink.opensearch.metrics.OpenSearchMeters;
 import io.sluice.sink.core.barrier.ReadTopics;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.connector.RoutedSinkTask;
@@ -45,11 +47,11 @@ public class OpenSearchSinkTask extends RoutedSinkTask {
         Indexes indexes = new Indexes(client, new FieldMappings(config.mappingOptions()), config.mappingOverrides(), config.indexSettings(),
                 config.mappingOptions().dynamic());
         SnapshotMarks snapshots = new SnapshotMarks(config, indexes, new SnapshotDocuments(client, config.stateIndex()));
-        queue = new BulkQueue(new BulkSender(client, config.retryTimeoutMillis()), ledger, deadLetters, batchSize, config.inFlight(), config.bulkDocuments(),
+        queue = new BulkQueue(new BulkSender(client, config.retryTimeoutMillis(), new OpenSearchMeters(MetricsConfig.targetName(props))), ledger, deadLetters, batchSize, config.inFlight(), config.bulkDocuments(),
                 config.bulkDelayMillis());
         writer = new OpenSearchWriter(config, indexes, snapshots, gate, queue);
-        route(writer, gate, deadLetters, "indexing");
-        batchSize.register(metrics.plugin(), "bulk");
+        route(writer, gate, deadLetters, "indexing", props);
+        batchSize.register(metrics, "bulk");
         registerCounts(metrics.plugin());
     }
 

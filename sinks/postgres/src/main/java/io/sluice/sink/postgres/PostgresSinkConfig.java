@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.BatchTuningConfig;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -135,6 +136,7 @@ public final class PostgresSinkConfig extends AbstractConfig {
 
     static {
         DeadLetterConfig.define(CONFIG_DEF, SCHEMA, 5);
+        MetricsConfig.define(CONFIG_DEF, "Metrics", 1);
     }
 
     public PostgresSinkConfig(Map<String, String> props) {

@@ -43,9 +43,9 @@ public class PostgresSinkTask extends RoutedSinkTask implements SendsInBackgroun
         writer = new PostgresWriter(config, state, offsets, ledger, skips, gate, barriers);
         deadLetters = new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.mismatchAction(config), ColumnMismatch.class::isInstance,
                 System::currentTimeMillis);
-        route(writer, gate, deadLetters, "loading");
-        writer.copyBatchSize().register(metrics.plugin(), "snapshot-copy");
-        writer.applyBatchSize().register(metrics.plugin(), "stream-apply");
+        route(writer, gate, deadLetters, "loading", props);
+        writer.copyBatchSize().register(metrics, "snapshot-copy");
+        writer.applyBatchSize().register(metrics, "stream-apply");
     }
 
 

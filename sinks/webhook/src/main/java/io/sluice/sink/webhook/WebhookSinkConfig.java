@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.BatchTuningConfig;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.webhook.http.AddressGuard;
 import io.sluice.sink.webhook.state.StateDatabase;
@@ -114,6 +115,10 @@ public final class WebhookSinkConfig extends AbstractConfig {
                     "The bearer token every API request must carry (Authorization: Bearer <token>), at least 16 characters; "
                             + "required with " + API_LISTEN + ". Never logged.", API, 2, Width.MEDIUM, "API token"),
             TUNING, OUTBOX_BYTES);
+
+    static {
+        MetricsConfig.define(CONFIG_DEF, "Metrics", 1);
+    }
 
     public WebhookSinkConfig(Map<String, String> props) {
         super(CONFIG_DEF, props);

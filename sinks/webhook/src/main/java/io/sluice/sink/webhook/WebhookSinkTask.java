@@ -11,6 +11,7 @@ import java.util.function.LongSupplier;
 
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.sink.core.barrier.BarrierGate;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.barrier.ReadTopics;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.connector.RoutedSinkTask;
@@ -75,7 +76,7 @@ public class WebhookSinkTask extends RoutedSinkTask {
         declare(declared);
         batchSize = new TunedBatchSize("webhook outbox", config.tuning(), config.outboxBytes());
         client = new WebhookClient(config.guard(), config.maxConnections(), config.connectTimeoutMillis());
-        deliveries = new Deliveries(state, client, config.retention(), clock);
+        deliveries = new Deliveries(state, client, config.retention(), clock, MetricsConfig.targetName(props));
         deliveries.start();
         String connector = props.getOrDefault("name", "sluice");
         BarrierGate gate = new BarrierGate(new PostgresBarrierStore(state.endpoint(), new BarrierTables(state.schema(), connector), null),
@@ -85,8 +86,8 @@ public class WebhookSinkTask extends RoutedSinkTask {
         writer = new OutboxWriter(state, ledger, skips, positions, gate, batchSize, config.outboxDelayMillis(), config.stateRetryTimeoutMillis(),
                 deliveries::appended);
         route(writer, gate, new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.MismatchAction.FAIL, e -> false,
-                System::currentTimeMillis), "writing the webhook outbox");
-        batchSize.register(metrics.plugin(), "outbox");
+                System::currentTimeMillis), "writing the webhook outbox", props);
+        batchSize.register(metrics, "outbox");
         startApi(config);
         LOG.info("Webhook sink writing its outbox to schema {} of {}; {} subscription(s) declared in the configuration", state.schema(),
                 state.endpoint().display(), declared.size());

@@ -27,6 +27,7 @@ import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.envelope.TableSchema;
+import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.ValueNotes;
 import io.sluice.schemas.naming.TopicNames;
 import org.apache.kafka.connect.data.Struct;
@@ -169,6 +170,8 @@ public final class ChangeRecords {
             copies.markerReached(new String(m.content(), StandardCharsets.UTF_8));
         } else if (message instanceof LogicalMessage m && m.transactional() && PartitionRows.MESSAGE_PREFIX.equals(m.prefix())) {
             partitionRows(PartitionRows.parse(m.content()));
+        } else if (message instanceof LogicalMessage m && m.transactional() && Heartbeats.MESSAGE_PREFIX.equals(m.prefix())) {
+            heartbeat(new String(m.content(), StandardCharsets.UTF_8));
         } else if (message instanceof Truncate t) {
             for (int oid : t.relationOids()) {
                 StreamTable table = table(oid);
@@ -202,6 +205,20 @@ public final class ChangeRecords {
         Struct value = ddl.value(topicPrefix, database, transaction, event, transaction.commitTimestamp() + PG_EPOCH_MICROS);
         push(new SourceRecord(partition, offset(), TopicNames.forSchemaChanges(topicPrefix), null, SchemaChangeEvents.KEY_SCHEMA,
                 SchemaChangeEvents.key(database), SchemaChangeEvents.VALUE_SCHEMA, value));
+    }
+
+    /** A heartbeat this pipeline wrote (others' are theirs): a record in its place, which the sinks note once durable. */
+    private void heartbeat(String pipeline) {
+        if (!topicPrefix.equals(pipeline) || transaction == null) {
+            return;
+        }
+        event++;
+        if (alreadySent()) {
+            return;
+        }
+        long commitMillis = (transaction.commitTimestamp() + PG_EPOCH_MICROS) / 1000;
+        push(new SourceRecord(partition, offset(), TopicNames.forHeartbeats(topicPrefix), null, null, null, Heartbeats.VALUE_SCHEMA,
+                Heartbeats.value(topicPrefix, commitMillis)));
     }
 
     /** Rows a partition brought into its root or took out of it, while partitions are published through their root. */

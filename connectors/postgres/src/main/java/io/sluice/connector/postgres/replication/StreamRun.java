@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.ddl.DdlMessage;
+import io.sluice.connector.postgres.metrics.DecodedCounts;
+import io.sluice.connector.postgres.metrics.SourceMeters;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.connector.postgres.snapshot.VisibleTransactions;
@@ -89,6 +91,7 @@ public final class StreamRun implements AutoCloseable {
     private TableCopy copy;
     private StreamTable copyTable;
     private volatile boolean closed;
+    private final DecodedCounts decoded;
 
     /**
      * @param catalog     a normal connection to the source database, for catalog lookups; closed with the run
@@ -106,6 +109,7 @@ public final class StreamRun implements AutoCloseable {
                      Map<String, Object> stored, boolean messages, StreamConnections connections, Map<String, VisibleTransactions> seenBySnapshot)
             throws SQLException {
         this.settings = settings;
+        this.decoded = new DecodedCounts(settings.topicPrefix());
         this.seenBySnapshot = Map.copyOf(seenBySnapshot);
         this.connections = connections;
         this.catalog = catalog;
@@ -144,6 +148,7 @@ public final class StreamRun implements AutoCloseable {
         stream.close();
         long confirmed = stream.confirmed();
         LOG.warn("Lost the stream from slot {} ({}); reconnecting, from {}", settings.slot(), cause.getMessage(), Lsn.format(confirmed));
+        SourceMeters.RECONNECTS.labelValues(settings.topicPrefix()).inc();
         closeQuietly(catalog);
         if (copy != null) {
             copy.close();
@@ -278,6 +283,7 @@ public final class StreamRun implements AutoCloseable {
         if (message == null) {
             return false;
         }
+        decoded.count(message);
         records.accept(message);
         pending.addAll(records.drain());
         return true;

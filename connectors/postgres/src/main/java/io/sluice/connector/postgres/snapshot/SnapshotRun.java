@@ -64,6 +64,7 @@ public final class SnapshotRun implements AutoCloseable {
     private final AtomicInteger runningReaders = new AtomicInteger();
     private final List<Thread> threads = new ArrayList<>();
     private final List<TableProgress> progress = new ArrayList<>();
+    private SnapshotMeters meters;
     private Connection coordinator;
     private boolean endEmitted;
     private String database;
@@ -268,6 +269,10 @@ public final class SnapshotRun implements AutoCloseable {
         }
         boolean readersDone = runningReaders.get() == 0;
         List<SourceRecord> records = queue.drain(maxRecords, readersDone ? 0 : timeoutMillis);
+        if (meters == null) {
+            meters = new SnapshotMeters(settings.topicPrefix());
+        }
+        meters.update(progress, readersDone && records.isEmpty());
         if (records.isEmpty() && readersDone && failure.get() == null && !endEmitted) {
             endEmitted = true;
             closeCoordinator();

@@ -210,6 +210,7 @@ public final class InFlightBatches<B, R> implements AutoCloseable {
             return;
         }
         if (!oldest.mark()) {
+            batchSize.written(oldest.bytes(), timed.nanos());
             if (oldest.closing() != null) {
                 batchSize.record(oldest.plannedBytes(), oldest.bytes(), timed.nanos(), oldest.closing());
             }

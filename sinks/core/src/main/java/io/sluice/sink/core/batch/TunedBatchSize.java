@@ -10,6 +10,8 @@ import io.sluice.sink.core.metrics.ByteCounts;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
+import io.sluice.sink.core.metrics.BatchMeters;
+import io.sluice.sink.core.metrics.SinkMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +24,8 @@ import org.slf4j.LoggerFactory;
 public final class TunedBatchSize {
 
     private static final Logger LOG = LoggerFactory.getLogger(TunedBatchSize.class);
+    /** Where written batches show on the process's metrics; null until registered. */
+    private volatile BatchMeters meters;
 
     /** Why a batch was sent. */
     public enum Closing {
@@ -286,6 +290,20 @@ public final class TunedBatchSize {
      * Adds gauges for the size, the throughput and the state to {@code metrics}, tagged with
      * {@code batches} = {@code kind}.
      */
+    /** Shows the size as metrics of the task ({@link #register(PluginMetrics, String)}) and of the process, per written batch. */
+    public void register(SinkMetrics metrics, String kind) {
+        register(metrics.plugin(), kind);
+        meters = new BatchMeters(metrics.target(), kind);
+    }
+
+    /** A batch of {@code bytes} was written in {@code nanos}, however it was sealed: shown on the process's metrics. */
+    public void written(long bytes, long nanos) {
+        BatchMeters m = meters;
+        if (m != null) {
+            m.written(bytes, nanos, bytes());
+        }
+    }
+
     public void register(PluginMetrics metrics, String kind) {
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("batches", kind);

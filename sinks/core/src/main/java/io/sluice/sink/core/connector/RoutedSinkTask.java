@@ -3,10 +3,13 @@ package io.sluice.sink.core.connector;
 import java.util.Collection;
 import java.util.Map;
 
+import io.sluice.metrics.JmxBridge;
 import io.sluice.schemas.SluiceVersion;
 import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.core.metrics.AppliedChanges;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.metrics.SinkMetrics;
 import io.sluice.sink.core.position.ReplaySkips;
 import io.sluice.sink.core.routing.RecordRouter;
@@ -31,6 +34,8 @@ public abstract class RoutedSinkTask extends SinkTask {
     protected BarrierGate gate;
     protected DeadLetters deadLetters;
     protected SinkMetrics metrics;
+    /** Counts changes once durable, for the process's metrics. */
+    protected AppliedChanges applied;
     private SinkWriter writer;
     private RecordRouter router;
     private String doing = "writing";
@@ -47,13 +52,30 @@ public abstract class RoutedSinkTask extends SinkTask {
      * @param doing what the task does, for messages ("loading", "indexing")
      */
     protected final void route(SinkWriter writer, BarrierGate gate, DeadLetters deadLetters, String doing) {
+        route(writer, gate, deadLetters, doing, "sink");
+    }
+
+    /**
+     * As {@link #route(SinkWriter, BarrierGate, DeadLetters, String)}, with the task's metrics
+     * labelled with the target's name.
+     *
+     * @param props the task's configuration: its {@code name} (the connector's; in {@code sluice run} the pipeline's) names the target
+     */
+    protected final void route(SinkWriter writer, BarrierGate gate, DeadLetters deadLetters, String doing, Map<String, String> props) {
+        route(writer, gate, deadLetters, doing, MetricsConfig.targetName(props));
+    }
+
+    private void route(SinkWriter writer, BarrierGate gate, DeadLetters deadLetters, String doing, String target) {
         this.writer = writer;
         this.gate = gate;
         this.deadLetters = deadLetters;
         this.doing = doing;
-        this.router = new RecordRouter(writer, ledger, skips, gate, deadLetters);
-        this.metrics = SinkMetrics.of(context);
-        deadLetters.register(metrics.plugin());
+        this.metrics = SinkMetrics.of(context, target);
+        JmxBridge.ensureStarted(); // a Connect worker serves no metrics of ours: its JMX shows them
+        this.applied = new AppliedChanges(target, System::currentTimeMillis);
+        ledger.onDurable(applied::durable);
+        this.router = new RecordRouter(writer, ledger, skips, gate, deadLetters, applied);
+        deadLetters.register(metrics);
     }
 
     /** Before each {@code put}: a sink raises here what failed in its background work. */
@@ -128,6 +150,7 @@ public abstract class RoutedSinkTask extends SinkTask {
         gate.closed(partitions);
         ledger.forget(partitions);
         skips.forget(partitions);
+        applied.forget(partitions);
         closed(partitions);
     }
 
@@ -138,6 +161,9 @@ public abstract class RoutedSinkTask extends SinkTask {
         } finally {
             if (deadLetters != null) {
                 deadLetters.close();
+            }
+            if (applied != null) {
+                applied.close();
             }
             if (metrics != null) {
                 metrics.close();

@@ -7,6 +7,9 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 import io.sluice.sink.core.deadletter.DeadLetterConfig.MismatchAction;
+import io.sluice.metrics.TableLabels;
+import io.sluice.sink.core.metrics.SinkMeters;
+import io.sluice.sink.core.metrics.SinkMetrics;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
@@ -39,6 +42,8 @@ public final class DeadLetters {
     private final Map<String, Pending> unlogged = new LinkedHashMap<>();
     private long lastLogMillis = Long.MIN_VALUE;
     private volatile long total;
+    /** The target the process's dead-letter counts are labelled with; null until registered. */
+    private volatile String target;
     /** WARN lines written, for tests of their pace. */
     int linesLogged;
 
@@ -81,6 +86,10 @@ public final class DeadLetters {
         reporter.report(record, reason);
         total++;
         String key = table != null ? table : record.topic();
+        String meteredAs = target;
+        if (meteredAs != null) {
+            SinkMeters.DEAD_LETTERS.labelValues(meteredAs, TableLabels.of(key)).inc();
+        }
         unlogged.computeIfAbsent(key, k -> new Pending()).add(where(record), reason.getMessage());
         logIfDue();
     }
@@ -121,6 +130,12 @@ public final class DeadLetters {
     /** Records sent to the dead-letter queue since the task started. */
     public long count() {
         return total;
+    }
+
+    /** Counts on the task's metrics and, per table, on the process's for the metrics' target. */
+    public void register(SinkMetrics metrics) {
+        register(metrics.plugin());
+        target = metrics.target();
     }
 
     public void register(PluginMetrics metrics) {

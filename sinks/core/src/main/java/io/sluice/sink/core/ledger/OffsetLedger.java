@@ -42,6 +42,18 @@ public final class OffsetLedger {
     /** Per hold, the first offset of each partition it holds back. */
     private final Map<Object, Map<TopicPartition, Long>> holds = new ConcurrentHashMap<>();
     private long epoch;
+    private volatile DurableListener listener = (partition, upTo) -> { };
+
+    /** Told each report of what is durable, from whichever thread makes it (the metrics count applied changes from it). */
+    @FunctionalInterface
+    public interface DurableListener {
+        /** Every record of {@code partition} before {@code upTo} is durable. */
+        void durable(TopicPartition partition, long upTo);
+    }
+
+    public void onDurable(DurableListener listener) {
+        this.listener = listener;
+    }
 
     /** A record was handled (written, given to a write, skipped or sent to the dead-letter queue). */
     public void taken(TopicPartition partition, long offset) {
@@ -57,6 +69,7 @@ public final class OffsetLedger {
     /** A record is durable already (the target had it): it and every record before it in its partition. */
     public void durableAt(TopicPartition partition, long offset) {
         durable.merge(partition, offset + 1, Math::max);
+        listener.durable(partition, offset + 1);
     }
 
     /** The offsets after the last records taken, to be {@link #markDurable marked durable} when the write that holds them commits. */
@@ -66,7 +79,11 @@ public final class OffsetLedger {
 
     /** Every record before these offsets is durable. */
     public void markDurable(Map<TopicPartition, Long> upTo) {
-        upTo.forEach((tp, offset) -> durable.merge(tp, offset, Math::max));
+        DurableListener told = listener;
+        upTo.forEach((tp, offset) -> {
+            durable.merge(tp, offset, Math::max);
+            told.durable(tp, offset);
+        });
     }
 
     /** Every record taken so far is durable (the sink waited for all its writes). */

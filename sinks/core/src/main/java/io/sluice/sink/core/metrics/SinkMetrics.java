@@ -27,19 +27,29 @@ public final class SinkMetrics implements AutoCloseable {
 
     private final PluginMetrics plugin;
     private final Metrics owned;
+    private final String target;
 
-    private SinkMetrics(PluginMetrics plugin, Metrics owned) {
+    private SinkMetrics(PluginMetrics plugin, Metrics owned, String target) {
         this.plugin = plugin;
         this.owned = owned;
+        this.target = target;
     }
 
     /** The worker's plugin metrics for the task, or a registry of its own when there is no worker (null context). */
     public static SinkMetrics of(SinkTaskContext context) {
+        return of(context, "sink");
+    }
+
+    /**
+     * As {@link #of(SinkTaskContext)}, for a target of this name: the {@code target} label of its
+     * series in {@link io.sluice.metrics.SluiceMetrics}.
+     */
+    public static SinkMetrics of(SinkTaskContext context, String target) {
         if (context != null) {
             try {
                 PluginMetrics metrics = context.pluginMetrics();
                 if (metrics != null) {
-                    return new SinkMetrics(metrics, null);
+                    return new SinkMetrics(metrics, null, target);
                 }
             } catch (NoSuchMethodError | AbstractMethodError | UnsupportedOperationException e) {
                 // A worker older than Kafka 4.1: fall through to a registry of our own.
@@ -48,17 +58,24 @@ public final class SinkMetrics implements AutoCloseable {
         Metrics metrics = new Metrics(new MetricConfig(), List.of(new JmxReporter()), Time.SYSTEM, new KafkaMetricsContext(JMX_DOMAIN));
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("task", "sink-" + TASKS.incrementAndGet());
-        return new SinkMetrics(new PluginMetricsImpl(metrics, tags), metrics);
+        return new SinkMetrics(new PluginMetricsImpl(metrics, tags), metrics, target);
     }
 
     public PluginMetrics plugin() {
         return plugin;
     }
 
+    /** The target's name, which its series are labelled with. */
+    public String target() {
+        return target;
+    }
+
+    /** Closes the task's registry, and removes the target's series. */
     @Override
     public void close() {
         if (owned != null) {
             owned.close();
         }
+        io.sluice.metrics.SluiceMetrics.forget("target", target);
     }
 }

@@ -3,10 +3,13 @@ package io.sluice.sink.core.routing;
 import java.util.Collection;
 
 import io.sluice.schemas.envelope.Barriers;
+import io.sluice.schemas.envelope.Heartbeats;
+import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.sink.core.barrier.BarrierGate;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
+import io.sluice.sink.core.metrics.AppliedChanges;
 import io.sluice.sink.core.position.ReplaySkips;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
@@ -31,8 +34,16 @@ public final class RecordRouter {
     private final ReplaySkips skips;
     private final BarrierGate gate;
     private final DeadLetters deadLetters;
+    private final AppliedChanges applied;
 
     public RecordRouter(SinkWriter writer, OffsetLedger ledger, ReplaySkips skips, BarrierGate gate, DeadLetters deadLetters) {
+        this(writer, ledger, skips, gate, deadLetters, null);
+    }
+
+    /** @param applied told of each change handed to the writer, to count it once durable; null counts nothing */
+    public RecordRouter(SinkWriter writer, OffsetLedger ledger, ReplaySkips skips, BarrierGate gate, DeadLetters deadLetters,
+                        AppliedChanges applied) {
+        this.applied = applied;
         this.writer = writer;
         this.ledger = ledger;
         this.skips = skips;
@@ -90,14 +101,37 @@ public final class RecordRouter {
         SinkEvent event = null;
         try {
             event = SinkEvent.of(record);
+            if (event.kind() == SinkEvent.Kind.HEARTBEAT) {
+                if (applied != null) {
+                    applied.heartbeat(event.partition(), event.offset(), Heartbeats.commitMillis(event.value()));
+                }
+                return; // nothing to write: the ledger takes it, and it is durable with the records before it
+            }
             if (event.kind() == SinkEvent.Kind.SCHEMA_CHANGE) {
                 writer.applySchemaEvent(event);
             } else {
                 writer.write(event);
+                if (applied != null && event.kind() == SinkEvent.Kind.CHANGE && event.op() != null) {
+                    applied.taken(event.partition(), event.offset(), event.table(), opLabel(event.op()), commitMillis(event));
+                }
             }
         } catch (DataException e) {
             deadLetters.reject(record, event == null ? null : event.table(), e);
         }
+    }
+
+    /** An operation as the metrics name it: insert, update, delete, truncate, read. */
+    private static String opLabel(Operation op) {
+        return op == Operation.CREATE ? "insert" : op.name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private static long commitMillis(SinkEvent event) {
+        Struct source = event.source();
+        if (source == null || source.schema().field("ts_ms") == null) {
+            return 0;
+        }
+        Long millis = source.getInt64("ts_ms");
+        return millis == null ? 0 : millis;
     }
 
     /**

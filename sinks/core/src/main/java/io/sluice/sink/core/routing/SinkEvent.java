@@ -5,6 +5,7 @@ import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
+import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.envelope.ValueNotes;
@@ -44,7 +45,9 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         /** DDL or a snapshot's schema (first, per table, last). */
         SCHEMA_CHANGE,
         /** The source's sequence values. */
-        SEQUENCES
+        SEQUENCES,
+        /** A heartbeat of the source: nothing to write; once durable, the changes before it are. */
+        HEARTBEAT
     }
 
     /**
@@ -67,6 +70,9 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         }
         if (RawTuples.is(record.valueSchema())) {
             return new SinkEvent(Kind.RAW_ROWS, record, partition, value, value.getStruct(Envelope.SOURCE), null, barrier);
+        }
+        if (Heartbeats.is(record.valueSchema())) {
+            return new SinkEvent(Kind.HEARTBEAT, record, partition, value, null, null, barrier);
         }
         if (SequenceEvents.is(record.valueSchema())) {
             return new SinkEvent(Kind.SEQUENCES, record, partition, value, null, null, barrier);

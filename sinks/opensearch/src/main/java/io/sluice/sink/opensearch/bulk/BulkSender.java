@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.sluice.schemas.retry.RetryPolicy;
+import io.sluice.sink.opensearch.metrics.OpenSearchMeters;
 import io.sluice.sink.opensearch.client.ClusterClient;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
@@ -30,8 +31,15 @@ public final class BulkSender {
 
     private final ClusterClient client;
     private final long retryTimeoutMillis;
+    private final OpenSearchMeters meters;
 
     public BulkSender(ClusterClient client, long retryTimeoutMillis) {
+        this(client, retryTimeoutMillis, new OpenSearchMeters("sluice"));
+    }
+
+    /** @param meters where what becomes of the items is counted */
+    public BulkSender(ClusterClient client, long retryTimeoutMillis, OpenSearchMeters meters) {
+        this.meters = meters;
         this.client = client;
         this.retryTimeoutMillis = retryTimeoutMillis;
     }
@@ -52,6 +60,7 @@ public final class BulkSender {
             byte[] body = batch.bodyOf(pending, length);
             ClusterClient.Answer answer = client.bulk(body, length[0]);
             if (answer.status() == 429 || answer.status() >= 500) {
+                meters.refusedForNow(pending.size());
                 throw new RefusedForNow("OpenSearch answered " + answer.status() + " to a _bulk request of " + pending.size() + " writes: "
                         + answer.brief());
             }
@@ -83,6 +92,7 @@ public final class BulkSender {
             }
             pending.clear();
             pending.addAll(again);
+            meters.refusedForNow(again.size());
             if (!pending.isEmpty()) {
                 throw new RefusedForNow(pending.size() + " of the writes were refused for now (last: " + lastReason + ")");
             }
@@ -95,6 +105,7 @@ public final class BulkSender {
 
             @Override
             public void retrying(Exception failure, long pauseMillis) {
+                meters.retried();
                 LOG.warn("Writing to OpenSearch at {}: {}; sending {} write(s) again in {} ms", client.address().display(),
                         failure.getMessage(), pending.size(), pauseMillis);
             }
@@ -110,6 +121,7 @@ public final class BulkSender {
                         + "again, restart the task and they are sent again", failure);
             }
         });
+        meters.settled(written[0], older[0], rejected.size());
         return new BulkOutcome(written[0], older[0], rejected);
     }
 }

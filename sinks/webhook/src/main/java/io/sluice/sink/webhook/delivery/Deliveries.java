@@ -14,6 +14,7 @@ import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.webhook.http.WebhookClient;
+import io.sluice.sink.webhook.metrics.SubscriptionMeters;
 import io.sluice.sink.webhook.state.OutboxRetention;
 import io.sluice.sink.webhook.state.OutboxTable;
 import io.sluice.sink.webhook.state.StateDatabase;
@@ -63,8 +64,17 @@ public final class Deliveries implements AutoCloseable {
     private volatile boolean stopping;
     private volatile boolean refreshNow;
     private Connection claims;
+    private final String target;
+    /** The subscriptions whose state the metrics show. */
+    private final java.util.Set<String> shown = new java.util.HashSet<>();
 
     public Deliveries(StateDatabase state, WebhookClient client, Retention retention, LongSupplier clock) {
+        this(state, client, retention, clock, "sluice");
+    }
+
+    /** @param target the target label of the subscriptions' metrics */
+    public Deliveries(StateDatabase state, WebhookClient client, Retention retention, LongSupplier clock, String target) {
+        this.target = target;
         this.retention = retention;
         this.cleaner = new OutboxRetention(state);
         this.state = state;
@@ -177,6 +187,7 @@ public final class Deliveries implements AutoCloseable {
         for (Subscription s : all) {
             byName.put(s.name(), s);
         }
+        showStates(byName);
         synchronized (running) {
             for (Map.Entry<String, Running> e : Map.copyOf(running).entrySet()) {
                 Subscription s = byName.get(e.getKey());
@@ -203,13 +214,27 @@ public final class Deliveries implements AutoCloseable {
                     unlock(s.name());
                     continue;
                 }
-                DeliveryLoop loop = new DeliveryLoop(fresh, state, client, clock);
+                DeliveryLoop loop = new DeliveryLoop(fresh, state, client, clock, target);
                 Thread t = new Thread(loop, "sluice-webhook-" + s.name());
                 t.setDaemon(true);
                 running.put(s.name(), new Running(loop, t, fresh.updatedAt()));
                 t.start();
             }
         }
+    }
+
+    /** Shows every subscription's state as the state database has it; the series of those gone are removed. */
+    private void showStates(Map<String, Subscription> byName) {
+        for (String gone : java.util.Set.copyOf(shown)) {
+            if (!byName.containsKey(gone)) {
+                SubscriptionMeters.forget(target, gone);
+                shown.remove(gone);
+            }
+        }
+        byName.forEach((name, s) -> {
+            SubscriptionMeters.state(target, name, s.status());
+            shown.add(name);
+        });
     }
 
     private boolean tryLock(String name) throws SQLException {

@@ -15,6 +15,7 @@ import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.webhook.http.WebhookClient;
+import io.sluice.sink.webhook.metrics.SubscriptionMeters;
 import io.sluice.sink.webhook.payload.SignedRequest;
 import io.sluice.sink.webhook.state.DeliveryLog;
 import io.sluice.sink.webhook.state.DeliveryLog.Attempt;
@@ -74,6 +75,7 @@ public final class DeliveryLoop implements Runnable {
     private final Settlement settlement;
     private final AtomicLong delivered = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final SubscriptionMeters meters;
 
     private volatile boolean stopping;
     private volatile long knownLast;
@@ -87,7 +89,13 @@ public final class DeliveryLoop implements Runnable {
     private int busyLanes;
 
     public DeliveryLoop(Subscription subscription, StateDatabase state, WebhookClient client, LongSupplier clock) {
+        this(subscription, state, client, clock, "sluice");
+    }
+
+    /** @param target the target label of the subscription's metrics */
+    public DeliveryLoop(Subscription subscription, StateDatabase state, WebhookClient client, LongSupplier clock, String target) {
         this.spec = subscription.spec();
+        this.meters = new SubscriptionMeters(target, spec.name());
         this.state = state;
         this.client = client;
         this.reader = new OutboxReader(state);
@@ -240,6 +248,7 @@ public final class DeliveryLoop implements Runnable {
             enqueue(row);
         }
         settlement.read(seqs, rows.size() == READ_LIMIT ? rows.get(rows.size() - 1).seq() : upTo);
+        meters.backlog(knownLast - settlement.position());
     }
 
     /** Whether the read-ahead can take more rows: while it cannot, nothing is read and the outbox is not polled. */
@@ -297,6 +306,7 @@ public final class DeliveryLoop implements Runnable {
                 outcome = Outcome.FAILED; // the retry time is up: this was the last try
             }
             String excerpt = done.answer() == null ? null : done.answer().excerpt();
+            meters.attempted(outcome, lane.sending.size(), done.latencyMillis());
             for (OutboxRow row : lane.sending) {
                 settlement.attempted(new Attempt(row.seq(), row.deliveryId(), lane.attempts, done.at(), verdict.status(), (int) done.latencyMillis(),
                         outcome, excerpt, verdict.error(), row.replay()));
@@ -311,6 +321,7 @@ public final class DeliveryLoop implements Runnable {
                     }
                     settlement.succeeded();
                     settle(lane);
+                    meters.backlog(knownLast - settlement.position());
                 }
                 case RETRYING, THROTTLED -> {
                     failing(done.at());

@@ -1,0 +1,108 @@
+package io.sluice.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.sluice.runtime.SluiceRuns.Result;
+import io.sluice.runtime.metrics.Scrape;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Heartbeats on an idle pipeline: the selected table takes no change while another database of
+ * the same server writes WAL. The slot's confirmed position follows the server's WAL, and the
+ * end-to-end lag stays within two heartbeat intervals instead of growing. Then the target stalls
+ * (a lock) under a change: the lag grows past the interval, and falls back once it goes on.
+ */
+@ExtendWith(PostgresExtension.class)
+class HeartbeatIT {
+
+    private static final long INTERVAL_MILLIS = 2_000;
+
+    @TempDir
+    Path work;
+
+    @Test
+    void heartbeatsKeepAnIdlePipelinesLagAndSlotCurrent() throws Exception {
+        TestDatabase source = TestDatabases.create(HeartbeatIT.class);
+        TestDatabase target = TestDatabases.create(HeartbeatIT.class);
+        TestDatabase other = TestDatabases.create(HeartbeatIT.class);
+        String name = "beating";
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicReference<Throwable> writerFailed = new AtomicReference<>();
+        Thread writer = new Thread(() -> {
+            try (Connection c = other.connect(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE noise (id bigserial PRIMARY KEY, v text)");
+                while (writing.get()) {
+                    s.execute("INSERT INTO noise (v) SELECT repeat('x', 200) FROM generate_series(1, 50)");
+                    Thread.sleep(20);
+                }
+            } catch (Exception e) {
+                writerFailed.set(e);
+            }
+        }, "other-database-writes");
+        try {
+            source.execute("CREATE TABLE quiet (id int PRIMARY KEY, v text)", "INSERT INTO quiet VALUES (1, 'one')");
+            int port = SluiceRuns.freePort();
+            String base = "http://127.0.0.1:" + port;
+            CompletableFuture<Result> run = SluiceRuns.start(stop, "run", "--source", SluiceRuns.url(source), "--target",
+                    SluiceRuns.url(target), "--name", name, "--offsets", work.resolve("beating.offsets").toString(),
+                    "--metrics", "127.0.0.1:" + port, "--set", "source.status.update.interval.ms=200",
+                    "--set", "source.heartbeat.interval.ms=" + INTERVAL_MILLIS);
+            SluiceRuns.waitFor(() -> Scrape.orEmpty(base).value("sluice_end_to_end_lag_seconds", "target", name).isPresent(), run,
+                    "the first heartbeat to be durable");
+            writer.start();
+            String slot = source.queryText("SELECT slot_name FROM pg_replication_slots WHERE database = current_database()");
+
+            // The slot follows WAL it never decodes a change of: what the server had written by now is confirmed soon.
+            String walNow = source.queryText("SELECT pg_current_wal_lsn()::text");
+            SluiceRuns.waitFor(() -> source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot
+                    + "' AND confirmed_flush_lsn >= '" + walNow + "'") == 1, run, "the slot to be confirmed past " + walNow);
+            double worst = 0;
+            for (int i = 0; i < 20; i++) {
+                worst = Math.max(worst, Scrape.of(base).value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow());
+                Thread.sleep(500);
+            }
+            assertThat(worst).as("the end-to-end lag of an idle pipeline, at most").isLessThanOrEqualTo(2 * INTERVAL_MILLIS / 1000.0);
+
+            // A stalled target holds the change and every heartbeat after it.
+            try (Connection lock = target.connect(); Statement s = lock.createStatement()) {
+                lock.setAutoCommit(false);
+                s.execute("LOCK TABLE quiet IN ACCESS EXCLUSIVE MODE");
+                source.execute("INSERT INTO quiet VALUES (2, 'two')");
+                SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow()
+                        > 2 * INTERVAL_MILLIS / 1000.0, run, "the lag to grow past two intervals while the target stalls");
+                lock.rollback();
+            }
+            SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow()
+                    <= 2 * INTERVAL_MILLIS / 1000.0, run, "the lag to fall back");
+            assertThat(target.queryLong("SELECT count(*) FROM quiet")).isEqualTo(2);
+            assertThat(writerFailed.get()).isNull();
+
+            stop.complete(null);
+            Result result = run.get(60, TimeUnit.SECONDS);
+            assertThat(result.exit()).as(result.out() + result.err()).isZero();
+        } finally {
+            writing.set(false);
+            if (writer.isAlive()) {
+                writer.join();
+            }
+            stop.complete(null);
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+            TestDatabases.drop(other);
+        }
+    }
+}

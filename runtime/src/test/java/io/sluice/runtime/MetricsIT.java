@@ -1,0 +1,156 @@
+package io.sluice.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.runtime.SluiceRuns.Result;
+import io.sluice.runtime.metrics.Scrape;
+import io.sluice.testing.postgres.Pgbench;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sluice run --metrics} under a pgbench workload, scraped as Prometheus scrapes it: the
+ * snapshot's rows per table, the slot's lag against what {@code pg_replication_slots} says, the
+ * changes applied against the target's rows; with the target stalled for 30 s (a lock held on a
+ * table the workload writes), the slot lag rises by at least the WAL written meanwhile and no change
+ * is counted applied, the end-to-end lag (by heartbeat) grows at least as long as the stall, and all
+ * fall back once it goes on.
+ */
+@ExtendWith(PostgresExtension.class)
+class MetricsIT {
+
+    @TempDir
+    Path work;
+
+    @Test
+    void metricsFollowAPgbenchRunAndATargetThatStalls() throws Exception {
+        TestDatabase source = TestDatabases.create(MetricsIT.class);
+        TestDatabase target = TestDatabases.create(MetricsIT.class);
+        Pgbench pgbench = Pgbench.locate();
+        Process workload = null;
+        String name = "watched";
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        try {
+            pgbench.run(source, "-i", "-q", "-s", "1");
+            workload = pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "100", "-T", "3600");
+            int port = SluiceRuns.freePort();
+            String base = "http://127.0.0.1:" + port;
+            CompletableFuture<Result> run = SluiceRuns.start(stop, "run", "--source", SluiceRuns.url(source), "--target",
+                    SluiceRuns.url(target), "--name", name, "--offsets", work.resolve("watched.offsets").toString(),
+                    "--metrics", "127.0.0.1:" + port, "--set", "source.status.update.interval.ms=200",
+                    "--set", "source.slot.health.interval.ms=300", "--set", "source.heartbeat.interval.ms=1000");
+            SluiceRuns.waitFor(() -> status(base, "/ready") == 200 && Scrape.get(base, "/ready").body().contains("streaming"), run,
+                    "/ready to answer 200, streaming");
+            assertThat(status(base, "/health")).isEqualTo(200);
+
+            Scrape first = Scrape.of(base);
+            assertThat(first.value("sluice_snapshot_rows_total", "pipeline", name, "table", "public.pgbench_accounts")).hasValue(100_000);
+            assertThat(first.value("sluice_snapshot_tables", "pipeline", name, "state", "done")).hasValue(4);
+            assertThat(first.value("sluice_snapshot_tables", "pipeline", name, "state", "left")).hasValue(0);
+            assertThat(first.text()).contains("jvm_memory_used_bytes");
+            SluiceRuns.waitFor(() -> Scrape.of(base).sum("sluice_sink_changes_applied_total", "target", name) > 0
+                            && Scrape.of(base).sum("sluice_sink_write_seconds_count", "target", name, "batches", "stream-apply") > 0,
+                    run, "changes to be counted applied");
+            String slot = source.queryText("SELECT slot_name FROM pg_replication_slots WHERE database = current_database()");
+            assertThat(Scrape.of(base).value("sluice_source_slot_wal_status", "pipeline", name, "slot", slot, "status", "reserved"))
+                    .hasValue(1);
+
+            // The target stalls: the workload's next change of pgbench_accounts waits for the lock, and so does every one after it.
+            try (Connection lock = target.connect(); Statement s = lock.createStatement()) {
+                lock.setAutoCommit(false);
+                s.execute("LOCK TABLE pgbench_accounts IN ACCESS EXCLUSIVE MODE");
+                double lockedAt = System.currentTimeMillis() / 1000.0;
+                String walAtLock = source.queryText("SELECT pg_current_wal_lsn()::text");
+                Thread.sleep(30_000);
+                String walAfter = source.queryText("SELECT pg_current_wal_lsn()::text");
+                double readAt = System.currentTimeMillis() / 1000.0;
+                long written = source.queryLong("SELECT pg_wal_lsn_diff('" + walAfter + "', '" + walAtLock + "')::bigint");
+                assertThat(written).as("WAL the workload wrote while the target stalled").isGreaterThan(100_000);
+                // A reading taken after walAfter sees a position at least that far, and a slot confirmed no further than walAtLock.
+                SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_source_slot_checked_timestamp_seconds", "pipeline", name, "slot", slot)
+                        .orElse(0) > readAt, run, "a slot reading after the stall");
+                Scrape stalled = Scrape.of(base);
+                assertThat(stalled.value("sluice_source_slot_lag_bytes", "pipeline", name, "slot", slot).orElseThrow())
+                        .isGreaterThanOrEqualTo(written);
+                assertThat(stalled.value("sluice_sink_newest_applied_commit_timestamp_seconds", "target", name).orElseThrow())
+                        .isLessThanOrEqualTo(lockedAt);
+                // Heartbeats wait behind the stalled batch like changes: nothing after the lock is durable.
+                assertThat(stalled.value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow())
+                        .isGreaterThanOrEqualTo(readAt - lockedAt);
+                lock.rollback();
+                double releasedAt = System.currentTimeMillis() / 1000.0;
+                SluiceRuns.waitFor(() -> {
+                    Scrape after = Scrape.of(base);
+                    return after.value("sluice_source_slot_lag_bytes", "pipeline", name, "slot", slot).orElseThrow() < written
+                            && after.value("sluice_sink_newest_applied_commit_timestamp_seconds", "target", name).orElseThrow() > releasedAt
+                            && after.value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow() < 5;
+                }, run, "the lag to fall back after the stall");
+            }
+
+            workload.destroy();
+            workload.waitFor(30, TimeUnit.SECONDS);
+            target.awaitSameAs(source, "SELECT count(*), sum(delta) FROM pgbench_history", Duration.ofSeconds(120), "pgbench_history");
+            target.awaitSameAs(source, "SELECT sum(abalance) FROM pgbench_accounts", Duration.ofSeconds(120), "pgbench_accounts");
+            long historyOnTarget = target.queryLong("SELECT count(*) FROM pgbench_history");
+            // Idle now: what the slot holds is what the server says, and every change is counted once it is durable.
+            SluiceRuns.waitFor(() -> {
+                Scrape idle = Scrape.of(base);
+                long serverLag = source.queryLong("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), confirmed_flush_lsn)::bigint "
+                        + "FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+                double copied = idle.value("sluice_snapshot_rows_total", "pipeline", name, "table", "public.pgbench_history").orElse(0);
+                return idle.value("sluice_sink_changes_applied_total", "target", name, "table", "public.pgbench_history", "op", "insert")
+                        .orElse(0) + copied == historyOnTarget
+                        && idle.value("sluice_source_slot_lag_bytes", "pipeline", name, "slot", slot).orElseThrow() == serverLag;
+            }, run, "applied inserts to match the target's rows and the lag the server's");
+            Scrape last = Scrape.of(base);
+            double inserts = last.value("sluice_sink_changes_applied_total", "target", name, "table", "public.pgbench_history", "op", "insert")
+                    .orElseThrow();
+            // Every pgbench transaction updates one account and inserts one history row.
+            assertThat(last.value("sluice_sink_changes_applied_total", "target", name, "table", "public.pgbench_accounts", "op", "update"))
+                    .hasValue(inserts);
+            assertThat(last.sum("sluice_source_changes_total", "pipeline", name, "op", "insert")).isGreaterThanOrEqualTo(inserts);
+            assertThat(last.sum("sluice_source_transactions_total", "pipeline", name)).isGreaterThanOrEqualTo(inserts);
+            assertThat(last.value("sluice_sink_commit_to_applied_seconds_count", "target", name).orElseThrow()).isPositive();
+            assertThat(last.value("sluice_sink_batch_size_bytes", "target", name, "batches", "stream-apply").orElseThrow()).isPositive();
+
+            stop.complete(null);
+            Result result = run.get(60, TimeUnit.SECONDS);
+            assertThat(result.exit()).as(result.out() + result.err()).isZero();
+            assertThat(canConnect(port)).as("the metrics server stops with the pipeline").isFalse();
+        } finally {
+            if (workload != null) {
+                workload.destroy();
+            }
+            stop.complete(null);
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
+    private static int status(String base, String path) {
+        try {
+            return Scrape.get(base, path).statusCode();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    private static boolean canConnect(int port) {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+}
