@@ -28,6 +28,10 @@
 #   SLUICE_BASE=/path/to/other/checkout TOOLS="sluice sluice_base" ...    another build of Sluice (e.g. main before a
 #                                           change, built there with ./mvnw package) as a fourth pipeline, `sluice run` like
 #                                           the first with a slot and target of its own: is a change a slowdown?
+#   SLUICE_ARGS="--metrics 127.0.0.1:19464" SLUICE_BASE_ARGS="" ...   more arguments for `sluice run` (and for
+#                                           sluice_base): e.g. metrics served on one and not the other, side by side.
+#                                           A --metrics address in either is scraped every 5 s for the whole run, as a
+#                                           Prometheus would.
 #   CONNECT_APPLY_DELAY_MS=50 ...           apply.max.delay.ms of Sluice's sink on Connect (default: the connector's, 100)
 #   SLUICE_SOURCE_EXTRA='"k": "v"' ...     more keys for Sluice's source connector on Connect (SLUICE_SINK_EXTRA: its sink)
 #   TOOLS="connect connect_b" SLUICE_B_SOURCE_EXTRA='"k": "v"' ...   a second pair of Sluice's connectors on the worker,
@@ -241,7 +245,7 @@ for tool in "${connect_tools[@]}"; do
 done
 
 # sluice (and sluice_base): streaming only, from a slot made now (the target already holds the rows).
-declare -A emb_pid=() emb_root=([sluice]="$root") emb_name=([sluice]=bench)
+declare -A emb_pid=() emb_root=([sluice]="$root") emb_name=([sluice]=bench) emb_args=([sluice]="${SLUICE_ARGS:-}" [sluice_base]="${SLUICE_BASE_ARGS:-}")
 if [ -n "${SLUICE_BASE:-}" ]; then
   [ -x "$SLUICE_BASE/sluice" ] || { echo "SLUICE_BASE=$SLUICE_BASE has no sluice command" >&2; exit 1; }
   emb_root[sluice_base]="$SLUICE_BASE"
@@ -254,9 +258,16 @@ sluice_start() {
   local tool="${1:-sluice}"
   (cd "$tp_work" && exec "${emb_root[$tool]}/sluice" run --source "$src?sslmode=disable" \
     --target "postgres://sluice@127.0.0.1:$target_port/${tool}_copy?sslmode=disable" --name "${emb_name[$tool]}" \
-    --offsets "$tp_work/$tool.offsets" --set source.snapshot.mode=never --tables 'public.*') >>"$tp_work/$tool.out" 2>&1 &
+    --offsets "$tp_work/$tool.offsets" --set source.snapshot.mode=never --tables 'public.*' ${emb_args[$tool]}) >>"$tp_work/$tool.out" 2>&1 &
   emb_pid[$tool]=$!
   pids+=("${emb_pid[$tool]}")
+  local metrics
+  metrics="$(sed -n 's/.*--metrics \([^ ]*\).*/\1/p' <<<"${emb_args[$tool]}")"
+  if [ -n "$metrics" ]; then
+    # A Prometheus stand-in: the endpoint scraped every 5 s while the pipeline runs.
+    (while kill -0 "${emb_pid[$tool]}" 2>/dev/null; do curl -s --max-time 4 -o /dev/null "http://$metrics/metrics" || true; sleep 5; done) &
+    pids+=("$!")
+  fi
 }
 sluice_stop() {
   local tool="${1:-sluice}"

@@ -147,6 +147,47 @@ class ComposeFilesTest {
         }
     }
 
+    /**
+     * The PostgreSQL → PostgreSQL pipeline's monitoring wired end to end: Prometheus scrapes a service
+     * on the port that service's {@code sluice run --metrics} serves, loads the rules file it mounts;
+     * Grafana's data source is that Prometheus, and its dashboards folder holds the dashboard.
+     */
+    @Test
+    void theMonitoredPipelineIsWiredEndToEnd() throws IOException {
+        Path file = DOCKER.resolve("compose/postgres-to-postgres/compose.yaml");
+        JsonNode services = YAML.readTree(file.toFile()).get("services");
+        assertThat(names(services)).contains("sluice", "prometheus", "grafana");
+        Map<String, Path> mounted = new HashMap<>();
+        for (String service : List.of("prometheus", "grafana")) {
+            for (JsonNode volume : list(services.get(service), "volumes")) {
+                String[] parts = volume.asText().split(":");
+                mounted.put(service + ":" + parts[1], file.getParent().resolve(parts[0]).normalize());
+            }
+        }
+        JsonNode prometheus = YAML.readTree(mounted.get("prometheus:/etc/prometheus/prometheus.yml").toFile());
+        for (JsonNode ruleFile : prometheus.path("rule_files")) {
+            assertThat(mounted).as("rule file " + ruleFile.asText() + " mounted").containsKey("prometheus:" + ruleFile.asText());
+        }
+        assertThat(prometheus.path("rule_files").size()).isPositive();
+        List<String> command = new ArrayList<>();
+        services.get("sluice").get("command").forEach(a -> command.add(a.asText()));
+        String metrics = command.get(command.indexOf("--metrics") + 1);
+        assertThat(metrics).as("sluice serves metrics on every interface of its container").startsWith("0.0.0.0:");
+        String port = metrics.substring(metrics.indexOf(':') + 1);
+        assertThat(prometheus.at("/scrape_configs/0/static_configs/0/targets/0").asText()).isEqualTo("sluice:" + port);
+        assertThat(prometheus.at("/scrape_configs/0/job_name").asText()).as("the job the SluiceDown alert names").isEqualTo("sluice");
+
+        Path provisioning = mounted.get("grafana:/etc/grafana/provisioning");
+        JsonNode datasource = YAML.readTree(provisioning.resolve("datasources/prometheus.yaml").toFile()).at("/datasources/0");
+        assertThat(datasource.path("type").asText()).isEqualTo("prometheus");
+        assertThat(datasource.path("url").asText()).isEqualTo("http://prometheus:9090");
+        JsonNode provider = YAML.readTree(provisioning.resolve("dashboards/sluice.yaml").toFile()).at("/providers/0");
+        Path dashboards = mounted.get("grafana:" + provider.at("/options/path").asText());
+        assertThat(dashboards).as("the provider's folder is mounted").isNotNull();
+        JsonNode dashboard = JSON.readTree(dashboards.resolve("sluice.json").toFile());
+        assertThat(dashboard.path("uid").asText()).isEqualTo("sluice");
+    }
+
     @Test
     void dockerfilesCopyWhatExists() throws IOException {
         try (Stream<Path> files = Files.walk(DOCKER)) {

@@ -124,9 +124,7 @@ class MetricsIT {
             assertThat(last.value("sluice_sink_commit_to_applied_seconds_count", "target", name).orElseThrow()).isPositive();
             assertThat(last.value("sluice_sink_batch_size_bytes", "target", name, "batches", "stream-apply").orElseThrow()).isPositive();
 
-            stop.complete(null);
-            Result result = run.get(60, TimeUnit.SECONDS);
-            assertThat(result.exit()).as(result.out() + result.err()).isZero();
+            SluiceRuns.stopCleanly(stop, run);
             assertThat(canConnect(port)).as("the metrics server stops with the pipeline").isFalse();
         } finally {
             if (workload != null) {

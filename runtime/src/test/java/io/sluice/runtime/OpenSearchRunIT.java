@@ -63,13 +63,20 @@ class OpenSearchRunIT {
             assertThat(refused.err()).contains("public.pgbench_history").contains("no primary key").contains("--exclude");
 
             CompletableFuture<Void> stop = new CompletableFuture<>();
-            CompletableFuture<Result> first = SluiceRuns.start(stop, command);
+            int metricsPort = SluiceRuns.freePort();
+            String metrics = "http://127.0.0.1:" + metricsPort;
+            CompletableFuture<Result> first = SluiceRuns.start(stop, SluiceRuns.with(command, "--metrics", "127.0.0.1:" + metricsPort));
             SluiceRuns.waitFor(() -> snapshotFinished(node, name), first, "the snapshot to be recorded as finished");
             source.execute("INSERT INTO notes VALUES (-1, '{\"after\": \"snapshot\"}')",
                     "INSERT INTO notes VALUES (2, '[1, 2]')"); // flat_object takes objects only: a dead letter
             SluiceRuns.waitFor(() -> IndexDocuments.get(node, prefix + "public.notes", "-1") != null
                     && IndexDocuments.count(node, "sluice_dead_letters", "{\"query\":{\"term\":{\"pipeline\":\"" + name + "\"}}}") == 1,
                     first, "a streamed row and the dead letter");
+            // The OpenSearch sink's metrics: documents written, and the refused row counted as a dead letter of its table.
+            SluiceRuns.waitFor(() -> io.sluice.runtime.metrics.Scrape.of(metrics).sum("sluice_sink_dead_letters_total", "target", name,
+                    "table", "public.notes") == 1, first, "the dead letter counted");
+            assertThat(io.sluice.runtime.metrics.Scrape.of(metrics).sum("sluice_opensearch_bulk_items_total", "target", name,
+                    "result", "written")).isPositive();
             stop.complete(null);
             Result stopped = first.get(60, TimeUnit.SECONDS);
             assertThat(stopped.exit()).as(stopped.out() + stopped.err()).isZero();

@@ -47,6 +47,23 @@ final class SluiceRuns {
         }
     }
 
+    /** Stops a running command as Ctrl-C does and checks that it ended cleanly (exit 0); its result. */
+    static Result stopCleanly(CompletableFuture<Void> stop, CompletableFuture<Result> run) throws Exception {
+        stop.complete(null);
+        Result result = run.get(60, TimeUnit.SECONDS);
+        if (result.exit() != 0) {
+            throw new AssertionError("sluice ended with exit " + result.exit() + " after a stop:\n" + result.out() + result.err());
+        }
+        return result;
+    }
+
+    /** The command with more arguments after it. */
+    static String[] with(String[] command, String... more) {
+        String[] all = java.util.Arrays.copyOf(command, command.length + more.length);
+        System.arraycopy(more, 0, all, command.length, more.length);
+        return all;
+    }
+
     /** A port nothing listens on now, for a command's --metrics. */
     static int freePort() throws java.io.IOException {
         try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {

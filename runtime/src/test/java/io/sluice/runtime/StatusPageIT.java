@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -93,9 +92,7 @@ class StatusPageIT {
             chromium.screenshot(base + "/", screenshot, 1280, 1000, 10_000);
             assertThat(Files.size(screenshot)).as("a screenshot").isGreaterThan(10_000);
 
-            stop.complete(null);
-            Result result = run.get(60, TimeUnit.SECONDS);
-            assertThat(result.exit()).as(result.out() + result.err()).isZero();
+            SluiceRuns.stopCleanly(stop, run);
         } finally {
             stop.complete(null);
             TestDatabases.drop(source);

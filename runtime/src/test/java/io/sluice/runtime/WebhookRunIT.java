@@ -72,7 +72,9 @@ class WebhookRunIT {
                     "--set", "source.topic.prefix=hook_feed"};
 
             CompletableFuture<Void> stop = new CompletableFuture<>();
-            CompletableFuture<Result> first = SluiceRuns.start(stop, command);
+            int metricsPort = SluiceRuns.freePort();
+            String metrics = "http://127.0.0.1:" + metricsPort;
+            CompletableFuture<Result> first = SluiceRuns.start(stop, SluiceRuns.with(command, "--metrics", "127.0.0.1:" + metricsPort));
             SluiceRuns.waitFor(() -> ids(receiver).size() >= 300, first, "the 300 snapshot rows at the receiver");
             // The subscription through the command line, which calls the running sink's API.
             Result list = webhooks("list", "--api", api, "--token", token);
@@ -96,6 +98,11 @@ class WebhookRunIT {
 
             workload = updates(source, writing);
             SluiceRuns.waitFor(() -> ids(receiver).size() >= 500, first, "200 streamed changes at the receiver");
+            // The webhook sink's metrics: what the receiver took, counted as delivered; the subscription active again.
+            SluiceRuns.waitFor(() -> io.sluice.runtime.metrics.Scrape.of(metrics).sum("sluice_webhook_deliveries_total", "target", "hooks",
+                    "subscription", "counters", "outcome", "delivered") >= 500, first, "the deliveries counted");
+            assertThat(io.sluice.runtime.metrics.Scrape.of(metrics).value("sluice_webhook_subscription_state", "target", "hooks",
+                    "subscription", "counters", "state", "active")).hasValue(1);
             stop.complete(null);
             Result stopped = first.get(60, TimeUnit.SECONDS);
             assertThat(stopped.exit()).as(stopped.out() + stopped.err()).isZero();

@@ -195,6 +195,8 @@ class ConnectDocsIT {
                 assertThat(series.getOrDefault("sluice_opensearch_bulk_items_total{result=written,target=shop-search}", 0.0)).isPositive();
                 assertThat(series.getOrDefault("sluice_webhook_deliveries_total{outcome=delivered,subscription=orders,target=shop-hooks}",
                         0.0)).isPositive();
+                assertThat(series).as("Connect's count of failed tasks, for the alerts").containsEntry(
+                        "kafka_connect_connector_failed_task_count{connector=shop-sink}", 0.0);
                 Files.deleteIfExists(exporterFile);
 
                 rest.send(doc.get("delete-connectors"));

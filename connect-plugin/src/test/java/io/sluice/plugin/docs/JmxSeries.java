@@ -11,7 +11,7 @@ import io.prometheus.metrics.model.snapshots.Label;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.UnknownSnapshot;
 
-/** What a Prometheus JMX exporter scrape holds of Sluice: each series as {@code name{label=value,...}} (labels sorted), with its value. */
+/** What a Prometheus JMX exporter scrape holds of Sluice (and of Connect's failed tasks): each series as {@code name{label=value,...}} (labels sorted), with its value. */
 final class JmxSeries {
 
     private JmxSeries() {
@@ -19,7 +19,7 @@ final class JmxSeries {
 
     static Map<String, Double> of(PrometheusRegistry exporter) {
         Map<String, Double> out = new TreeMap<>();
-        for (MetricSnapshot s : exporter.scrape(name -> name.startsWith("sluice_"))) {
+        for (MetricSnapshot s : exporter.scrape(name -> name.startsWith("sluice_") || name.startsWith("kafka_connect_connector_failed_task"))) {
             String family = s.getMetadata().getPrometheusName();
             for (DataPointSnapshot p : s.getDataPoints()) {
                 Map<String, String> labels = new TreeMap<>();

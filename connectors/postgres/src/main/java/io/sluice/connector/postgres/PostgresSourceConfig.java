@@ -61,6 +61,7 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String TEXT_COLUMNS = "column.text.list";
     public static final String BARRIER_PARTITIONS = "barriers.topic.partitions";
     public static final String HEARTBEAT_INTERVAL = "heartbeat.interval.ms";
+    public static final String HEARTBEAT_TABLE = "heartbeat.table";
     public static final String SLOT_HEALTH_INTERVAL = "slot.health.interval.ms";
     public static final String SLOT_LAG_WARN = "slot.lag.warn.bytes";
     public static final String SLOT_SAFE_WAL_WARN = "slot.safe.wal.warn.bytes";
@@ -242,6 +243,14 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "idle database, and the slot moves on even when the database's own writes never reach it. Needs "
                             + "EXECUTE on pg_logical_emit_message (PUBLIC has it unless revoked). 0 writes none.", HEALTH, 0,
                     Width.SHORT, "Heartbeat interval")
+            .define(HEARTBEAT_TABLE, Type.STRING, "", Importance.LOW,
+                    "Write the heartbeat as a row of this one-row-per-pipeline table (schema.table) instead of a logical "
+                            + "decoding message: INSERT ... ON CONFLICT (pipeline) DO UPDATE SET at = now(). For a database where "
+                            + "pg_logical_emit_message is revoked, or for consumers of the topics other than Sluice's sinks, which see "
+                            + "it as an ordinary change. The table needs the columns pipeline text PRIMARY KEY and at timestamptz, "
+                            + "the user INSERT and UPDATE on it, and table.include.list must select it (validation says which is "
+                            + "missing): CREATE TABLE public.sluice_heartbeat (pipeline text PRIMARY KEY, at timestamptz NOT NULL). "
+                            + "Empty: a logical decoding message.", HEALTH, 0, Width.MEDIUM, "Heartbeat table")
             .define(SLOT_HEALTH_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.between(0L, 3_600_000L), Importance.LOW,
                     "How often the replication slot's lag, wal_status and safe_wal_size are read from pg_replication_slots, "
                             + "for the metrics (docs/metrics.md) and the warnings below. 0 reads them never.", HEALTH, 1, Width.SHORT,
@@ -389,6 +398,11 @@ public final class PostgresSourceConfig extends AbstractConfig {
 
     public long heartbeatIntervalMillis() {
         return getLong(HEARTBEAT_INTERVAL);
+    }
+
+    /** The heartbeat table, {@code schema.table}; empty for heartbeats as logical decoding messages. */
+    public String heartbeatTable() {
+        return getString(HEARTBEAT_TABLE).trim();
     }
 
     public long slotHealthIntervalMillis() {

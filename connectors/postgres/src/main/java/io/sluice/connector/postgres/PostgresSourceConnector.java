@@ -112,8 +112,10 @@ public class PostgresSourceConnector extends SourceConnector {
             }
             new TableSelector(config.includes(), config.excludes()).select(c, config.database());
             if (config.heartbeatIntervalMillis() > 0 && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
-                HeartbeatWriter.problem(c).ifPresent(problem -> valueOf(result, PostgresSourceConfig.HEARTBEAT_INTERVAL)
-                        .addErrorMessage(problem));
+                TableSelector selector = new TableSelector(config.includes(), config.excludes());
+                HeartbeatWriter.problem(c, config.heartbeatTable(), (schema, table) -> selector.selects(schema, table, List.of()))
+                        .ifPresent(problem -> valueOf(result, config.heartbeatTable().isEmpty() ? PostgresSourceConfig.HEARTBEAT_INTERVAL
+                                : PostgresSourceConfig.HEARTBEAT_TABLE).addErrorMessage(problem));
             }
             if (config.ddlCapture() && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
                 // Not left to a line in the worker's log at start: without it, schema changes do not reach the target.

@@ -232,7 +232,7 @@ public class PostgresSourceTask extends SourceTask {
                     seenBySnapshot(catalog));
             if (messages && config.heartbeatIntervalMillis() > 0 && heartbeats == null) {
                 heartbeats = new HeartbeatWriter(config.topicPrefix(), () -> PgConnect.open(setup.writable(), "sluice heartbeat "
-                        + config.topicPrefix()));
+                        + config.topicPrefix()), config.heartbeatTable());
                 heartbeats.start(config.heartbeatIntervalMillis());
             }
         } catch (InterruptedException e) {

@@ -17,6 +17,13 @@ final class StreamFailures {
                     + "so creating it again does not bring them back. Take the snapshot again (`sluice run --fresh`, or reset this "
                     + "connector's offsets and drop slot " + slot + "). The server said: " + e.getMessage(), e);
         }
+        if (e.getMessage() != null && e.getMessage().contains("cannot read from logical replication slot")) {
+            return new ConnectException("Replication slot " + slot + " was invalidated by the source server (its WAL passed "
+                    + "max_slot_wal_keep_size, or the slot lagged past the server's limits), so the changes since its position are lost "
+                    + "to Sluice. Take the snapshot again (`sluice run --fresh`, or reset this connector's offsets and drop slot " + slot
+                    + "). To be warned before it happens, watch sluice_source_slot_at_risk and the WARN lines of slot health "
+                    + "(docs/metrics.md), or raise max_slot_wal_keep_size. The server said: " + e.getMessage(), e);
+        }
         if ("25006".equals(e.getSQLState())) {
             return new ConnectException("Streaming from slot " + slot + " needed a write the source refuses, being a hot standby "
                     + "(copying a table that joined the selection with rows locks it and marks the stream): set "

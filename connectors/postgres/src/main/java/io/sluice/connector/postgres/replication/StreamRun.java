@@ -192,6 +192,9 @@ public final class StreamRun implements AutoCloseable {
                 if (failure instanceof SlotContinuity.Broken broken) {
                     return broken;
                 }
+                if (!timedOut && failure instanceof SQLException sql) {
+                    return StreamFailures.explain(sql, settings.slot(), settings.publication()); // not an outage: what it means
+                }
                 return new ConnectException("Streaming from slot " + settings.slot() + " failed (" + cause.getMessage()
                         + ") and reconnecting did not succeed within " + settings.reconnectTimeoutMillis() + " ms: " + failure.getMessage(),
                         failure);
