@@ -74,7 +74,11 @@ class VersionMatrixIT {
         SluiceProcess sluice = null;
         String name = "v" + sourceVersion + "to" + targetVersion;
         List<String> args = new ArrayList<>(List.of("run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target),
-                "--name", name, "--offsets", work.resolve(name + ".offsets").toString(), "--set", "source.status.update.interval.ms=200"));
+                "--name", name, "--offsets", work.resolve(name + ".offsets").toString(), "--set", "source.status.update.interval.ms=200",
+                "--set", "source.heartbeat.interval.ms=500", "--set", "source.slot.health.interval.ms=500"));
+        int metricsPort = SluiceRuns.freePort();
+        String metrics = "http://127.0.0.1:" + metricsPort;
+        args.addAll(List.of("--metrics", "127.0.0.1:" + metricsPort));
         if (sourceVersion < 14) {
             // 13 cannot stream logical messages, so DDL is not captured: the added column comes with the first row that has it.
             args.addAll(List.of("--set", "source.ddl.capture=false"));
@@ -97,6 +101,15 @@ class VersionMatrixIT {
             sluice = SluiceProcess.start(work, userPath(), command);
             long atKill = applied(target, name);
             waitForApplied(target, name, atKill + 100, sluice, "streaming after the restart");
+            // The slot's health and the heartbeats work on this version: the lag is measured, the slot read.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!(io.sluice.runtime.metrics.Scrape.orEmpty(metrics).value("sluice_source_slot_wal_status", "pipeline", name, "status",
+                    "reserved").orElse(0) == 1 && io.sluice.runtime.metrics.Scrape.orEmpty(metrics).value("sluice_end_to_end_lag_seconds",
+                    "target", name).isPresent())) {
+                assertThat(sluice.alive()).as("sluice runs while waiting for its metrics:\n" + sluice.output()).isTrue();
+                assertThat(System.nanoTime()).as("the slot read and the lag measured within 60 s:\n" + sluice.output()).isLessThan(deadline);
+                Thread.sleep(200);
+            }
             writing.set(false);
             writer.join();
             assertThat(failure.get()).as("the workload").isNull();
@@ -118,6 +131,7 @@ class VersionMatrixIT {
                 LOG.info("Output of the first run of {}:\n{}", name, firstOutput);
             }
             assertThat(all).doesNotContain("Exception");
+            assertThat(all).as("heartbeats written").doesNotContain("Writing the heartbeat");
         } finally {
             writing.set(false);
             if (writer.isAlive()) {

@@ -400,6 +400,15 @@ public final class PostgresSourceConfig extends AbstractConfig {
         return getLong(HEARTBEAT_INTERVAL);
     }
 
+    /**
+     * The partitions each heartbeat is copied into on a Kafka Connect cluster: those of the barriers,
+     * which every topic of the pipeline has (validation and each record's partition check hold the
+     * user to it); 1 without barriers (and in the sluice command).
+     */
+    public int heartbeatPartitions() {
+        return Math.max(1, barrierPartitions());
+    }
+
     /** The heartbeat table, {@code schema.table}; empty for heartbeats as logical decoding messages. */
     public String heartbeatTable() {
         return getString(HEARTBEAT_TABLE).trim();

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.connector.postgres.health.SlotHealth;
+import io.sluice.connector.postgres.health.HeartbeatSpread;
 import io.sluice.connector.postgres.health.HeartbeatWriter;
 import io.sluice.connector.postgres.health.SlotWarnings;
 import io.sluice.connector.postgres.offsets.ServerPartition;
@@ -66,6 +67,8 @@ public class PostgresSourceTask extends SourceTask {
     private BarrierWriter barriers;
     /** Reads the slot's health for metrics and warnings; null without a slot or when turned off. */
     private SlotHealth slotHealth;
+    /** Copies each heartbeat into every partition of its topic, for every sink task to see. */
+    private HeartbeatSpread heartbeatSpread = new HeartbeatSpread(1);
     /** Writes the heartbeats while changes stream; null when turned off. */
     private HeartbeatWriter heartbeats;
     /** Set when a record landed in a partition that holds no barriers; the next poll fails with it. */
@@ -80,6 +83,7 @@ public class PostgresSourceTask extends SourceTask {
     public void start(Map<String, String> props) {
         config = new PostgresSourceConfig(props);
         JmxBridge.ensureStarted(); // a Connect worker serves no metrics of ours: its JMX shows them
+        heartbeatSpread = new HeartbeatSpread(config.heartbeatPartitions());
         endpoint = PostgresSourceConnector.endpoint(config);
         setup = new StreamingSetup(config, endpoint);
         barriers = config.barrierPartitions() > 0 ? new BarrierWriter(config.topicPrefix(), config.barrierPartitions()) : null;
@@ -284,7 +288,7 @@ public class PostgresSourceTask extends SourceTask {
         }
         StreamRun running = stream;
         if (running != null) {
-            List<SourceRecord> records = withBarriers(running.poll(MAX_BATCH, POLL_WAIT_MILLIS));
+            List<SourceRecord> records = withBarriers(heartbeatSpread.spread(running.poll(MAX_BATCH, POLL_WAIT_MILLIS)));
             SourceRecord values = sequences == null ? null : sequences.due();
             if (values != null) {
                 records = new java.util.ArrayList<>(records);

@@ -52,14 +52,16 @@ public final class HeartbeatWriter extends OwnConnection {
     public static Optional<String> problem(Connection c, String table, java.util.function.BiPredicate<String, String> selected)
             throws SQLException {
         if (table.isEmpty()) {
-            try (PreparedStatement s = c.prepareStatement("SELECT pg_catalog.has_function_privilege(current_user, "
-                    + "'pg_catalog.pg_logical_emit_message(boolean, text, text)', 'EXECUTE'), current_user");
+            // By name: PostgreSQL 17 added a fourth argument (flush, with a default), so no one signature fits every version.
+            try (PreparedStatement s = c.prepareStatement("SELECT coalesce(bool_or(pg_catalog.has_function_privilege(current_user, p.oid, "
+                    + "'EXECUTE')), false), min(p.oid::regprocedure::text), current_user FROM pg_catalog.pg_proc p "
+                    + "WHERE p.proname = 'pg_logical_emit_message' AND p.pronamespace = 'pg_catalog'::regnamespace "
+                    + "AND p.proargtypes[2] = 'text'::regtype");
                  ResultSet rs = s.executeQuery()) {
                 rs.next();
-                return rs.getBoolean(1) ? Optional.empty() : Optional.of("User " + rs.getString(2) + " may not write heartbeats: it "
-                        + "lacks EXECUTE on pg_logical_emit_message (GRANT EXECUTE ON FUNCTION pg_catalog.pg_logical_emit_message("
-                        + "boolean, text, text) TO " + rs.getString(2) + "), or set heartbeat.table to write them to a table, or "
-                        + "heartbeat.interval.ms=0 to write none");
+                return rs.getBoolean(1) ? Optional.empty() : Optional.of("User " + rs.getString(3) + " may not write heartbeats: it "
+                        + "lacks EXECUTE on pg_logical_emit_message (GRANT EXECUTE ON FUNCTION pg_catalog." + rs.getString(2) + " TO "
+                        + rs.getString(3) + "), or set heartbeat.table to write them to a table, or heartbeat.interval.ms=0 to write none");
             }
         }
         String[] parts = Identifiers.unquoteQualified(table);

@@ -30,16 +30,22 @@ public final class AppliedChanges {
             "Now minus the source commit time of the newest heartbeat (or change, if later) durable on the target: every change "
                     + "committed before it is there. Stays near heartbeat.interval.ms on an idle database; grows while the target "
                     + "or the pipeline stalls. Absent until the first heartbeat or change is durable", callback -> {
-                // A target of several tasks (on Connect) is as far behind as its furthest task that has seen anything.
+                // A target of several tasks (on Connect) is as far behind as its furthest task. Where some of its tasks get
+                // heartbeats (a heartbeat topic of fewer partitions than tasks), only theirs count: the others' would grow while idle.
                 long now = System.currentTimeMillis();
                 Map<String, Long> oldest = new HashMap<>();
+                Map<String, Long> oldestWithBeats = new HashMap<>();
                 for (AppliedChanges applied : LIVE) {
                     long newest = applied.newestDurableMillis();
                     if (newest > 0) {
                         oldest.merge(applied.target, newest, Math::min);
+                        if (applied.heartbeats) {
+                            oldestWithBeats.merge(applied.target, newest, Math::min);
+                        }
                     }
                 }
-                oldest.forEach((target, newest) -> callback.call(Math.max(0, now - newest) / 1000.0, target));
+                oldest.forEach((target, newest) -> callback.call(Math.max(0, now - oldestWithBeats.getOrDefault(target, newest)) / 1000.0,
+                        target));
             }, "target");
 
     /** A run of changes of one table and operation, or a heartbeat ({@code table} null). */
@@ -53,6 +59,8 @@ public final class AppliedChanges {
     private final Clock clock;
     private long newestMillis;
     private volatile long newestDurableMillis;
+    /** Whether a heartbeat was ever durable here. */
+    private volatile boolean heartbeats;
 
     /** The time now, in milliseconds since the epoch. */
     @FunctionalInterface
@@ -98,6 +106,7 @@ public final class AppliedChanges {
                 newestDurableMillis = run.commitMillis();
             }
             if (run.table() == null) {
+                heartbeats = true;
                 continue;
             }
             SinkMeters.CHANGES_APPLIED.labelValues(target, TableLabels.of(run.table()), run.op()).inc(run.count());
