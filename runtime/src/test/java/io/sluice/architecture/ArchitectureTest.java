@@ -6,16 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
-import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
 import io.sluice.connector.fixture.SourceThatCallsTheRuntime;
 import io.sluice.runtime.fixture.RuntimeThatReadsASinksTables;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package io.sluice.runtime.cli;
 
-import io.sluice.runtime.pipeline.CannotStart;
 import io.sluice.runtime.metrics.MetricsServer;
+import io.sluice.runtime.pipeline.CannotStart;
 import io.sluice.runtime.pipeline.PipelineFailure;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import io.sluice.runtime.pipeline.StreamingPipeline;

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
-import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.health.HeartbeatWriter;
+import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.SelectedSchemas;
 import io.sluice.connector.postgres.selection.TableSelector;

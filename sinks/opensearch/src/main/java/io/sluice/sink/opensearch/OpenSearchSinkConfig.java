@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.sink.core.batch.BatchTuningConfig;
-import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.opensearch.client.AwsSigV4;
 import io.sluice.sink.opensearch.client.ClusterAddress;
 import io.sluice.sink.opensearch.mapping.IndexMappingOptions;

@@ -5,9 +5,9 @@ import java.util.Optional;
 
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.BatchTuningConfig;
-import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.batch.TunerSettings;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;

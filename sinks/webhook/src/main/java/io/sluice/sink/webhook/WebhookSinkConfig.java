@@ -7,8 +7,8 @@ import java.util.Optional;
 
 import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.sink.core.batch.BatchTuningConfig;
-import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.batch.TunerSettings;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.webhook.http.AddressGuard;
 import io.sluice.sink.webhook.state.StateDatabase;
 import io.sluice.sink.webhook.subscription.SubscriptionSpec;

@@ -11,12 +11,12 @@ import java.util.function.LongSupplier;
 
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.sink.core.barrier.BarrierGate;
-import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.barrier.ReadTopics;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.connector.RoutedSinkTask;
 import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import io.sluice.sink.core.deadletter.DeadLetters;
+import io.sluice.sink.core.metrics.MetricsConfig;
 import io.sluice.sink.core.pgstate.BarrierTables;
 import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import io.sluice.sink.webhook.api.ApiToken;

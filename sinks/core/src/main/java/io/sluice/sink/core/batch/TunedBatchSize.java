@@ -6,12 +6,12 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 
+import io.sluice.sink.core.metrics.BatchMeters;
 import io.sluice.sink.core.metrics.ByteCounts;
+import io.sluice.sink.core.metrics.SinkMetrics;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
-import io.sluice.sink.core.metrics.BatchMeters;
-import io.sluice.sink.core.metrics.SinkMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

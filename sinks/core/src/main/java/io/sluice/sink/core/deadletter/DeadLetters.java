@@ -6,8 +6,8 @@ import java.util.StringJoiner;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
-import io.sluice.sink.core.deadletter.DeadLetterConfig.MismatchAction;
 import io.sluice.metrics.TableLabels;
+import io.sluice.sink.core.deadletter.DeadLetterConfig.MismatchAction;
 import io.sluice.sink.core.metrics.SinkMeters;
 import io.sluice.sink.core.metrics.SinkMetrics;
 import org.apache.kafka.common.MetricName;

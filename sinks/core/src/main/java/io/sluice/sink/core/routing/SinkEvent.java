@@ -2,10 +2,10 @@ package io.sluice.sink.core.routing;
 
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
-import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.SequenceEvents;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.envelope.ValueNotes;

@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.sluice.schemas.retry.RetryPolicy;
-import io.sluice.sink.opensearch.metrics.OpenSearchMeters;
 import io.sluice.sink.opensearch.client.ClusterClient;
+import io.sluice.sink.opensearch.metrics.OpenSearchMeters;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

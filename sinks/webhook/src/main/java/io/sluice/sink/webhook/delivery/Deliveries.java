@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
 
-import io.sluice.schemas.retry.RetryPolicy;
-import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.retry.RetryPolicy;
 import io.sluice.sink.webhook.http.WebhookClient;
 import io.sluice.sink.webhook.metrics.SubscriptionMeters;
 import io.sluice.sink.webhook.state.OutboxRetention;
