@@ -3,14 +3,13 @@ package io.sluice.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.sluice.runtime.SluiceRuns.Result;
 import io.sluice.runtime.metrics.Scrape;
+import io.sluice.testing.network.TcpProxy;
 import io.sluice.testing.postgres.Pgbench;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
@@ -22,10 +21,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code sluice run --metrics} under a pgbench workload, scraped as Prometheus scrapes it: the
  * snapshot's rows per table, the slot's lag against what {@code pg_replication_slots} says, the
- * changes applied against the target's rows; with the target stalled for 30 s (a lock held on a
- * table the workload writes), the slot lag holds the WAL written since the stall and no change
- * is counted applied, the end-to-end lag (by heartbeat) grows at least as long as the stall, and all
- * fall back once it goes on.
+ * changes applied against the target's rows; with the target gone for 30 s (a proxy between Sluice
+ * and the target drops every connection and refuses new ones), the slot lag holds the WAL written
+ * meanwhile and no change is counted applied, the end-to-end lag (by heartbeat) grows at least as
+ * long as the outage, and all fall back once the target is back.
  */
 @ExtendWith(PostgresExtension.class)
 class MetricsIT {
@@ -34,20 +33,21 @@ class MetricsIT {
     Path work;
 
     @Test
-    void metricsFollowAPgbenchRunAndATargetThatStalls() throws Exception {
+    void metricsFollowAPgbenchRunAndATargetThatGoesAway() throws Exception {
         TestDatabase source = TestDatabases.create(MetricsIT.class);
         TestDatabase target = TestDatabases.create(MetricsIT.class);
         Pgbench pgbench = Pgbench.locate();
         Process workload = null;
         String name = "watched";
         CompletableFuture<Void> stop = new CompletableFuture<>();
-        try {
+        try (TcpProxy toTarget = new TcpProxy(target.host(), target.port())) {
             pgbench.run(source, "-i", "-q", "-s", "1");
             workload = pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "100", "-T", "3600");
             int port = SluiceRuns.freePort();
             String base = "http://127.0.0.1:" + port;
             CompletableFuture<Result> run = SluiceRuns.start(stop, "run", "--source", SluiceRuns.url(source), "--target",
-                    SluiceRuns.url(target), "--name", name, "--offsets", work.resolve("watched.offsets").toString(),
+                    "postgres://" + target.user() + ":" + target.password() + "@" + toTarget.host() + ":" + toTarget.port() + "/"
+                            + target.name() + "?sslmode=disable", "--name", name, "--offsets", work.resolve("watched.offsets").toString(),
                     "--metrics", "127.0.0.1:" + port, "--set", "source.status.update.interval.ms=200",
                     "--set", "source.slot.health.interval.ms=300", "--set", "source.heartbeat.interval.ms=1000");
             SluiceRuns.waitFor(() -> status(base, "/ready") == 200 && Scrape.get(base, "/ready").body().contains("streaming"), run,
@@ -66,42 +66,39 @@ class MetricsIT {
             assertThat(Scrape.of(base).value("sluice_source_slot_wal_status", "pipeline", name, "slot", slot, "status", "reserved"))
                     .hasValue(1);
 
-            // The target stalls: the workload's next change of pgbench_accounts waits for the lock, and so does every one after it.
-            try (Connection lock = target.connect(); Statement s = lock.createStatement()) {
-                lock.setAutoCommit(false);
-                s.execute("LOCK TABLE pgbench_accounts IN ACCESS EXCLUSIVE MODE");
-                double lockedAt = System.currentTimeMillis() / 1000.0;
-                String walAtLock = source.queryText("SELECT pg_current_wal_lsn()::text");
-                Thread.sleep(30_000);
-                String walAfter = source.queryText("SELECT pg_current_wal_lsn()::text");
-                double readAt = System.currentTimeMillis() / 1000.0;
-                long written = source.queryLong("SELECT pg_wal_lsn_diff('" + walAfter + "', '" + walAtLock + "')::bigint");
-                assertThat(written).as("WAL the workload wrote while the target stalled").isGreaterThan(100_000);
-                // The slot stays where the stall found it (nothing after is durable): a reading taken after walAfter sees at
-                // least the WAL from there to walAfter, and that is most of what the workload wrote meanwhile.
-                String confirmed = source.queryText("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
-                        + slot + "'");
-                long held = source.queryLong("SELECT pg_wal_lsn_diff('" + walAfter + "', '" + confirmed + "')::bigint");
-                assertThat(held).as("WAL the stalled slot holds").isGreaterThan(100_000);
-                SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_source_slot_checked_timestamp_seconds", "pipeline", name, "slot", slot)
-                        .orElse(0) > readAt, run, "a slot reading after the stall");
-                Scrape stalled = Scrape.of(base);
-                assertThat(stalled.value("sluice_source_slot_lag_bytes", "pipeline", name, "slot", slot).orElseThrow())
-                        .isGreaterThanOrEqualTo(held);
-                assertThat(stalled.value("sluice_sink_newest_applied_commit_timestamp_seconds", "target", name).orElseThrow())
-                        .isLessThanOrEqualTo(lockedAt);
-                // Heartbeats wait behind the stalled batch like changes: nothing after the lock is durable.
-                assertThat(stalled.value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow())
-                        .isGreaterThanOrEqualTo(readAt - lockedAt);
-                lock.rollback();
-                double releasedAt = System.currentTimeMillis() / 1000.0;
-                SluiceRuns.waitFor(() -> {
-                    Scrape after = Scrape.of(base);
-                    return after.value("sluice_source_slot_lag_bytes", "pipeline", name, "slot", slot).orElseThrow() < held
-                            && after.value("sluice_sink_newest_applied_commit_timestamp_seconds", "target", name).orElseThrow() > releasedAt
-                            && after.value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow() < 5;
-                }, run, "the lag to fall back after the stall");
-            }
+            // The target goes away for 30 s (every connection to it dropped, new ones refused): the workload goes on.
+            toTarget.cut();
+            double cutAt = System.currentTimeMillis() / 1000.0;
+            String walAtCut = source.queryText("SELECT pg_current_wal_lsn()::text");
+            Thread.sleep(30_000);
+            String walAfter = source.queryText("SELECT pg_current_wal_lsn()::text");
+            double readAt = System.currentTimeMillis() / 1000.0;
+            long written = source.queryLong("SELECT pg_wal_lsn_diff('" + walAfter + "', '" + walAtCut + "')::bigint");
+            assertThat(written).as("WAL the workload wrote while the target was away").isGreaterThan(100_000);
+            // The slot stays where the outage found it (nothing after is durable): a reading taken after walAfter sees at
+            // least the WAL from there to walAfter, and that is most of what the workload wrote meanwhile.
+            String confirmed = source.queryText("SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
+                    + slot + "'");
+            long held = source.queryLong("SELECT pg_wal_lsn_diff('" + walAfter + "', '" + confirmed + "')::bigint");
+            assertThat(held).as("WAL the slot holds while the target is away").isGreaterThan(100_000);
+            SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_source_slot_checked_timestamp_seconds", "pipeline", name, "slot", slot)
+                    .orElse(0) > readAt, run, "a slot reading after the outage");
+            Scrape stopped = Scrape.of(base);
+            assertThat(stopped.value("sluice_source_slot_lag_bytes", "pipeline", name, "slot", slot).orElseThrow())
+                    .isGreaterThanOrEqualTo(held);
+            assertThat(stopped.value("sluice_sink_newest_applied_commit_timestamp_seconds", "target", name).orElseThrow())
+                    .isLessThanOrEqualTo(cutAt);
+            // Heartbeats wait behind the batch the target did not take, like changes: nothing after the cut is durable.
+            assertThat(stopped.value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow())
+                    .isGreaterThanOrEqualTo(readAt - cutAt);
+            toTarget.restore();
+            double restoredAt = System.currentTimeMillis() / 1000.0;
+            SluiceRuns.waitFor(() -> {
+                Scrape after = Scrape.of(base);
+                return after.value("sluice_source_slot_lag_bytes", "pipeline", name, "slot", slot).orElseThrow() < held
+                        && after.value("sluice_sink_newest_applied_commit_timestamp_seconds", "target", name).orElseThrow() > restoredAt
+                        && after.value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow() < 5;
+            }, run, "the lag to fall back once the target is back");
 
             workload.destroy();
             workload.waitFor(30, TimeUnit.SECONDS);
