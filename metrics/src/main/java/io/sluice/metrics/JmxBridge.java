@@ -15,13 +15,8 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
-import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
-import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.Label;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,25 +87,8 @@ public final class JmxBridge {
     /** Registers, updates and unregisters beans to match the registry now. */
     synchronized void update() {
         Map<ObjectName, Double> now = new LinkedHashMap<>();
-        for (MetricSnapshot snapshot : registry.scrape(name -> name.startsWith("sluice_"))) {
-            String family = snapshot.getMetadata().getPrometheusName();
-            for (DataPointSnapshot point : snapshot.getDataPoints()) {
-                if (snapshot instanceof CounterSnapshot) {
-                    now.put(name(family + "_total", point, null), ((CounterSnapshot.CounterDataPointSnapshot) point).getValue());
-                } else if (snapshot instanceof GaugeSnapshot) {
-                    now.put(name(family, point, null), ((GaugeSnapshot.GaugeDataPointSnapshot) point).getValue());
-                } else if (snapshot instanceof HistogramSnapshot) {
-                    HistogramSnapshot.HistogramDataPointSnapshot h = (HistogramSnapshot.HistogramDataPointSnapshot) point;
-                    ClassicHistogramBuckets buckets = h.getClassicBuckets();
-                    long cumulative = 0;
-                    for (int i = 0; i < buckets.size(); i++) {
-                        cumulative += buckets.getCount(i);
-                        now.put(name(family + "_bucket", point, le(buckets.getUpperBound(i))), (double) cumulative);
-                    }
-                    now.put(name(family + "_count", point, null), (double) h.getCount());
-                    now.put(name(family + "_sum", point, null), h.getSum());
-                }
-            }
+        for (Samples.Sample sample : Samples.of(registry)) {
+            now.put(name(sample.series(), sample.labels(), sample.le()), sample.value());
         }
         Set<ObjectName> gone = new HashSet<>(registered.keySet());
         gone.removeAll(now.keySet());
@@ -138,13 +116,9 @@ public final class JmxBridge {
         });
     }
 
-    private static String le(double bound) {
-        return bound == Double.POSITIVE_INFINITY ? "+Inf" : Double.toString(bound);
-    }
-
-    private static ObjectName name(String series, DataPointSnapshot point, String le) {
+    private static ObjectName name(String series, Labels labels, String le) {
         StringBuilder s = new StringBuilder(DOMAIN).append(":name=").append(series);
-        for (Label label : point.getLabels()) {
+        for (Label label : labels) {
             s.append(',').append(label.getName()).append('=').append(value(label.getValue()));
         }
         if (le != null) {

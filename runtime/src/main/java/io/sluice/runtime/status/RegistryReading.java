@@ -6,11 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.CounterSnapshot;
-import io.prometheus.metrics.model.snapshots.DataPointSnapshot;
-import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
 import io.prometheus.metrics.model.snapshots.Label;
-import io.prometheus.metrics.model.snapshots.MetricSnapshot;
+import io.sluice.metrics.Samples;
 
 /** One reading of Sluice's meters, as the status page needs them: each series of a family by its labels. */
 final class RegistryReading {
@@ -22,21 +19,15 @@ final class RegistryReading {
     private final Map<String, List<Series>> families = new LinkedHashMap<>();
 
     RegistryReading(PrometheusRegistry registry) {
-        for (MetricSnapshot snapshot : registry.scrape(name -> name.startsWith("sluice_"))) {
-            String name = snapshot.getMetadata().getPrometheusName();
-            List<Series> series = new ArrayList<>();
-            for (DataPointSnapshot point : snapshot.getDataPoints()) {
-                Map<String, String> labels = new LinkedHashMap<>();
-                for (Label label : point.getLabels()) {
-                    labels.put(label.getName(), label.getValue());
-                }
-                if (snapshot instanceof CounterSnapshot) {
-                    series.add(new Series(labels, ((CounterSnapshot.CounterDataPointSnapshot) point).getValue()));
-                } else if (snapshot instanceof GaugeSnapshot) {
-                    series.add(new Series(labels, ((GaugeSnapshot.GaugeDataPointSnapshot) point).getValue()));
-                }
+        for (Samples.Sample sample : Samples.of(registry)) {
+            if (sample.le() != null) {
+                continue; // the page shows no distributions
             }
-            families.put(snapshot instanceof CounterSnapshot ? name + "_total" : name, series);
+            Map<String, String> labels = new LinkedHashMap<>();
+            for (Label label : sample.labels()) {
+                labels.put(label.getName(), label.getValue());
+            }
+            families.computeIfAbsent(sample.series(), f -> new ArrayList<>()).add(new Series(labels, sample.value()));
         }
     }
 

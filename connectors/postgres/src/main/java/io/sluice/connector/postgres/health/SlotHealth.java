@@ -64,8 +64,9 @@ public final class SlotHealth extends OwnConnection {
                 forgetSlot();
                 return;
             }
-            show(reading.get());
-            Logged logged = observe(rules.of(reading.get()), System.currentTimeMillis());
+            Map<SlotWarnings.Risk, String> risks = rules.of(reading.get());
+            show(reading.get(), !risks.isEmpty());
+            Logged logged = observe(risks, System.currentTimeMillis());
             logged.warnings().forEach(LOG::warn);
             logged.cleared().forEach(LOG::info);
         } catch (SQLException | RuntimeException e) {
@@ -89,7 +90,7 @@ public final class SlotHealth extends OwnConnection {
         }
     }
 
-    private void show(SlotReading reading) {
+    private void show(SlotReading reading, boolean atRisk) {
         SourceMeters.SLOT_LAG.labelValues(pipeline, slot).set(reading.lagBytes());
         if (reading.safeWalSize() == null) {
             SourceMeters.SAFE_WAL_SIZE.remove(pipeline, slot);
@@ -99,7 +100,7 @@ public final class SlotHealth extends OwnConnection {
         for (String status : SlotReading.STATUSES) {
             SourceMeters.WAL_STATUS.labelValues(pipeline, slot, status).set(status.equals(reading.walStatus()) ? 1 : 0);
         }
-        SourceMeters.AT_RISK.labelValues(pipeline, slot).set(rules.of(reading).isEmpty() ? 0 : 1);
+        SourceMeters.AT_RISK.labelValues(pipeline, slot).set(atRisk ? 1 : 0);
         SourceMeters.SLOT_CHECKED.labelValues(pipeline, slot).set(System.currentTimeMillis() / 1000.0);
     }
 

@@ -33,10 +33,6 @@ public final class BulkSender {
     private final long retryTimeoutMillis;
     private final OpenSearchMeters meters;
 
-    public BulkSender(ClusterClient client, long retryTimeoutMillis) {
-        this(client, retryTimeoutMillis, new OpenSearchMeters("sluice"));
-    }
-
     /** @param meters where what becomes of the items is counted */
     public BulkSender(ClusterClient client, long retryTimeoutMillis, OpenSearchMeters meters) {
         this.meters = meters;

@@ -84,7 +84,7 @@ class BulkQueueIT {
         long refused = 0;
         long lsn = 1_000;
         long offset = 0;
-        try (BulkQueue queue = new BulkQueue(new BulkSender(client, 30_000), ledger, deadLetters,
+        try (BulkQueue queue = new BulkQueue(new BulkSender(client, 30_000, new io.sluice.sink.opensearch.metrics.OpenSearchMeters("bulk-queue-it")), ledger, deadLetters,
                 new TunedBatchSize("bulk test", Optional.empty(), shape.batchBytes()), shape.inFlight(), shape.maxDocuments(),
                 shape.delayMillis())) {
             for (Step step : steps) {

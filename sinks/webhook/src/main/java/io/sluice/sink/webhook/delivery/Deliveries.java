@@ -68,10 +68,6 @@ public final class Deliveries implements AutoCloseable {
     /** The subscriptions whose state the metrics show. */
     private final java.util.Set<String> shown = new java.util.HashSet<>();
 
-    public Deliveries(StateDatabase state, WebhookClient client, Retention retention, LongSupplier clock) {
-        this(state, client, retention, clock, "sluice");
-    }
-
     /** @param target the target label of the subscriptions' metrics */
     public Deliveries(StateDatabase state, WebhookClient client, Retention retention, LongSupplier clock, String target) {
         this.target = target;

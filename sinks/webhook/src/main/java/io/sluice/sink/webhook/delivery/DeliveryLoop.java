@@ -88,10 +88,6 @@ public final class DeliveryLoop implements Runnable {
     private long pausedUntilMillis;
     private int busyLanes;
 
-    public DeliveryLoop(Subscription subscription, StateDatabase state, WebhookClient client, LongSupplier clock) {
-        this(subscription, state, client, clock, "sluice");
-    }
-
     /** @param target the target label of the subscription's metrics */
     public DeliveryLoop(Subscription subscription, StateDatabase state, WebhookClient client, LongSupplier clock, String target) {
         this.spec = subscription.spec();

@@ -92,7 +92,7 @@ class DeliveriesIT {
                 switch (step.kind()) {
                     case START -> {
                         Deliveries process = new Deliveries(state, client, new Deliveries.Retention(86_400_000L, 86_400_000L, 86_400_000L),
-                                System::currentTimeMillis);
+                                System::currentTimeMillis, "deliveries-it");
                         process.start();
                         processes.add(process);
                     }
@@ -118,7 +118,7 @@ class DeliveriesIT {
             // Quiet from here: one process at least, every subscription active.
             if (processes.isEmpty()) {
                 Deliveries process = new Deliveries(state, client, new Deliveries.Retention(86_400_000L, 86_400_000L, 86_400_000L),
-                        System::currentTimeMillis);
+                        System::currentTimeMillis, "deliveries-it");
                 process.start();
                 processes.add(process);
             }

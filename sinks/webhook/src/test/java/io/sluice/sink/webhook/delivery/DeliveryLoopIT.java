@@ -209,7 +209,7 @@ class DeliveryLoopIT {
     private record Run(DeliveryLoop loop, Thread thread) {
 
         static Run start(Subscription subscription, StateDatabase state, WebhookClient client) {
-            DeliveryLoop loop = new DeliveryLoop(subscription, state, client, System::currentTimeMillis);
+            DeliveryLoop loop = new DeliveryLoop(subscription, state, client, System::currentTimeMillis, "delivery-loop-it");
             Thread thread = new Thread(loop, "delivery-loop-it");
             thread.start(); // it polls the outbox at once
             return new Run(loop, thread);
