@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.sluice.runtime.SluiceRuns.Result;
 import io.sluice.runtime.metrics.Scrape;
+import io.sluice.testing.network.TcpProxy;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -23,7 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Heartbeats on an idle pipeline: the selected table takes no change while another database of
  * the same server writes WAL. The slot's confirmed position follows the server's WAL, and the
  * end-to-end lag stays within two heartbeat intervals instead of growing. Then the target stalls
- * (a lock) under a change: the lag grows past the interval, and falls back once it goes on.
+ * (a lock) under a change: the lag grows past the interval, and falls back once it goes on. Last
+ * the target goes away (a proxy drops its connections) while nothing changes: heartbeats are
+ * durable only where the target keeps its position, so the lag grows past the interval all the
+ * same, and falls back once the target is back, which then holds a newer heartbeat.
  */
 @ExtendWith(PostgresExtension.class)
 class HeartbeatIT {
@@ -53,14 +57,14 @@ class HeartbeatIT {
                 writerFailed.set(e);
             }
         }, "other-database-writes");
-        try {
+        try (TcpProxy toTarget = new TcpProxy(target.host(), target.port())) {
             source.execute("CREATE TABLE quiet (id int PRIMARY KEY, v text)", "INSERT INTO quiet VALUES (1, 'one')");
             int port = SluiceRuns.freePort();
             String base = "http://127.0.0.1:" + port;
-            CompletableFuture<Result> run = SluiceRuns.start(stop, "run", "--source", SluiceRuns.url(source), "--target",
-                    SluiceRuns.url(target), "--name", name, "--offsets", work.resolve("beating.offsets").toString(),
-                    "--metrics", "127.0.0.1:" + port, "--set", "source.status.update.interval.ms=200",
-                    "--set", "source.heartbeat.interval.ms=" + INTERVAL_MILLIS);
+            String[] command = {"run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target, toTarget), "--name", name,
+                    "--offsets", work.resolve("beating.offsets").toString(), "--set", "source.status.update.interval.ms=200",
+                    "--set", "source.heartbeat.interval.ms=" + INTERVAL_MILLIS};
+            CompletableFuture<Result> run = SluiceRuns.start(stop, SluiceRuns.with(command, "--metrics", "127.0.0.1:" + port));
             SluiceRuns.waitFor(() -> Scrape.orEmpty(base).value("sluice_end_to_end_lag_seconds", "target", name).isPresent(), run,
                     "the first heartbeat to be durable");
             writer.start();
@@ -89,6 +93,24 @@ class HeartbeatIT {
             SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow()
                     <= 2 * INTERVAL_MILLIS / 1000.0, run, "the lag to fall back");
             assertThat(target.queryLong("SELECT count(*) FROM quiet")).isEqualTo(2);
+
+            // The target goes away while the source is idle: no change waits, yet no heartbeat is durable until it is back.
+            double cutAt = System.currentTimeMillis() / 1000.0;
+            toTarget.cut();
+            SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow()
+                    > 2 * INTERVAL_MILLIS / 1000.0, run, "the lag to grow past two intervals while the idle target is away");
+            double away = heartbeatOnTarget(target);
+            assertThat(away).as("the newest heartbeat the target holds while away").isLessThanOrEqualTo(cutAt);
+            toTarget.restore();
+            SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow()
+                    <= 2 * INTERVAL_MILLIS / 1000.0, run, "the lag to fall back once the target is back");
+            // Where the target keeps its position, it keeps the newest heartbeat it took.
+            SluiceRuns.waitFor(() -> heartbeatOnTarget(target) > away, run, "the target to record a newer heartbeat");
+            String[] statusCommand = command.clone();
+            statusCommand[0] = "status";
+            Result status = SluiceRuns.start(new CompletableFuture<>(), statusCommand).get(60, TimeUnit.SECONDS);
+            assertThat(status.exit()).as(status.out() + status.err()).isZero();
+            assertThat(status.out()).as("status shows the end-to-end lag by the target's heartbeat").containsPattern("end-to-end lag \\d+\\.\\d s");
             assertThat(writerFailed.get()).isNull();
 
             SluiceRuns.stopCleanly(stop, run);
@@ -102,6 +124,11 @@ class HeartbeatIT {
             TestDatabases.drop(target);
             TestDatabases.drop(other);
         }
+    }
+
+    /** The commit time (epoch seconds) of the newest heartbeat the target holds in Sluice's schema. */
+    private static double heartbeatOnTarget(TestDatabase target) throws java.sql.SQLException {
+        return Double.parseDouble(target.queryText("SELECT extract(epoch FROM max(committed_at))::text FROM sluice.heartbeats"));
     }
 
     /**

@@ -46,8 +46,7 @@ class MetricsIT {
             int port = SluiceRuns.freePort();
             String base = "http://127.0.0.1:" + port;
             CompletableFuture<Result> run = SluiceRuns.start(stop, "run", "--source", SluiceRuns.url(source), "--target",
-                    "postgres://" + target.user() + ":" + target.password() + "@" + toTarget.host() + ":" + toTarget.port() + "/"
-                            + target.name() + "?sslmode=disable", "--name", name, "--offsets", work.resolve("watched.offsets").toString(),
+                    SluiceRuns.url(target, toTarget), "--name", name, "--offsets", work.resolve("watched.offsets").toString(),
                     "--metrics", "127.0.0.1:" + port, "--set", "source.status.update.interval.ms=200",
                     "--set", "source.slot.health.interval.ms=300", "--set", "source.heartbeat.interval.ms=1000");
             SluiceRuns.waitFor(() -> status(base, "/ready") == 200 && Scrape.get(base, "/ready").body().contains("streaming"), run,

@@ -53,6 +53,7 @@ class OpenSearchRunIT {
             String[] command = {"run", "--source", SluiceRuns.url(source), "--target", node.httpUrl(), "--name", name,
                     "--offsets", work.resolve("search.offsets").toString(), "--exclude", "public.pgbench_history",
                     "--set", "source.status.update.interval.ms=200", "--set", "target.errors.tolerance=all",
+                    "--set", "source.heartbeat.interval.ms=500",
                     "--set", "target.index.name.format=" + prefix + "${schema}.${table}"};
 
             // pgbench_history has no key: its rows could have no document id, which is said before anything runs.
@@ -77,6 +78,10 @@ class OpenSearchRunIT {
                     "table", "public.notes") == 1, first, "the dead letter counted");
             assertThat(io.sluice.runtime.metrics.Scrape.of(metrics).sum("sluice_opensearch_bulk_items_total", "target", name,
                     "result", "written")).isPositive();
+            // Heartbeats go into the bulk requests, to the sink's state index: the newest one indexed moves with the source's.
+            long streamingSince = System.currentTimeMillis();
+            SluiceRuns.waitFor(() -> heartbeatMillis(node, name) > streamingSince, first, "a heartbeat indexed in sluice_state");
+            assertThat(io.sluice.runtime.metrics.Scrape.of(metrics).value("sluice_end_to_end_lag_seconds", "target", name)).isPresent();
             stop.complete(null);
             Result stopped = first.get(60, TimeUnit.SECONDS);
             assertThat(stopped.exit()).as(stopped.out() + stopped.err()).isZero();
@@ -127,6 +132,7 @@ class OpenSearchRunIT {
             assertThat(teardown.exit()).as(teardown.err()).isZero();
             assertThat(teardown.out()).contains("Forgot the snapshot record of " + name);
             assertThat(snapshotFinished(node, name)).isFalse();
+            assertThat(heartbeatMillis(node, name)).as("the heartbeat forgotten with the pipeline").isZero();
 
             // An override the existing index cannot take is said before anything runs.
             String[] overridden = java.util.Arrays.copyOf(command, command.length + 2);
@@ -145,6 +151,12 @@ class OpenSearchRunIT {
             }
             TestDatabases.drop(source);
         }
+    }
+
+    /** The commit time of the newest heartbeat of a pipeline indexed in the state index; 0 when none is. */
+    private static long heartbeatMillis(OpenSearchNode node, String pipeline) throws Exception {
+        JsonNode record = IndexDocuments.get(node, "sluice_state", "heartbeat:" + pipeline);
+        return record == null ? 0 : record.path("committed_at_ms").asLong();
     }
 
     private static boolean snapshotFinished(OpenSearchNode node, String pipeline) throws Exception {

@@ -75,4 +75,10 @@ final class SluiceRuns {
     static String url(TestDatabase db) {
         return "postgres://" + db.user() + ":" + db.password() + "@" + db.host() + ":" + db.port() + "/" + db.name() + "?sslmode=disable";
     }
+
+    /** The URL of a database reached through a proxy. */
+    static String url(TestDatabase db, io.sluice.testing.network.TcpProxy proxy) {
+        return "postgres://" + db.user() + ":" + db.password() + "@" + proxy.host() + ":" + proxy.port() + "/" + db.name()
+                + "?sslmode=disable";
+    }
 }

@@ -67,7 +67,7 @@ class WebhookRunIT {
                     "--offsets", work.resolve("hooks.offsets").toString(), "--set", "source.status.update.interval.ms=200",
                     "--set", "target.delivery.allow.networks=127.0.0.1/32", "--set", "target.subscriptions=counters",
                     "--set", "target.subscription.counters.url=" + receiver.url(), "--set", "target.subscription.counters.secrets=" + secret,
-                    "--set", "target.subscription.counters.max.in.flight=4",
+                    "--set", "target.subscription.counters.max.in.flight=4", "--set", "source.heartbeat.interval.ms=500",
                     // A source name apart from the pipeline's: the snapshot is recorded, shown and forgotten under it.
                     "--set", "source.topic.prefix=hook_feed"};
 
@@ -103,6 +103,10 @@ class WebhookRunIT {
                     "subscription", "counters", "outcome", "delivered") >= 500, first, "the deliveries counted");
             assertThat(io.sluice.runtime.metrics.Scrape.of(metrics).value("sluice_webhook_subscription_state", "target", "hooks",
                     "subscription", "counters", "state", "active")).hasValue(1);
+            // Heartbeats go into the state database with the outbox batches: the newest one it took moves with the source's.
+            double streamingSince = System.currentTimeMillis() / 1000.0;
+            SluiceRuns.waitFor(() -> heartbeatSeconds(source) > streamingSince, first, "a heartbeat in sluice.webhook_heartbeats");
+            assertThat(io.sluice.runtime.metrics.Scrape.of(metrics).value("sluice_end_to_end_lag_seconds", "target", "hooks")).isPresent();
             stop.complete(null);
             Result stopped = first.get(60, TimeUnit.SECONDS);
             assertThat(stopped.exit()).as(stopped.out() + stopped.err()).isZero();
@@ -170,6 +174,7 @@ class WebhookRunIT {
             assertThat(teardown.exit()).as(teardown.out() + teardown.err()).isZero();
             assertThat(teardown.out()).contains("Forgot the snapshot record of hook_feed in sluice.webhook_snapshots");
             assertThat(source.queryText("SELECT count(*)::text FROM sluice.webhook_snapshots")).isEqualTo("0");
+            assertThat(source.queryText("SELECT count(*)::text FROM sluice.webhook_heartbeats")).as("the heartbeat forgotten").isEqualTo("0");
             System.out.printf("webhook run: %d changes delivered, %d requests sent again after kills%n", bodies.size(), duplicates);
         } finally {
             writing.set(false);
@@ -264,5 +269,11 @@ class WebhookRunIT {
         System.arraycopy(rest, 0, all, 0, rest.length);
         all[0] = first;
         return all;
+    }
+
+    /** The commit time (epoch seconds) of the newest heartbeat the state database holds; 0 when none. */
+    private static double heartbeatSeconds(TestDatabase state) throws java.sql.SQLException {
+        return Double.parseDouble(state.queryText("SELECT coalesce(extract(epoch FROM max(committed_at)), 0)::text "
+                + "FROM sluice.webhook_heartbeats WHERE source = 'hook_feed'"));
     }
 }

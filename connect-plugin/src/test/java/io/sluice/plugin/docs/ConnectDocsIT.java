@@ -199,6 +199,14 @@ class ConnectDocsIT {
                         "kafka_connect_connector_failed_task_count{connector=shop-sink}", 0.0);
                 Files.deleteIfExists(exporterFile);
 
+                // Each sink keeps the newest heartbeat where it keeps its position.
+                awaitValue(psql, "shop_copy", "SELECT count(*) FROM sluice.heartbeats WHERE source = 'shop'", "1",
+                        "the PostgreSQL sink's heartbeat");
+                long heartbeatDeadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (IndexDocuments.get(node, "sluice_state", "heartbeat:shop") == null) {
+                    assertThat(System.nanoTime()).as("the search sink's heartbeat within 60 s").isLessThan(heartbeatDeadline);
+                    Thread.sleep(200);
+                }
                 rest.send(doc.get("delete-connectors"));
                 awaitValue(psql, "shop", "SELECT count(*) FROM pg_replication_slots WHERE active", "0", "the slot given up");
                 psql.run("shop", "replicator", "replicator-secret", doc.get("remove-source"));
@@ -208,13 +216,14 @@ class ConnectDocsIT {
                 psql.run("shop_copy", "loader", "loader-secret", doc.get("remove-target"));
                 assertThat(psql.query("shop_copy", "SELECT (SELECT count(*) FROM sluice.kafka_offsets) + (SELECT count(*) FROM "
                         + "sluice.kafka_loaded_runs) + (SELECT count(*) FROM sluice.barrier_arrivals) + (SELECT count(*) FROM "
-                        + "sluice.barrier_releases) + (SELECT count(*) FROM sluice.snapshots)"))
+                        + "sluice.barrier_releases) + (SELECT count(*) FROM sluice.snapshots) + (SELECT count(*) FROM sluice.heartbeats)"))
                         .as("rows the sink kept of the pipeline").isEqualTo("0");
                 assertThat(IndexDocuments.get(node, "sluice_state", "snapshot:shop")).as("the search sink's snapshot record").isNotNull();
                 rest.sendTo(node, doc.get("remove-search"));
                 psql.run("shop_copy", "loader", "loader-secret", doc.get("remove-hooks"));
                 assertThat(psql.query("shop_copy", "SELECT count(*) FROM pg_namespace WHERE nspname = 'webhooks'")).isEqualTo("0");
                 assertThat(IndexDocuments.get(node, "sluice_state", "snapshot:shop")).as("the search sink's snapshot record").isNull();
+                assertThat(IndexDocuments.get(node, "sluice_state", "heartbeat:shop")).as("the search sink's heartbeat").isNull();
             }
         } finally {
             Files.deleteIfExists(secrets);

@@ -17,6 +17,7 @@ import io.sluice.sink.opensearch.index.Indexes;
 import io.sluice.sink.opensearch.mapping.FieldMappings;
 import io.sluice.sink.opensearch.metrics.OpenSearchMeters;
 import io.sluice.sink.opensearch.state.BarrierDocuments;
+import io.sluice.sink.opensearch.state.HeartbeatDocuments;
 import io.sluice.sink.opensearch.state.SnapshotDocuments;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,7 +50,7 @@ public class OpenSearchSinkTask extends RoutedSinkTask {
         SnapshotMarks snapshots = new SnapshotMarks(config, indexes, new SnapshotDocuments(client, config.stateIndex()));
         queue = new BulkQueue(new BulkSender(client, config.retryTimeoutMillis(), new OpenSearchMeters(MetricsConfig.targetName(props))), ledger, deadLetters, batchSize, config.inFlight(), config.bulkDocuments(),
                 config.bulkDelayMillis());
-        writer = new OpenSearchWriter(config, indexes, snapshots, gate, queue);
+        writer = new OpenSearchWriter(config, indexes, snapshots, gate, queue, new HeartbeatDocuments(client, config.stateIndex()));
         route(writer, gate, deadLetters, "indexing", props);
         batchSize.register(metrics, "bulk");
         registerCounts(metrics.plugin());

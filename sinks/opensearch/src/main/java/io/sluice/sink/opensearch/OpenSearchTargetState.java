@@ -16,6 +16,7 @@ import io.sluice.sink.opensearch.index.IndexNames;
 import io.sluice.sink.opensearch.index.MappingCheck;
 import io.sluice.sink.opensearch.mapping.FieldMappings;
 import io.sluice.sink.opensearch.state.DeadLetterDocuments;
+import io.sluice.sink.opensearch.state.HeartbeatDocuments;
 import io.sluice.sink.opensearch.state.SnapshotDocuments;
 
 /**
@@ -135,9 +136,13 @@ public final class OpenSearchTargetState {
     /** Forgets the snapshot record of the source; the line saying so, or empty when there was none. */
     public Optional<String> forget(String source) {
         try (ClusterClient client = client()) {
-            return new SnapshotDocuments(client, config.stateIndex()).forget(source)
-                    ? Optional.of("Forgot the snapshot record of " + source + " in index " + config.stateIndex())
-                    : Optional.empty();
+            boolean heartbeat = new HeartbeatDocuments(client, config.stateIndex()).forget(source);
+            boolean snapshot = new SnapshotDocuments(client, config.stateIndex()).forget(source);
+            if (!snapshot && !heartbeat) {
+                return Optional.empty();
+            }
+            return Optional.of((snapshot ? "Forgot the snapshot record of " + source + (heartbeat ? " and its newest heartbeat" : "")
+                    : "Forgot the newest heartbeat of " + source) + " in index " + config.stateIndex());
         }
     }
 }

@@ -6,6 +6,7 @@ import java.util.Set;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
@@ -21,6 +22,7 @@ import io.sluice.sink.opensearch.bulk.ExternalVersion;
 import io.sluice.sink.opensearch.index.IndexNames;
 import io.sluice.sink.opensearch.index.Indexes;
 import io.sluice.sink.opensearch.mapping.DocumentValues;
+import io.sluice.sink.opensearch.state.HeartbeatDocuments;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -48,10 +50,13 @@ final class OpenSearchWriter implements SinkWriter {
     private final IndexNames names;
     private final DocumentValues values;
     private final BulkQueue queue;
+    private final HeartbeatDocuments heartbeats;
     /** Rows left out as older than the rebuild of their index (replays). */
     private long leftOut;
 
-    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, SnapshotMarks snapshots, BarrierGate gate, BulkQueue queue) {
+    OpenSearchWriter(OpenSearchSinkConfig config, Indexes indexes, SnapshotMarks snapshots, BarrierGate gate, BulkQueue queue,
+                     HeartbeatDocuments heartbeats) {
+        this.heartbeats = heartbeats;
         this.config = config;
         this.snapshots = snapshots;
         this.gate = gate;
@@ -71,8 +76,18 @@ final class OpenSearchWriter implements SinkWriter {
                     + "for PostgreSQL targets only: set snapshot.raw.tuples=false on the source");
             case RELOAD -> reload(event);
             case SNAPSHOT_ROW, CHANGE -> row(event);
+            case HEARTBEAT -> heartbeat(event);
             default -> throw new DataException("Event " + event.kind() + " is not one the OpenSearch sink writes");
         }
+    }
+
+    /** A heartbeat goes into the bulk request with the documents around it: durable once the cluster took that request. */
+    private void heartbeat(SinkEvent event) throws InterruptedException {
+        String source = event.value().getString("name");
+        long millis = Heartbeats.commitMillis(event.value());
+        batch().index(event.record(), "heartbeats", heartbeats.index(), HeartbeatDocuments.id(source), null, new ExternalVersion(millis, true),
+                out -> HeartbeatDocuments.write(out, source, millis));
+        sendIfFull();
     }
 
     private void row(SinkEvent event) throws InterruptedException {

@@ -86,8 +86,8 @@ public final class PostgresTargetState {
     }
 
     /**
-     * Prints what the target records of the source: its snapshot, its dead letters, and how far
-     * it has applied, with the apply rate over two seconds.
+     * Prints what the target records of the source: its snapshot, its dead letters, its newest
+     * heartbeat (the end-to-end lag), and how far it has applied, with the apply rate over two seconds.
      */
     public void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) throws SQLException, InterruptedException {
         try (Connection c = PgConnect.open(config.endpoint(), "sluice status")) {
@@ -102,6 +102,9 @@ public final class PostgresTargetState {
                     out.println("  dead letters: " + kept + " record(s) the target could not take, kept in " + deadLetters.where());
                 }
             }
+            tables.positions().heartbeats().read(c, source).ifPresent(at -> out.println("  end-to-end lag "
+                    + String.format(Locale.ROOT, "%.1f s", Math.max(0, Duration.between(at, java.time.Instant.now()).toMillis()) / 1000.0)
+                    + ": the newest heartbeat on the target was committed on the source at " + at));
             if (first.applied().isEmpty()) {
                 out.println("  target " + display() + ": no change applied yet");
                 return;

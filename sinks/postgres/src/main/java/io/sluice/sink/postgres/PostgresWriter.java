@@ -125,6 +125,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
                 }
             }
             case SEQUENCES -> advanceSequences(record, event.value());
+            case HEARTBEAT -> changes.heartbeat(event);
             case SCHEMA_CHANGE -> schemaEvents.apply(event);
         }
     }

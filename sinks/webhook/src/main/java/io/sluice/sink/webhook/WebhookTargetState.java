@@ -12,6 +12,7 @@ import io.sluice.sink.core.deadletter.DeadLetterStore;
 import io.sluice.sink.core.pgstate.DeadLetterTable;
 import io.sluice.sink.core.status.TargetRecord;
 import io.sluice.sink.webhook.state.OutboxReader;
+import io.sluice.sink.webhook.state.HeartbeatTable;
 import io.sluice.sink.webhook.state.SnapshotTable;
 import io.sluice.sink.webhook.state.StateDatabase;
 import io.sluice.sink.webhook.state.SubscriptionTable;
@@ -85,9 +86,14 @@ public final class WebhookTargetState {
     /** Forgets the snapshot record of the source; the line saying so, or empty when there was none. */
     public Optional<String> forget(String source) throws SQLException {
         try (Connection c = state.open("teardown")) {
-            return new SnapshotTable(state).forget(c, source)
-                    ? Optional.of("Forgot the snapshot record of " + source + " in " + state.schema() + ".webhook_snapshots")
-                    : Optional.empty();
+            boolean heartbeat = new HeartbeatTable(state).forget(c, source);
+            boolean snapshot = new SnapshotTable(state).forget(c, source);
+            if (!snapshot && !heartbeat) {
+                return Optional.empty();
+            }
+            return Optional.of(snapshot ? "Forgot the snapshot record of " + source + " in " + state.schema() + ".webhook_snapshots"
+                    + (heartbeat ? ", and its newest heartbeat" : "")
+                    : "Forgot the newest heartbeat of " + source + " in " + state.schema() + ".webhook_heartbeats");
         }
     }
 }

@@ -105,7 +105,8 @@ public final class RecordRouter {
                 if (applied != null) {
                     applied.heartbeat(event.partition(), event.offset(), Heartbeats.commitMillis(event.value()));
                 }
-                return; // nothing to write: the ledger takes it, and it is durable with the records before it
+                writer.write(event); // where the target keeps its position: durable once the target took it
+                return;
             }
             if (event.kind() == SinkEvent.Kind.SCHEMA_CHANGE) {
                 writer.applySchemaEvent(event);

@@ -46,7 +46,10 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         SCHEMA_CHANGE,
         /** The source's sequence values. */
         SEQUENCES,
-        /** A heartbeat of the source: nothing to write; once durable, the changes before it are. */
+        /**
+         * A heartbeat of the source: written where the target keeps its position, in order with
+         * the changes; once durable, the changes before it are.
+         */
         HEARTBEAT
     }
 

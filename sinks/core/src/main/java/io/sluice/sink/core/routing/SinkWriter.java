@@ -17,7 +17,10 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  *     when full or due. A batch notes the ledger's {@linkplain io.sluice.sink.core.ledger.OffsetLedger#epoch()
  *     epoch} when it gets its first record. An event the target cannot take is refused with a
  *     {@code DataException} that says why; the core sends it to the dead-letter queue or stops
- *     the task, and loses nothing either way.</li>
+ *     the task, and loses nothing either way. A {@linkplain SinkEvent.Kind#HEARTBEAT heartbeat}
+ *     is written where the target keeps its position, with the writes around it (alone on an idle
+ *     stream): it must become durable only once the target took it, so that a target that is down
+ *     shows as growing end-to-end lag even while the source writes nothing.</li>
  * <li><b>Apply this schema event.</b> {@link #applySchemaEvent} gets DDL and a snapshot's
  *     schema marks, in order with the writes around it: what the target needs before the rows
  *     after it (a table, a column, an index, a mapping) is there when it returns, or the writes

@@ -24,11 +24,12 @@ import io.sluice.sink.core.position.SourcePosition;
  * @param counts    per source, how many changes were taken (for the position table's statistics)
  * @param offsets   per topic partition, the Kafka offset after the newest change (on Kafka Connect; else empty)
  * @param partitionPositions per topic partition, the source position of its newest change (on Kafka Connect)
+ * @param heartbeats per source, the commit time of its newest heartbeat taken, in milliseconds since the epoch
  * @param changes   changes taken, before coalescing
  */
 record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<String, SourcePosition> positions,
                    Map<String, Long> counts, Map<TopicPartition, Long> offsets, Map<TopicPartition, SourcePosition> partitionPositions,
-                   long changes) {
+                   Map<String, Long> heartbeats, long changes) {
 
     /**
      * Writes the batch inside the connection's open transaction; the caller commits. Each table's
@@ -47,11 +48,19 @@ record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<
             if (!positions.isEmpty()) {
                 queue.add(s, positionTable.writeSql(positions, counts), rows -> { });
             }
+            if (!heartbeats.isEmpty()) {
+                queue.add(s, positionTable.heartbeats().writeSql(heartbeats), rows -> { });
+            }
             queue.run(s);
         }
         if (!offsets.isEmpty()) {
             offsetTable.write(c, offsets, partitionPositions);
         }
+    }
+
+    /** What the batch holds, for messages: its changes, or a heartbeat when it holds nothing else. */
+    String describe() {
+        return changes == 0 && !heartbeats.isEmpty() ? "a heartbeat (nothing changed on the source)" : changes + " changes";
     }
 
     /** Whether the target has this batch: what it stores is at or past every position and offset the batch writes. */

@@ -105,7 +105,7 @@ public final class ChangeWriter implements AutoCloseable {
     /** Runs on the apply thread. */
     private ChangeBatch write(ChangeBatch batch) {
         long started = System.nanoTime();
-        session.run("Applying " + batch.changes() + " changes", c -> {
+        session.run("Applying " + batch.describe(), c -> {
             c.setAutoCommit(false);
             try {
                 batch.write(c, positions, offsets, session.createdStages(), QueuedStatements.queued());
@@ -116,8 +116,8 @@ public final class ChangeWriter implements AutoCloseable {
                 // Statements sent together met a unique value midway (see SegmentWriter.updateRows): the whole
                 // transaction again, one statement at a time, each with its own way around it. Staging tables made
                 // in the transaction went with it.
-                LOG.debug("Applying {} changes collided on a unique value ({}); writing them again one statement at a time",
-                        batch.changes(), e.getMessage());
+                LOG.debug("Applying {} collided on a unique value ({}); writing them again one statement at a time",
+                        batch.describe(), e.getMessage());
                 c.rollback();
                 session.createdStages().clear();
                 batch.write(c, positions, offsets, session.createdStages(), QueuedStatements.immediate());

@@ -27,6 +27,7 @@ public final class PendingChanges {
     private final Map<String, Long> counts = new HashMap<>();
     private final Map<TopicPartition, Long> offsets = new HashMap<>();
     private final Map<TopicPartition, SourcePosition> partitionPositions = new HashMap<>();
+    private final Map<String, Long> heartbeats = new HashMap<>();
     /** When the oldest pending change was taken ({@link System#nanoTime}); 0 when none is. */
     private long since;
 
@@ -77,6 +78,12 @@ public final class PendingChanges {
         touched();
     }
 
+    /** A heartbeat of a source was taken: its commit time is written with the batch, so it is applied once the batch is. */
+    public void heartbeat(String source, long commitMillis) {
+        heartbeats.merge(source, commitMillis, Math::max);
+        touched();
+    }
+
     private void touched() {
         if (since == 0) {
             since = System.nanoTime();
@@ -114,12 +121,13 @@ public final class PendingChanges {
             }
         }
         ChangeBatch batch = new ChangeBatch(List.copyOf(truncated), sealed, Map.copyOf(positions), Map.copyOf(counts),
-                Map.copyOf(offsets), Map.copyOf(partitionPositions), changes);
+                Map.copyOf(offsets), Map.copyOf(partitionPositions), Map.copyOf(heartbeats), changes);
         truncated.clear();
         positions.clear();
         counts.clear();
         offsets.clear();
         partitionPositions.clear();
+        heartbeats.clear();
         since = 0;
         return batch;
     }

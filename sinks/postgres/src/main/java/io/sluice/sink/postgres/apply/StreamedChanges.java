@@ -6,6 +6,7 @@ import java.util.function.BooleanSupplier;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.batch.TunedBatchSize.Closing;
@@ -127,6 +128,18 @@ public final class StreamedChanges implements AutoCloseable {
             }
         }
         taken(record, source.getString("name"), position);
+    }
+
+    /**
+     * A heartbeat: written with the next batch (alone, on an idle stream), so it counts as
+     * applied only once the target has committed everything before it. By Kafka offset, the
+     * offset after it is written too: its partition resumes past it.
+     */
+    public void heartbeat(SinkEvent event) {
+        pending.heartbeat(event.value().getString("name"), Heartbeats.commitMillis(event.value()));
+        if (byKafkaOffset) {
+            pending.takenAt(event.partition(), event.offset() + 1, null);
+        }
     }
 
     /** Records that a change was taken: by its Kafka offset or its source position, whichever the target keeps. */

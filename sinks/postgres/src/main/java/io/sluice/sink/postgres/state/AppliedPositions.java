@@ -24,6 +24,7 @@ public final class AppliedPositions {
     private final String schema;
     private final String table;
     private final String qualified;
+    private final AppliedHeartbeats heartbeats;
 
     /** @param qualifiedName {@code schema.table} */
     public AppliedPositions(String qualifiedName) {
@@ -34,6 +35,12 @@ public final class AppliedPositions {
         this.schema = qualifiedName.substring(0, dot);
         this.table = qualifiedName.substring(dot + 1);
         this.qualified = Identifiers.quote(schema, table);
+        this.heartbeats = new AppliedHeartbeats(schema);
+    }
+
+    /** The newest heartbeat applied per source, kept beside the positions and written in the same transactions. */
+    public AppliedHeartbeats heartbeats() {
+        return heartbeats;
     }
 
     /** The schema the table is in, where Sluice keeps its other tables on the target too. */
@@ -46,11 +53,12 @@ public final class AppliedPositions {
         return schema + "." + table;
     }
 
-    /** Creates the table if it is missing. */
+    /** Creates the table, and the heartbeats' beside it, if missing. */
     public void ensure(Connection c) throws SQLException {
         OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema), "CREATE TABLE IF NOT EXISTS " + qualified
                 + " (source text PRIMARY KEY, lsn_commit pg_lsn NOT NULL, event bigint NOT NULL, applied_at timestamptz NOT NULL "
                 + "DEFAULT now(), changes bigint NOT NULL DEFAULT 0)");
+        heartbeats.ensure(c);
     }
 
     /** What the table says of one source. */

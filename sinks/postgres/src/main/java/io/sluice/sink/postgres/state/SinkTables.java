@@ -92,6 +92,9 @@ public final class SinkTables {
         if (positions.forget(c, source)) {
             forgotten.add("Forgot the applied position of " + source + " in " + positions.name());
         }
+        if (positions.heartbeats().forget(c, source)) {
+            forgotten.add("Forgot the newest applied heartbeat of " + source + " in " + positions.heartbeats().name());
+        }
         claims.release(c, source);
         if (snapshots.forget(c, source)) {
             forgotten.add("Forgot the record of the snapshot of " + source);

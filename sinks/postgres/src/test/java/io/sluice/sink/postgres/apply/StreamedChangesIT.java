@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.postgres.PgEndpoint;
@@ -13,10 +14,12 @@ import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.core.position.ReplaySkips;
 import io.sluice.sink.core.position.SourcePosition;
+import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.postgres.connections.ReplicaRole;
 import io.sluice.sink.postgres.schema.MissingColumns;
 import io.sluice.sink.postgres.schema.TargetTables;
 import io.sluice.sink.postgres.state.AppliedPositions;
+import io.sluice.testing.network.TcpProxy;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -41,6 +44,7 @@ class StreamedChangesIT {
 
     private static final String TOPIC = "src.app.t";
     private static final TopicPartition P = new TopicPartition(TOPIC, 0);
+    private static final TopicPartition HEARTBEATS = new TopicPartition("src.heartbeats", 0);
     private static final Schema ROW = SchemaBuilder.struct().name("src.app.t.Value").optional()
             .field("id", Schema.INT32_SCHEMA).field("v", Schema.OPTIONAL_STRING_SCHEMA).build();
     private static final Schema ENVELOPE = Envelope.schema(TOPIC, ROW);
@@ -110,6 +114,54 @@ class StreamedChangesIT {
         assertThat(changes.appliedAlready("src", new SourcePosition(100, 3))).isFalse();
         assertThat(changes.appliedAlready("src", new SourcePosition(101, 1))).isFalse();
         assertThat(skips.count()).isEqualTo(2);
+    }
+
+    /**
+     * A heartbeat on an idle stream is written alone, in a transaction of its own: it is reported
+     * durable only once the target holds it, so while the target is away nothing is, however
+     * long the sink waits, and once it is back the heartbeat goes in and is reported.
+     */
+    @Test
+    void aHeartbeatIsDurableOnlyOnceTheTargetHoldsIt() throws Exception {
+        changes.close();
+        try (TcpProxy proxy = new TcpProxy(target.host(), target.port())) {
+            endpoint = PgEndpoint.parse(target.url().replace(target.host() + ":" + target.port(), proxy.host() + ":" + proxy.port()));
+            open();
+            change(Operation.CREATE, null, row(1, "a"), 100, 1);
+            changes.writeAll();
+            awaitReported(1);
+
+            proxy.cut();
+            long committed = 1_700_000_123_456L;
+            SinkRecord beat = new SinkRecord("src.heartbeats", 0, null, null, Heartbeats.VALUE_SCHEMA, Heartbeats.value("src", committed),
+                    0);
+            changes.heartbeat(SinkEvent.of(beat));
+            ledger.taken(HEARTBEATS, 0);
+            Thread.sleep(150);
+            for (int i = 0; i < 20; i++) {
+                changes.durableNow();
+                assertThat(ledger.committable(Map.of(HEARTBEATS, new OffsetAndMetadata(1)))).as("a heartbeat the target does not hold")
+                        .isEmpty();
+                Thread.sleep(50);
+            }
+            assertThat(target.queryLong("SELECT count(*) FROM sluice.heartbeats")).isZero();
+
+            proxy.restore();
+            long deadline = System.currentTimeMillis() + 30_000;
+            while (ledger.committable(Map.of(HEARTBEATS, new OffsetAndMetadata(1))).get(HEARTBEATS) == null) {
+                assertThat(System.currentTimeMillis()).as("the heartbeat reported once the target is back").isLessThan(deadline);
+                changes.durableNow();
+                Thread.sleep(20);
+            }
+            assertThat(target.queryText("SELECT source || '@' || (extract(epoch FROM committed_at) * 1000)::bigint FROM sluice.heartbeats"))
+                    .isEqualTo("src@" + committed);
+            // An older heartbeat (sent again after a restart) never moves it back.
+            changes.heartbeat(SinkEvent.of(new SinkRecord("src.heartbeats", 0, null, null, Heartbeats.VALUE_SCHEMA,
+                    Heartbeats.value("src", committed - 5_000), 1)));
+            changes.writeAll();
+            assertThat(target.queryText("SELECT (extract(epoch FROM committed_at) * 1000)::bigint::text FROM sluice.heartbeats"))
+                    .isEqualTo(Long.toString(committed));
+        }
     }
 
     private void change(Operation op, Struct before, Struct after, long lsn, long event) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 
+import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.retry.RetryPolicy;
@@ -20,6 +21,7 @@ import io.sluice.sink.core.position.SourcePosition;
 import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.core.routing.SinkWriter;
 import io.sluice.sink.webhook.payload.ChangePayload;
+import io.sluice.sink.webhook.state.HeartbeatTable;
 import io.sluice.sink.webhook.state.OutboxTable;
 import io.sluice.sink.webhook.state.PositionTable;
 import io.sluice.sink.webhook.state.SnapshotTable;
@@ -44,7 +46,8 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(OutboxWriter.class);
 
     /** A batch handed to the appending thread: its changes and the newest position of each partition among them. */
-    private record Handed(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> positions, long bytes) {
+    private record Handed(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> positions, Map<String, Long> heartbeats,
+                          long bytes) {
     }
 
     /** Batches handed over and not yet committed, at most: one being appended, two waiting. */
@@ -52,6 +55,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     private final StateDatabase state;
     private final OutboxTable outbox;
+    private final HeartbeatTable heartbeats;
     private final SnapshotTable snapshots;
     private final BarrierGate gate;
     private final ReplaySkips skips;
@@ -69,6 +73,8 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     private List<OutboxEntry> batch = new ArrayList<>();
     private Map<TopicPartition, SourcePosition> batchPositions = new java.util.HashMap<>();
+    /** Per source, the commit time of the newest heartbeat gathered: written after the batch's rows, in the state database. */
+    private Map<String, Long> batchHeartbeats = new java.util.HashMap<>();
     private long batchBytes;
     private long batchStartedMillis;
 
@@ -85,6 +91,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         this.gate = gate;
         this.snapshots = new SnapshotTable(state);
         this.outbox = new OutboxTable(state);
+        this.heartbeats = new HeartbeatTable(state);
         this.ledger = ledger;
         this.batchSize = batchSize;
         this.maxDelayMillis = maxDelayMillis;
@@ -106,6 +113,10 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
             }
             return;
         }
+        if (event.kind() == SinkEvent.Kind.HEARTBEAT) {
+            heartbeat(event);
+            return;
+        }
         SourcePosition position = event.kind() == SinkEvent.Kind.CHANGE ? event.position() : null;
         if (skips.replayed(event.partition(), position)) {
             return; // sent again by a source that restarted: the outbox has it
@@ -118,7 +129,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         if (position != null) {
             batchPositions.merge(event.partition(), position, SourcePosition::newer);
         }
-        if (batch.isEmpty()) {
+        if (nothingGathered()) {
             batchStartedMillis = System.currentTimeMillis();
         }
         batch.add(entry);
@@ -130,6 +141,25 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
             // waits for no timer and no next record, and under load batches grow by themselves.
             hand(false);
         }
+    }
+
+    /**
+     * A heartbeat joins the batch: it is durable once the state database took the batch, so one
+     * that is down shows as growing end-to-end lag even while the source writes nothing.
+     */
+    private void heartbeat(SinkEvent event) {
+        if (nothingGathered()) {
+            batchStartedMillis = System.currentTimeMillis();
+        }
+        batchHeartbeats.merge(event.value().getString("name"), Heartbeats.commitMillis(event.value()), Math::max);
+        if (!handed.busy()) {
+            hand(false);
+        }
+    }
+
+    /** Whether nothing waits to be handed over: no change and no heartbeat. */
+    private boolean nothingGathered() {
+        return batch.isEmpty() && batchHeartbeats.isEmpty();
     }
 
     /**
@@ -161,7 +191,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     @Override
     public void afterPut(SinkTaskContext context) {
         rethrow();
-        if (!batch.isEmpty()) {
+        if (!nothingGathered()) {
             long waited = System.currentTimeMillis() - batchStartedMillis;
             if (waited >= maxDelayMillis || !handed.busy()) {
                 handSoon();
@@ -174,10 +204,10 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     @Override
     public void durableNow() {
         handed.settleFinished(); // what the batches written since made durable goes to the ledger now
-        if (!batch.isEmpty() && System.currentTimeMillis() - batchStartedMillis >= maxDelayMillis) {
+        if (!nothingGathered() && System.currentTimeMillis() - batchStartedMillis >= maxDelayMillis) {
             handSoon();
         }
-        if (batch.isEmpty()) {
+        if (nothingGathered()) {
             // Nothing waits to be handed over: what was taken had no row (tombstones) or is in a batch handed over.
             handed.durableOnceWritten(ledger.takenSoFar());
         }
@@ -185,7 +215,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     @Override
     public void writeAll() throws InterruptedException {
-        if (!batch.isEmpty()) {
+        if (!nothingGathered()) {
             hand(false);
         }
         handed.awaitAll();
@@ -201,10 +231,11 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     /** Hands the batch over, waiting first for the oldest when as many as allowed are; it marks what was taken by now. */
     private void hand(boolean full) {
-        handed.send(new Handed(batch, batchPositions, batchBytes), batchSize.bytes(), batchBytes,
+        handed.send(new Handed(batch, batchPositions, batchHeartbeats, batchBytes), batchSize.bytes(), batchBytes,
                 full ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT, ledger.takenSoFar());
         batch = new ArrayList<>();
         batchPositions = new java.util.HashMap<>();
+        batchHeartbeats = new java.util.HashMap<>();
         batchBytes = 0;
     }
 
@@ -212,23 +243,29 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     private long append(Handed h) throws InterruptedException {
         long last;
         try {
-            last = append(h.entries(), h.positions());
+            last = append(h.entries(), h.positions(), h.heartbeats());
         } catch (RuntimeException e) {
             LOG.error("Cannot write the webhook outbox: {}", e.getMessage());
             throw e;
         }
         written.addAndGet(h.entries().size());
         bytesWritten.addAndGet(h.bytes());
-        appended.accept(last);
+        if (!h.entries().isEmpty()) {
+            appended.accept(last);
+        }
         return last;
     }
 
-    private long append(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> newest) throws InterruptedException {
+    private long append(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> newest, Map<String, Long> heartbeatsTaken)
+            throws InterruptedException {
         return RetryPolicy.reconnecting(retryTimeoutMillis).run(() -> {
             if (connection == null) {
                 connection = state.open("outbox");
             }
-            return outbox.append(connection, entries, positions, newest);
+            // After the rows, in a statement of its own: a heartbeat lost to a crash in between is only one heartbeat late.
+            long last = entries.isEmpty() ? 0 : outbox.append(connection, entries, positions, newest);
+            heartbeats.advance(connection, heartbeatsTaken);
+            return last;
         }, new RetryPolicy.Failures() {
             @Override
             public boolean isTransient(Exception e) {
