@@ -176,6 +176,32 @@ class VersionMatrixIT {
         });
     }
 
+    /**
+     * On 14 a publication takes no row filter: streaming with one is refused in one line before
+     * anything is made; a snapshot alone filters its reads there as anywhere.
+     */
+    @Test
+    void rowFiltersOnFourteenAreRefusedForStreamingAndTakenByASnapshot() throws Exception {
+        TestDatabases.withSourceAndTarget(server(14), server(15), VersionMatrixIT.class, (source, target) -> {
+            source.execute("CREATE TABLE orders (id int PRIMARY KEY, region text)", "INSERT INTO orders VALUES (1, 'eu'), (2, 'us'), (3, 'us')");
+            SluiceProcess refused = SluiceProcess.start(work, userPath(), "run", "--source", SluiceRuns.url(source), "--target",
+                    SluiceRuns.url(target), "--name", "filtered14", "--offsets", work.resolve("filtered14.offsets").toString(),
+                    "--filter", "public.orders=id > 1");
+            int exit = refused.awaitExit(120);
+            assertThat(exit).as(refused.output()).isNotZero();
+            assertThat(refused.output()).contains("table.filter.public.orders: row filters need PostgreSQL 15 or later")
+                    .contains("the source runs 14");
+            assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")).isZero();
+            assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).isZero();
+
+            SluiceProcess snapshot = SluiceProcess.start(work, userPath(), "snapshot", "--source", SluiceRuns.url(source), "--target",
+                    SluiceRuns.url(target), "--name", "snap14", "--offsets", work.resolve("snap14.offsets").toString(),
+                    "--filter", "public.orders=region = 'us'");
+            assertThat(snapshot.awaitExit(120)).as(snapshot.output()).isZero();
+            assertThat(target.queryText("SELECT string_agg(id::text, ',' ORDER BY id) FROM orders")).isEqualTo("2,3");
+        });
+    }
+
     /** Runs {@code sluice run} until it ends by itself, which it must do with an exit code that is not 0; returns what it printed. */
     private String failedRun(TestDatabase source, TestDatabase target, String name, Map<String, String> env) throws Exception {
         SluiceProcess sluice = SluiceProcess.start(work, env, "run", "--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target),

@@ -34,6 +34,11 @@ public final class PipelineOptions {
     @Option(names = "--exclude", paramLabel = "PATTERNS", description = "Tables to leave out, e.g. '*.audit_*'")
     String exclude;
 
+    @Option(names = "--filter", paramLabel = "TABLE=CONDITION",
+            description = "Copy and stream only the rows of TABLE that meet CONDITION, a SQL condition over its columns, e.g. "
+                    + "--filter 'public.orders=amount > 100' (the source key table.filter.TABLE; repeat for more tables; docs/filters.md)")
+    Map<String, String> filters = new LinkedHashMap<>();
+
     @Option(names = "--threads", paramLabel = "N",
             description = "Reader connections on the source and COPY streams on the target (default 4)")
     Integer threads;
@@ -95,6 +100,7 @@ public final class PipelineOptions {
         if (exclude != null) {
             sourceSettings.put("table.exclude.list", exclude);
         }
+        filters.forEach((table, condition) -> sourceSettings.put("table.filter." + table, condition));
         if (threads != null) {
             sourceSettings.put("snapshot.max.threads", threads.toString());
             targetSettings.put("copy.parallelism", threads.toString());

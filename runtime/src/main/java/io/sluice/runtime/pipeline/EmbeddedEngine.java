@@ -89,8 +89,18 @@ final class EmbeddedEngine implements AutoCloseable {
 
     /** Every configuration and connection problem of both ends of a pipeline, one per line; empty when none. */
     static List<String> validate(PipelineSpec spec) {
+        return validate(spec, Map.of());
+    }
+
+    /**
+     * As {@link #validate(PipelineSpec)}, the source checked with these keys over its own: a
+     * snapshot alone ({@code snapshot.mode=initial_only}) needs nothing streaming needs.
+     */
+    static List<String> validate(PipelineSpec spec, Map<String, String> sourceOverrides) {
         List<String> problems = new ArrayList<>();
-        collect("source", new PostgresSourceConnector().validate(spec.source()), problems);
+        Map<String, String> source = new java.util.LinkedHashMap<>(spec.source());
+        source.putAll(sourceOverrides);
+        collect("source", new PostgresSourceConnector().validate(source), problems);
         spec.sink().problems(spec.source()).forEach(p -> problems.add("target " + p));
         for (ConfigValue v : EmbeddedSinkContext.CONFIG_DEF.validate(spec.target())) {
             v.errorMessages().forEach(message -> problems.add("target " + v.name() + ": " + message));

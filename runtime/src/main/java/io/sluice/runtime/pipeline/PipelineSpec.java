@@ -36,6 +36,9 @@ import io.sluice.sink.core.metrics.MetricsConfig;
 public record PipelineSpec(String name, Map<String, String> source, Map<String, String> target, Map<String, String> transforms,
                            Path offsets, TargetKind targetKind) {
 
+    /** Keys that take one value per table: in a pipeline file, a mapping of tables to values. */
+    private static final java.util.Set<String> PER_TABLE = java.util.Set.of("table.filter");
+
     public static PipelineSpec fromYaml(Path file) {
         JsonNode root;
         try {
@@ -66,7 +69,14 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
             throw new IllegalArgumentException("Pipeline file " + file + " needs a '" + key + ":' mapping");
         }
         Map<String, String> map = new LinkedHashMap<>();
-        node.properties().forEach(e -> map.put(e.getKey(), e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString()));
+        node.properties().forEach(e -> {
+            if (PER_TABLE.contains(e.getKey()) && e.getValue().isObject()) {
+                // table.filter: {public.orders: "amount > 100"} is table.filter.public.orders = amount > 100
+                e.getValue().properties().forEach(t -> map.put(e.getKey() + "." + t.getKey(), t.getValue().asText()));
+            } else {
+                map.put(e.getKey(), e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString());
+            }
+        });
         return map;
     }
 

@@ -46,7 +46,7 @@ public final class SnapshotPipeline {
 
     /** Every configuration and connection problem of both ends, one per line; empty when none. */
     public List<String> validate() {
-        return EmbeddedEngine.validate(spec);
+        return EmbeddedEngine.validate(spec, Map.of(PostgresSourceConfig.SNAPSHOT_MODE, "initial_only"));
     }
 
     /** Copies, unless the target already holds the finished copy (said on {@code out}). */

@@ -47,6 +47,23 @@ class PipelineSpecTest {
     }
 
     @Test
+    void aTableFilterMappingIsOneKeyPerTable() throws Exception {
+        Path file = dir.resolve("filtered.yaml");
+        Files.writeString(file, """
+                source:
+                  url: postgres://app@db/shop
+                  table.filter:
+                    public.orders: region = 'eu'
+                    '"Sales"."Big.Orders"': amount > 100
+                target:
+                  url: postgres://loader@copy/shop_copy
+                """);
+        PipelineSpec spec = PipelineSpec.fromYaml(file);
+        assertThat(spec.source()).containsEntry("table.filter.public.orders", "region = 'eu'")
+                .containsEntry("table.filter.\"Sales\".\"Big.Orders\"", "amount > 100").doesNotContainKey("table.filter");
+    }
+
+    @Test
     void anHttpTargetOrTypeOpensearchIsAnOpenSearchTargetThatGetsDecodedRows() throws Exception {
         PipelineSpec byUrl = PipelineSpec.of(null, Map.of("url", "postgres://u@h/shop"), Map.of("url", "https://admin:pw@search:9200"), Map.of(),
                 null);

@@ -315,6 +315,24 @@ public final class PostgresSourceConfig extends AbstractConfig {
         return getList(TABLE_EXCLUDE).stream().map(TablePattern::parse).toList();
     }
 
+    /**
+     * The row filters ({@code table.filter.<schema>.<table>}), which are keys of no fixed name.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException when a key names no table or a condition is empty
+     */
+    public io.sluice.connector.postgres.selection.RowFilters rowFilters() {
+        try {
+            return io.sluice.connector.postgres.selection.RowFilters.of(originals());
+        } catch (IllegalArgumentException e) {
+            throw new org.apache.kafka.common.config.ConfigException(e.getMessage());
+        }
+    }
+
+    /** Chooses the tables the pipeline reads, with their row filters. */
+    public io.sluice.connector.postgres.selection.TableSelector tableSelector() {
+        return new io.sluice.connector.postgres.selection.TableSelector(includes(), excludes(), rowFilters());
+    }
+
     public SnapshotMode snapshotMode() {
         return SnapshotMode.valueOf(getString(SNAPSHOT_MODE).toUpperCase(java.util.Locale.ROOT));
     }

@@ -91,6 +91,12 @@ public class PostgresSourceConnector extends SourceConnector {
             return result;
         }
         PostgresSourceConfig config = new PostgresSourceConfig(connectorConfigs);
+        try {
+            config.rowFilters();
+        } catch (org.apache.kafka.common.config.ConfigException e) {
+            valueOf(result, PostgresSourceConfig.TABLE_INCLUDE).addErrorMessage(e.getMessage());
+            return result;
+        }
         String created = connectorConfigs.get(PostgresSourceConfig.TOPIC_CREATION_PARTITIONS);
         if (config.barrierPartitions() > 0 && created != null && !created.isBlank() && !created.trim().equals("-1")
                 && !created.trim().equals(String.valueOf(config.barrierPartitions()))) {
@@ -110,9 +116,11 @@ public class PostgresSourceConnector extends SourceConnector {
                 ReplicationSlot.failoverProblem(c).ifPresent(problem -> valueOf(result, PostgresSourceConfig.SLOT_FAILOVER)
                         .addErrorMessage(problem));
             }
-            new TableSelector(config.includes(), config.excludes()).select(c, config.database());
+            List<io.sluice.connector.postgres.selection.SelectedTable> tables = config.tableSelector().select(c, config.database());
+            rowFilterProblems(c, config, tables).forEach(problem -> valueOf(result, PostgresSourceConfig.TABLE_INCLUDE)
+                    .addErrorMessage(problem));
             if (config.heartbeatIntervalMillis() > 0 && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
-                TableSelector selector = new TableSelector(config.includes(), config.excludes());
+                TableSelector selector = config.tableSelector();
                 HeartbeatWriter.problem(c, config.heartbeatTable(), (schema, table) -> selector.selects(schema, table, List.of()))
                         .ifPresent(problem -> valueOf(result, config.heartbeatTable().isEmpty() ? PostgresSourceConfig.HEARTBEAT_INTERVAL
                                 : PostgresSourceConfig.HEARTBEAT_TABLE).addErrorMessage(problem));
@@ -122,13 +130,50 @@ public class PostgresSourceConnector extends SourceConnector {
                 DdlCapture.problem(c).ifPresent(problem -> valueOf(result, PostgresSourceConfig.DDL_CAPTURE).addErrorMessage(problem));
             }
         } catch (ConnectException e) {
-            boolean aboutTables = e.getMessage().startsWith("No table") || e.getMessage().contains(" lacks SELECT on ");
+            boolean aboutTables = e.getMessage().startsWith("No table") || e.getMessage().contains(" lacks SELECT on ")
+                    || e.getMessage().contains(io.sluice.connector.postgres.selection.RowFilters.PREFIX);
             String key = aboutTables ? PostgresSourceConfig.TABLE_INCLUDE : PostgresSourceConfig.HOSTNAME;
             valueOf(result, key).addErrorMessage(e.getMessage());
         } catch (SQLException e) {
             valueOf(result, PostgresSourceConfig.HOSTNAME).addErrorMessage(PgConnect.explain(e, endpoint).getMessage());
         }
         return result;
+    }
+
+    /**
+     * What PostgreSQL would refuse of the row filters (see {@link io.sluice.connector.postgres.replication.PublicationFilters}),
+     * tried on a publication made and rolled back; with a publication the user keeps, only whether the server takes filters.
+     */
+    private static List<String> rowFilterProblems(Connection c, PostgresSourceConfig config,
+                                                  List<io.sluice.connector.postgres.selection.SelectedTable> tables) throws SQLException {
+        List<String> problems = new java.util.ArrayList<>();
+        if (config.rowFilters().isEmpty()) {
+            return problems;
+        }
+        for (var t : tables) {
+            if (t.rowFilter() != null) {
+                io.sluice.connector.postgres.selection.RowFilterSyntax.problem(c, t, config.rowFilters()).ifPresent(problems::add);
+            }
+        }
+        if (!problems.isEmpty() || config.snapshotMode() == PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
+            return problems; // a snapshot alone filters its reads, on any version
+        }
+        if (config.publicationMode() == io.sluice.connector.postgres.replication.Publication.Mode.ALL_TABLES) {
+            problems.add("Row filters (table.filter.*) are set on the publication's tables, and publication.autocreate.mode=all_tables "
+                    + "makes it FOR ALL TABLES, which takes none: set publication.autocreate.mode=filtered, or remove the filters");
+            return problems;
+        }
+        try {
+            var listed = io.sluice.connector.postgres.replication.PublicationFilters.listed(tables, config.viaPartitionRoot(),
+                    config.rowFilters());
+            if (config.publicationMode() != io.sluice.connector.postgres.replication.Publication.Mode.DISABLED
+                    || c.getMetaData().getDatabaseMajorVersion() < io.sluice.connector.postgres.replication.PublicationFilters.FIRST_VERSION) {
+                io.sluice.connector.postgres.replication.PublicationFilters.check(c, listed, config.viaPartitionRoot(), problems);
+            }
+        } catch (IllegalStateException e) {
+            problems.add(e.getMessage());
+        }
+        return problems;
     }
 
     private static ConfigValue valueOf(Config config, String name) {
@@ -157,7 +202,7 @@ public class PostgresSourceConnector extends SourceConnector {
      */
     public static List<TableSchema> selectedSchemas(PostgresSourceConfig config) throws SQLException {
         try (Connection c = PgConnect.open(endpoint(config), "sluice transform check")) {
-            return SelectedSchemas.read(c, new TableSelector(config.includes(), config.excludes()), config.database(),
+            return SelectedSchemas.read(c, config.tableSelector(), config.database(),
                     config.mappingOptions(), config.topicPrefix());
         }
     }
@@ -169,7 +214,7 @@ public class PostgresSourceConnector extends SourceConnector {
     public static List<io.sluice.schemas.envelope.SequenceEvents.Value> sequenceValues(PostgresSourceConfig config) throws SQLException {
         try (Connection c = PgConnect.open(endpoint(config), "sluice sequences")) {
             return io.sluice.connector.postgres.schema.SequenceValues.read(c, config.allSequences(),
-                    new TableSelector(config.includes(), config.excludes())).values();
+                    config.tableSelector()).values();
         }
     }
 }

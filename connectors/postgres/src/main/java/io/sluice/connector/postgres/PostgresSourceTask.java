@@ -166,7 +166,7 @@ public class PostgresSourceTask extends SourceTask {
     }
 
     private TableSelector selector() {
-        return new TableSelector(config.includes(), config.excludes());
+        return config.tableSelector();
     }
 
     private TypeMapper mapper() {

@@ -170,7 +170,7 @@ public final class SourceAdmin {
     }
 
     private TableSelector selector() {
-        return new TableSelector(config.includes(), config.excludes());
+        return config.tableSelector();
     }
 
     private Connection open(String what) throws SQLException {

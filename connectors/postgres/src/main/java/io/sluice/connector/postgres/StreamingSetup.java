@@ -14,7 +14,6 @@ import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.SelectedTable;
-import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -207,18 +206,18 @@ final class StreamingSetup {
      * standby with one given. Call {@link #checkStandby} first.
      */
     Published publish(Connection c, boolean snapshotDone) throws SQLException {
-        List<SelectedTable> tables = new TableSelector(config.includes(), config.excludes()).select(c, c.getCatalog());
+        List<SelectedTable> tables = config.tableSelector().select(c, c.getCatalog());
         viaRoot = viaRoot(c, snapshotDone);
         String done;
         PgEndpoint where = endpoint;
         if (standby() && primary.isPresent()) {
             where = primary.get();
             try (Connection p = PgConnect.open(primary.get(), "sluice setup " + config.topicPrefix())) {
-                done = Publication.ensure(p, config.publicationName(), config.publicationMode(), tables, viaRoot);
+                done = Publication.ensure(p, config.publicationName(), config.publicationMode(), tables, viaRoot, config.rowFilters());
             }
         } else {
             try {
-                done = Publication.ensure(c, config.publicationName(), config.publicationMode(), tables, viaRoot);
+                done = Publication.ensure(c, config.publicationName(), config.publicationMode(), tables, viaRoot, config.rowFilters());
             } catch (SQLException e) {
                 if (!READ_ONLY.equals(e.getSQLState())) {
                     throw e;

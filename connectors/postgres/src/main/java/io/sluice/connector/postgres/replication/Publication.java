@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import io.sluice.connector.postgres.selection.RowFilters;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.schemas.naming.Identifiers;
 
@@ -23,6 +24,8 @@ import io.sluice.schemas.naming.Identifiers;
  * tree, or through their root ({@code publish_via_partition_root}), as one table to other sinks.
  */
 public final class Publication {
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Publication.class);
 
     /** How the publication is made. */
     public enum Mode {
@@ -53,19 +56,18 @@ public final class Publication {
      * cannot be published (their changes never reach the WAL), so the snapshot alone copies them;
      * {@link SelectedTable#unlogged} names them for the warning. With {@code viaRoot}, partitions
      * are published through their root ({@code publish_via_partition_root}), which is then what
-     * the publication lists; a publication Sluice manages is altered to say so.
+     * the publication lists; a publication Sluice manages is altered to say so. Each table is
+     * listed with its row filter ({@link PublicationFilters}); a filter changed since is set anew
+     * on a publication Sluice manages, and must be the same on one it does not.
      *
      * @return what was done, for the log; empty when nothing
+     * @throws IllegalStateException when the publication cannot be made to match, saying what to do
      */
-    public static String ensure(Connection sql, String name, Mode mode, List<SelectedTable> selected, boolean viaRoot) throws SQLException {
+    public static String ensure(Connection sql, String name, Mode mode, List<SelectedTable> selected, boolean viaRoot,
+                                RowFilters filters) throws SQLException {
         String quoted = Identifiers.quote(name);
-        Map<String, String> wanted = new LinkedHashMap<>();
-        for (SelectedTable t : selected) {
-            if (t.logged()) {
-                wanted.putIfAbsent(t.publishedName(viaRoot), viaRoot && t.root() != null ? Identifiers.quote(t.rootSchema(), t.rootName())
-                        : Identifiers.quote(t.schema(), t.name()));
-            }
-        }
+        Map<String, PublicationFilters.Listed> wanted = PublicationFilters.listed(selected, viaRoot, filters);
+        boolean anyFilter = wanted.values().stream().anyMatch(l -> l.condition() != null);
         // From 18 on, stored generated columns can be published, so snapshot rows and changes both carry them.
         boolean generated = sql.getMetaData().getDatabaseMajorVersion() >= 18;
         List<String> options = new ArrayList<>();
@@ -77,6 +79,19 @@ public final class Publication {
         }
         String with = options.isEmpty() ? "" : " WITH (" + String.join(", ", options) + ")";
         Optional<State> existing = state(sql, name);
+        if (anyFilter && (mode == Mode.ALL_TABLES || existing.map(State::allTables).orElse(false))) {
+            throw new IllegalStateException("Row filters (table.filter.*) are set on the publication's tables, and publication " + name
+                    + " is FOR ALL TABLES, which takes none: set publication.autocreate.mode=filtered (and drop the publication if it "
+                    + "exists: Sluice makes it again for the selected tables), or remove the filters");
+        }
+        List<String> problems = new ArrayList<>();
+        Map<String, String> spelled = anyFilter && mode != Mode.DISABLED ? PublicationFilters.check(sql, wanted, viaRoot, problems) : Map.of();
+        if (anyFilter && mode == Mode.DISABLED && sql.getMetaData().getDatabaseMajorVersion() < PublicationFilters.FIRST_VERSION) {
+            PublicationFilters.check(sql, wanted, viaRoot, problems);
+        }
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(String.join("; ", problems));
+        }
         if (existing.isEmpty()) {
             if (mode == Mode.DISABLED) {
                 throw new IllegalStateException("Publication " + name + " does not exist and publication.autocreate.mode is disabled: "
@@ -87,9 +102,12 @@ public final class Publication {
                     s.execute("CREATE PUBLICATION " + quoted + " FOR ALL TABLES" + with);
                     return "created publication " + name + " for all tables" + (viaRoot ? ", partitions through their roots" : "");
                 }
+                List<String> entries = wanted.values().stream().map(Publication::entry).toList();
                 // A publication for no table yet is valid; tables created later join it.
-                s.execute("CREATE PUBLICATION " + quoted + (wanted.isEmpty() ? "" : " FOR TABLE " + String.join(", ", wanted.values())) + with);
-                return "created publication " + name + " for " + wanted.size() + " tables" + (viaRoot ? ", partitions through their roots" : "");
+                s.execute("CREATE PUBLICATION " + quoted + (entries.isEmpty() ? "" : " FOR TABLE " + String.join(", ", entries)) + with);
+                long filtered = wanted.values().stream().filter(l -> l.condition() != null).count();
+                return "created publication " + name + " for " + wanted.size() + " tables" + (viaRoot ? ", partitions through their roots" : "")
+                        + (filtered > 0 ? ", " + filtered + " of them with a row filter" : "");
             }
         }
         List<String> done = new ArrayList<>();
@@ -108,14 +126,33 @@ public final class Publication {
         if (existing.get().allTables()) {
             return String.join("; ", done);
         }
-        Set<String> published = publishedNames(sql, name);
+        Map<String, String> current = PublicationFilters.current(sql, name);
+        Set<String> published = current.isEmpty() ? publishedNames(sql, name) : current.keySet();
         List<String> missing = new ArrayList<>();
-        wanted.forEach((table, quotedTable) -> {
-            if (!published.contains(table)) {
-                missing.add(quotedTable);
+        List<PublicationFilters.Listed> refiltered = new ArrayList<>();
+        for (Map.Entry<String, PublicationFilters.Listed> w : wanted.entrySet()) {
+            PublicationFilters.Listed listed = w.getValue();
+            if (!published.contains(w.getKey())) {
+                missing.add(entry(listed));
+                continue;
             }
-        });
-        if (missing.isEmpty()) {
+            String have = current.get(w.getKey());
+            String want = spelled.get(w.getKey());
+            if (mode == Mode.DISABLED && listed.condition() != null && have != null) {
+                want = PublicationFilters.spelledAlone(sql, listed); // the user's publication: spelled without making one
+            }
+            if (!sameFilter(listed, want, have)) {
+                refiltered.add(listed);
+            }
+        }
+        if (mode == Mode.DISABLED && !refiltered.isEmpty()) {
+            throw new IllegalStateException(refiltered.stream().map(l -> "publication " + name + " filters " + l.published() + " by "
+                    + (current.get(l.published()) == null ? "nothing" : current.get(l.published())) + ", and "
+                    + (l.condition() == null ? "no table.filter key names it" : l.key() + " says " + l.condition())).toList()
+                    + ": the snapshot must copy the rows the stream carries. Make them the same: set the key to the publication's "
+                    + "filter as PostgreSQL spells it, or change the publication (ALTER PUBLICATION " + quoted + " SET TABLE ...)");
+        }
+        if (missing.isEmpty() && refiltered.isEmpty()) {
             return String.join("; ", done);
         }
         if (mode == Mode.DISABLED) {
@@ -123,11 +160,70 @@ public final class Publication {
                     + String.join(", ", missing.stream().limit(10).toList())
                     + ". Add them (ALTER PUBLICATION " + quoted + " ADD TABLE ...), or leave them out with table.exclude.list");
         }
+        boolean autoCommit = sql.getAutoCommit();
+        sql.setAutoCommit(false);
         try (Statement s = sql.createStatement()) {
-            s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + String.join(", ", missing));
+            // In one transaction: the stream sees the table either with its old filter or with its new one, never without it.
+            for (PublicationFilters.Listed l : refiltered) {
+                s.execute("ALTER PUBLICATION " + quoted + " DROP TABLE " + l.quoted());
+                s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + entry(l));
+            }
+            if (!missing.isEmpty()) {
+                s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + String.join(", ", missing));
+            }
+            sql.commit();
+        } catch (SQLException e) {
+            sql.rollback();
+            throw e;
+        } finally {
+            sql.setAutoCommit(autoCommit);
         }
-        done.add("added " + missing.size() + " tables to publication " + name);
+        if (!missing.isEmpty()) {
+            done.add("added " + missing.size() + " tables to publication " + name);
+        }
+        for (PublicationFilters.Listed l : refiltered) {
+            LOG.warn("The row filter of {} changed (now {}): set on publication {}. Rows already on the target were copied with the "
+                    + "filter before: rows it left out and the new one takes are missing there, rows it took and the new one leaves out "
+                    + "stay. Copy the table again (sluice run --fresh) for a target that holds exactly the rows of the new filter",
+                    l.published(), l.condition() == null ? "none: every row" : l.condition(), name);
+            done.add("set the row filter of " + l.published() + " on publication " + name);
+        }
         return String.join("; ", done);
+    }
+
+    /** A table as the publication's FOR TABLE / ADD TABLE lists it: with its row filter, if any. */
+    private static String entry(PublicationFilters.Listed l) {
+        return l.quoted() + (l.condition() == null ? "" : " WHERE (" + l.condition() + ")");
+    }
+
+    /**
+     * Whether the publication filters a table as wanted: compared as PostgreSQL spells both, or
+     * else by text, blanks and enclosing parentheses aside.
+     */
+    private static boolean sameFilter(PublicationFilters.Listed listed, String spelledWanted, String current) {
+        if (listed.condition() == null || current == null) {
+            return listed.condition() == null && current == null;
+        }
+        return current.equals(spelledWanted) || plain(listed.condition()).equals(plain(current));
+    }
+
+    private static String plain(String condition) {
+        String s = condition.replaceAll("\\s+", "");
+        while (s.startsWith("(") && s.endsWith(")") && balanced(s.substring(1, s.length() - 1))) {
+            s = s.substring(1, s.length() - 1);
+        }
+        return s;
+    }
+
+    private static boolean balanced(String s) {
+        int depth = 0;
+        for (char c : s.toCharArray()) {
+            depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+            if (depth < 0) {
+                return false;
+            }
+        }
+        return depth == 0;
     }
 
     /**

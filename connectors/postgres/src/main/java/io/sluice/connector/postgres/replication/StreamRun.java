@@ -305,7 +305,7 @@ public final class StreamRun implements AutoCloseable {
             }
             Connection c = connections.writable().get();
             try {
-                copy = TableCopy.start(c, Integer.toUnsignedLong(oid));
+                copy = TableCopy.start(c, Integer.toUnsignedLong(oid), settings.selector().filters());
             } catch (SQLException e) {
                 closeQuietly(c);
                 if (!"42P01".equals(e.getSQLState())) {

@@ -49,8 +49,9 @@ final class TableCopy implements AutoCloseable {
      *
      * @param connection a normal connection of its own, closed with the copy
      * @param oid        the table
+     * @param filters    the pipeline's row filters: the copy reads only the rows its table's filter takes
      */
-    static TableCopy start(Connection connection, long oid) throws SQLException {
+    static TableCopy start(Connection connection, long oid, io.sluice.connector.postgres.selection.RowFilters filters) throws SQLException {
         // Read committed: the rows are read after the lock is granted, so they hold every write committed before it.
         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
         connection.setAutoCommit(false);
@@ -72,9 +73,29 @@ final class TableCopy implements AutoCloseable {
         relation.columns().forEach(c -> columns.add(Identifiers.quote(c.name()) + "::text"));
         copy.statement = connection.createStatement();
         copy.statement.setFetchSize(FETCH);
-        copy.rows = copy.statement.executeQuery("SELECT " + (relation.columns().isEmpty() ? "" : columns) + " FROM " + only + table);
+        String filter = filters.isEmpty() ? null : filters.forTable(name[0], name[1], root(connection, oid));
+        if (filter != null) {
+            LOG.warn("{} joined the selected tables while streaming and has a row filter ({}): its copy reads only the rows the "
+                    + "filter takes, but the publication took it without the filter (tables that join do so), so its changes flow "
+                    + "unfiltered until the pipeline starts again and sets the filter. Restart the pipeline now", table, filter);
+        }
+        copy.rows = copy.statement.executeQuery("SELECT " + (relation.columns().isEmpty() ? "" : columns) + " FROM " + only + table
+                + (filter == null ? "" : " WHERE (" + filter + ")"));
         LOG.info("Copying {} into the stream: it joined the selected tables with rows the stream did not carry", table);
         return copy;
+    }
+
+    /** The root of a partition's tree as {@code schema.table}; null for a table that is no partition. */
+    private static String root(Connection c, long oid) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT n.nspname || '.' || r.relname FROM pg_catalog.pg_class r "
+                + "JOIN pg_catalog.pg_namespace n ON n.oid = r.relnamespace WHERE r.oid = pg_catalog.pg_partition_root(?::oid) "
+                + "AND r.oid <> ?::oid")) {
+            s.setLong(1, oid);
+            s.setLong(2, oid);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
     }
 
     /** The table's {schema, name, relkind}. */

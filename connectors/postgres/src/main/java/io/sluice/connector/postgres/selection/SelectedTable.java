@@ -9,8 +9,18 @@ package io.sluice.connector.postgres.selection;
  * @param root   for a partition, the partitioned table at the top of its tree ({@code schema.table}); else null
  * @param logged whether its changes are written to the WAL: an UNLOGGED table's are not, so logical
  *               decoding never sees them; the snapshot copies it, streaming cannot
+ * @param rowFilter the SQL condition its rows must meet to flow ({@link RowFilters}); null for every row
  */
-public record SelectedTable(String schema, String name, long oid, String root, boolean logged) {
+public record SelectedTable(String schema, String name, long oid, String root, boolean logged, String rowFilter) {
+
+    public SelectedTable(String schema, String name, long oid, String root, boolean logged) {
+        this(schema, name, oid, root, logged, null);
+    }
+
+    /** The row filter as a clause to add to a query's WHERE with AND; empty when every row flows. */
+    public String filterClause() {
+        return rowFilter == null ? "" : "(" + rowFilter + ")";
+    }
 
     public String qualifiedName() {
         return schema + "." + name;

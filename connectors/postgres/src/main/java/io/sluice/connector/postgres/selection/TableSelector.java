@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.kafka.connect.errors.ConnectException;
 
@@ -35,10 +36,22 @@ public final class TableSelector {
 
     private final List<TablePattern> includes;
     private final List<TablePattern> excludes;
+    private final RowFilters filters;
 
     public TableSelector(List<TablePattern> includes, List<TablePattern> excludes) {
+        this(includes, excludes, RowFilters.NONE);
+    }
+
+    /** @param filters the row filters the selected tables take */
+    public TableSelector(List<TablePattern> includes, List<TablePattern> excludes, RowFilters filters) {
         this.includes = List.copyOf(includes);
         this.excludes = List.copyOf(excludes);
+        this.filters = filters;
+    }
+
+    /** The row filters the selected tables take. */
+    public RowFilters filters() {
+        return filters;
     }
 
     /** The selected tables, ordered by schema and name; fails when none is selected. */
@@ -63,7 +76,13 @@ public final class TableSelector {
                 if (included && !excluded) {
                     int top = ancestorNames.length - 1;
                     String root = top < 0 ? null : ancestorSchemas[top] + "." + ancestorNames[top];
-                    selected.add(new SelectedTable(schema, name, rs.getLong(3), root, rs.getBoolean(8)));
+                    String filter;
+                    try {
+                        filter = filters.forTable(schema, name, root);
+                    } catch (IllegalArgumentException e) {
+                        throw new ConnectException(e.getMessage());
+                    }
+                    selected.add(new SelectedTable(schema, name, rs.getLong(3), root, rs.getBoolean(8), filter));
                 }
             }
         }
@@ -79,6 +98,14 @@ public final class TableSelector {
                     + (seen.isEmpty() ? "; the database has no tables the user can see"
                     : "; its tables include " + String.join(", ", seen.subList(0, Math.min(10, seen.size())))
                     + (seen.size() > 10 ? ", ..." : "") + ". Patterns are schema.table with * and ?, case-sensitive"));
+        }
+        for (Map.Entry<TablePattern, String> key : filters.keys().entrySet()) {
+            if (selected.stream().noneMatch(t -> key.getKey().matches(t.schema(), t.name()) || t.root() != null
+                    && key.getKey().matches(t.rootSchema(), t.rootName()))) {
+                throw new ConnectException(key.getValue() + " matches no selected table of " + database + " (selected: "
+                        + String.join(", ", selected.stream().limit(10).map(SelectedTable::qualifiedName).toList())
+                        + (selected.size() > 10 ? ", ..." : "") + "): name a selected table, or add it to table.include.list");
+            }
         }
         return selected;
     }

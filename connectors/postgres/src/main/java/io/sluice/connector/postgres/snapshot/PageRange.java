@@ -6,19 +6,20 @@ package io.sluice.connector.postgres.snapshot;
  */
 public record PageRange(TablePlan plan, int index, long fromPage, long toPage) {
 
-    /** The WHERE clause, empty for a whole table. */
+    /** The WHERE clause: the range's pages and the table's row filter; empty for a whole table of every row. */
     public String predicate() {
-        if (fromPage < 0 && toPage < 0) {
-            return "";
-        }
-        StringBuilder where = new StringBuilder(" WHERE ");
+        java.util.List<String> conditions = new java.util.ArrayList<>();
         if (fromPage >= 0) {
-            where.append("ctid >= '(").append(fromPage).append(",0)'::tid");
+            conditions.add("ctid >= '(" + fromPage + ",0)'::tid");
         }
         if (toPage >= 0) {
-            where.append(fromPage >= 0 ? " AND " : "").append("ctid < '(").append(toPage).append(",0)'::tid");
+            conditions.add("ctid < '(" + toPage + ",0)'::tid");
         }
-        return where.toString();
+        String filter = plan.table().filterClause();
+        if (!filter.isEmpty()) {
+            conditions.add(filter);
+        }
+        return conditions.isEmpty() ? "" : " WHERE " + String.join(" AND ", conditions);
     }
 
     @Override

@@ -17,7 +17,8 @@ class TablePlanProperties {
         long bytes = pages * Math.min(bytesPerPageTimes, 1L << 20);
         long perRange = TablePlan.pagesPerRange(pages, bytes, batchBytes);
         int count = TablePlan.rangeCount(pages, perRange);
-        TablePlan plan = new TablePlan(null, null, pages, bytes, 0, perRange, count, 0);
+        TablePlan plan = new TablePlan(new io.sluice.connector.postgres.selection.SelectedTable("public", "t", 1, null, true), null, pages,
+                bytes, 0, perRange, count, 0);
         assertThat(perRange).isPositive();
         if (count == 1) {
             assertThat(plan.range(0).predicate()).isEmpty();
@@ -29,6 +30,22 @@ class TablePlanProperties {
             assertThat(plan.range(i).fromPage()).isEqualTo(plan.range(i - 1).toPage());
         }
         assertThat(plan.range(count - 1).fromPage()).isLessThan(Math.max(pages, 1));
+    }
+
+    /** Every range of a filtered table reads only the rows the filter takes: the condition, whole, in each range's WHERE. */
+    @Property
+    void everyRangeCarriesTheRowFilter(@ForAll @LongRange(min = 0, max = 20_000) long pages,
+                                       @ForAll @LongRange(min = 1, max = 100_000) long perRange) {
+        String filter = "region = 'eu' OR (amount > 100 AND id % 7 = 0)";
+        io.sluice.connector.postgres.selection.SelectedTable table =
+                new io.sluice.connector.postgres.selection.SelectedTable("public", "orders", 1, null, true, filter);
+        int count = TablePlan.rangeCount(pages, perRange);
+        TablePlan plan = new TablePlan(table, null, pages, pages * 8192, 0, perRange, count, 0);
+        for (int i = 0; i < count; i++) {
+            String predicate = plan.range(i).predicate();
+            assertThat(predicate).startsWith(" WHERE ").endsWith("(" + filter + ")");
+            assertThat(predicate.split(java.util.regex.Pattern.quote(filter), -1)).hasSize(2);
+        }
     }
 
     /** A range reads about batchBytes: never more than one page's worth over it (unless one page is already larger). */
