@@ -128,6 +128,19 @@ class RowFilterIT {
             awaitSame(source, "SELECT string_agg(id::text, ',' ORDER BY id) FROM orders WHERE region = 'eu'", target,
                     "SELECT string_agg(id::text, ',' ORDER BY id) FROM orders", run, "the eu orders after they moved");
             SluiceRuns.stopCleanly(stop, run);
+
+            // The filter changed: set anew on the publication, and the stream follows it from there (the rows copied stay).
+            CompletableFuture<Void> stopAgain = new CompletableFuture<>();
+            CompletableFuture<Result> again = SluiceRuns.start(stopAgain, "run", "--source", SluiceRuns.url(source), "--target",
+                    SluiceRuns.url(target), "--name", "regions", "--offsets", work.resolve("regions.offsets").toString(),
+                    "--filter", "public.orders=region = 'us'");
+            SluiceRuns.waitFor(() -> source.queryText("SELECT coalesce(string_agg(rowfilter, ','), '') FROM pg_publication_tables "
+                    + "WHERE tablename = 'orders'").contains("'us'"), again, "the new filter on the publication");
+            source.execute("INSERT INTO orders VALUES (4, 'us', 1), (5, 'eu', 1)");
+            SluiceRuns.waitFor(() -> target.queryLong("SELECT count(*) FROM orders WHERE id = 4") == 1, again, "a us order, new filter");
+            SluiceRuns.stopCleanly(stopAgain, again);
+            assertThat(target.queryLong("SELECT count(*) FROM orders WHERE id = 5")).as("an eu order, outside the new filter").isZero();
+            assertThat(source.queryLong("SELECT count(*) FROM pg_publication")).as("one publication, altered").isEqualTo(1);
         } finally {
             TestDatabases.drop(source);
             TestDatabases.drop(target);
