@@ -95,8 +95,8 @@ class HeartbeatIT {
             assertThat(target.queryLong("SELECT count(*) FROM quiet")).isEqualTo(2);
 
             // The target goes away while the source is idle: no change waits, yet no heartbeat is durable until it is back.
-            double cutAt = System.currentTimeMillis() / 1000.0;
             toTarget.cut();
+            double cutAt = System.currentTimeMillis() / 1000.0; // after the cut: whatever the target holds was written before it
             SluiceRuns.waitFor(() -> Scrape.of(base).value("sluice_end_to_end_lag_seconds", "target", name).orElseThrow()
                     > 2 * INTERVAL_MILLIS / 1000.0, run, "the lag to grow past two intervals while the idle target is away");
             double away = heartbeatOnTarget(target);
