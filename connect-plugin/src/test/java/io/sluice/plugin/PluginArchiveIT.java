@@ -179,6 +179,36 @@ class PluginArchiveIT {
         assertThat(documented(result)).as("every key has documentation").isTrue();
     }
 
+    /**
+     * A worker validates row filters against the database as {@code sluice run} does: what
+     * PostgreSQL would refuse is reported on {@code table.include.list}, naming the key; a filter
+     * it takes gives no error.
+     */
+    @Test
+    void rowFiltersAreValidatedThroughRestNamingTheKey() throws Exception {
+        try (io.sluice.testing.postgres.PostgresServer.Launched server = io.sluice.testing.postgres.PostgresServer.launch("plugin-filters")) {
+            io.sluice.plugin.docs.Psql psql = new io.sluice.plugin.docs.Psql(server);
+            psql.run("postgres", "CREATE DATABASE filters");
+            psql.run("filters", "CREATE TABLE filtered_orders (id int PRIMARY KEY, region text)");
+            Map<String, String> config = config(SOURCE, "filtered", "topic.prefix", "filtered", "table.include.list",
+                    "public.filtered_orders", "table.filter.public.filtered_orders", "region = 'eu'", "database.hostname", server.host(),
+                    "database.port", String.valueOf(server.port()), "database.user", server.user(), "database.password", server.password(),
+                    "database.dbname", "filters", "database.sslmode", "disable");
+            Map<String, List<String>> errors = errors(validate("PostgresSourceConnector", config));
+            assertThat(errors).containsOnlyKeys("table.include.list");
+            assertThat(errors.get("table.include.list")).anyMatch(e -> e.contains("table.filter.public.filtered_orders uses region")
+                    && e.contains("REPLICA IDENTITY FULL"));
+
+            config.put("table.filter.public.filtered_orders", "id % 2 = 0");
+            JsonNode taken = validate("PostgresSourceConnector", config);
+            assertThat(taken.path("error_count").asInt()).as("a filter on the key: %s", errors(taken)).isZero();
+
+            config.put("table.filter.filtered_orders", "id > 1");
+            assertThat(errors(validate("PostgresSourceConnector", config)).get("table.include.list"))
+                    .anyMatch(e -> e.contains("table.filter.filtered_orders must name a table"));
+        }
+    }
+
     @Test
     void theSinkConfigurationIsValidatedThroughRestWithEveryErrorAtOnce() throws Exception {
         Map<String, String> config = config(SINK, "bad-sink",

@@ -14,12 +14,12 @@ import io.sluice.testing.postgres.PostgresServer;
  * {@code psql} against the test's server, as a reader runs it: this module's tests have no JDBC
  * driver on their class path (the worker must find the archive's).
  */
-final class Psql {
+public final class Psql {
 
     private final PostgresServer server;
     private final PostgresBinaries binaries = PostgresBinaries.locate();
 
-    Psql(PostgresServer server) {
+    public Psql(PostgresServer server) {
         this.server = server;
     }
 
@@ -30,7 +30,7 @@ final class Psql {
     }
 
     /** Runs SQL (statements one by one, as psql -f does) as the superuser; returns the output, unaligned. */
-    String run(String database, String sql) throws IOException, InterruptedException {
+    public String run(String database, String sql) throws IOException, InterruptedException {
         return run(database, server.user(), server.password(), sql);
     }
 
