@@ -152,8 +152,9 @@ class RowFilterIT {
      * stream; given as a pipeline file's {@code table.filter:} mapping; and it sees the source's
      * values where a transform rewrites the column it filters on.
      */
-    @Test
-    void aFilterOnTheRootHoldsForEveryPartitionAndSeesSourceValues() throws Exception {
+    @org.junit.jupiter.params.ParameterizedTest(name = "partitions published through their root: {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void aFilterOnTheRootHoldsForEveryPartitionAndSeesSourceValues(boolean viaRoot) throws Exception {
         TestDatabase source = TestDatabases.create(RowFilterIT.class);
         TestDatabase target = TestDatabases.create(RowFilterIT.class);
         CompletableFuture<Void> stop = new CompletableFuture<>();
@@ -161,7 +162,7 @@ class RowFilterIT {
             source.execute("CREATE TABLE events (id int, at date, region text NOT NULL, PRIMARY KEY (id, at)) PARTITION BY RANGE (at)",
                     "CREATE TABLE events_2025 PARTITION OF events FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')",
                     "CREATE TABLE events_2026 PARTITION OF events FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')",
-                    "ALTER TABLE events_2025 REPLICA IDENTITY FULL", "ALTER TABLE events_2026 REPLICA IDENTITY FULL",
+                    "ALTER TABLE events_2025 REPLICA IDENTITY FULL",
                     "INSERT INTO events SELECT g, date '2025-06-01' + (g % 400), CASE WHEN g % 3 = 0 THEN 'eu' ELSE 'us' END "
                             + "FROM generate_series(1, 3000) g");
             Path pipeline = work.resolve("events.yaml");
@@ -170,6 +171,7 @@ class RowFilterIT {
                     source:
                       url: %s
                       status.update.interval.ms: 200
+                      publish.via.partition.root: %s
                       table.filter:
                         public.events: region = 'eu'
                     target:
@@ -179,9 +181,15 @@ class RowFilterIT {
                       transforms.anonymize.type: io.sluice.transforms.anonymize.Anonymize
                       transforms.anonymize.secret: a secret for this test only
                       transforms.anonymize.rules: |
-                        public.events_*.region = template(text="somewhere")
+                        public.events*.region = template(text="somewhere")
                     offsets: %s
-                    """.formatted(SluiceRuns.url(source), SluiceRuns.url(target), work.resolve("events.offsets")));
+                    """.formatted(SluiceRuns.url(source), viaRoot, SluiceRuns.url(target), work.resolve("events.offsets")));
+            // PostgreSQL checks the replica identity of the partition an UPDATE modifies, whichever table is published.
+            Result refused = SluiceRuns.start(new CompletableFuture<>(), "run", "--config", pipeline.toString()).get(120, TimeUnit.SECONDS);
+            assertThat(refused.exit()).as(refused.out() + refused.err()).isNotZero();
+            assertThat(refused.err() + refused.out()).contains("table.filter.public.events uses region")
+                    .contains("\"public\".\"events_2026\"").doesNotContain("\"public\".\"events_2025\"");
+            source.execute("ALTER TABLE events_2026 REPLICA IDENTITY FULL");
             CompletableFuture<Result> run = SluiceRuns.start(stop, "run", "--config", pipeline.toString());
             String keys = "SELECT count(*) || ':' || coalesce(sum(id), 0) || ':' || coalesce(sum(at - date '2025-01-01'), 0) FROM events";
             awaitSame(source, keys + " WHERE region = 'eu'", target, keys, run, "the snapshot of the eu events");

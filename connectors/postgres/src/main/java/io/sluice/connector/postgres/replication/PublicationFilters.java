@@ -55,8 +55,14 @@ public final class PublicationFilters {
     private PublicationFilters() {
     }
 
-    /** A table as the publication lists it, with the condition wanted for it (null for every row). */
-    public record Listed(String published, String quoted, String condition, String key) {
+    /**
+     * A table as the publication lists it, with the condition wanted for it (null for every row).
+     *
+     * @param modified the tables (quoted) whose writes the filter is checked on: the table itself, or, for a root that
+     *                 partitions are published through, each partition (PostgreSQL checks the replica identity of the
+     *                 partition an UPDATE or DELETE modifies)
+     */
+    public record Listed(String published, String quoted, String condition, String key, List<String> modified) {
     }
 
     /**
@@ -76,8 +82,12 @@ public final class PublicationFilters {
             String published = t.publishedName(viaRoot);
             String quoted = throughRoot ? Identifiers.quote(t.rootSchema(), t.rootName()) : Identifiers.quote(t.schema(), t.name());
             String key = throughRoot ? filters.keyFor(t.rootSchema(), t.rootName(), null) : filters.keyFor(t.schema(), t.name(), t.root());
-            Listed entry = new Listed(published, quoted, t.rowFilter(), key);
-            Listed earlier = wanted.putIfAbsent(published, entry);
+            String leaf = Identifiers.quote(t.schema(), t.name());
+            Listed earlier = wanted.get(published);
+            List<String> modified = new ArrayList<>(earlier == null ? List.of() : earlier.modified());
+            modified.add(leaf);
+            wanted.put(published, new Listed(published, quoted, earlier == null ? t.rowFilter() : earlier.condition(), earlier == null ? key
+                    : earlier.key(), modified));
             if (throughRoot && (earlier != null ? !java.util.Objects.equals(earlier.condition(), t.rowFilter())
                     : !java.util.Objects.equals(t.rowFilter(), filters.forTable(t.rootSchema(), t.rootName(), null)))) {
                 throw new IllegalStateException("Partition " + t.qualifiedName() + " has a row filter of its own, but partitions are "
@@ -126,12 +136,23 @@ public final class PublicationFilters {
                     continue;
                 }
                 spelled.put(l.published(), spelling(c, name));
-                List<String> outside = outsideIdentity(c, name, l.quoted());
-                if (!outside.isEmpty()) {
-                    problems.add(l.key() + " uses " + String.join(", ", outside) + ", not in the replica identity of " + l.published()
-                            + ": with that filter PostgreSQL would refuse every UPDATE and DELETE on the table. Filter on the primary "
-                            + "key's columns only, or run ALTER TABLE " + l.quoted() + " REPLICA IDENTITY FULL (changes then carry the "
-                            + "whole old row)");
+                Set<String> outside = new LinkedHashSet<>();
+                List<String> lacking = new ArrayList<>();
+                for (String modified : l.modified()) {
+                    List<String> columns = outsideIdentity(c, name, modified);
+                    if (!columns.isEmpty()) {
+                        outside.addAll(columns);
+                        lacking.add(modified);
+                    }
+                }
+                if (!lacking.isEmpty()) {
+                    // One message per key, naming each table to change (a root's partitions are each checked by PostgreSQL).
+                    problems.add(l.key() + " uses " + String.join(", ", outside) + ", not in the replica identity of "
+                            + String.join(", ", lacking.stream().limit(10).toList()) + (lacking.size() > 10 ? ", ..." : "")
+                            + ": with that filter PostgreSQL would refuse every UPDATE and DELETE on " + (lacking.size() == 1 ? "the table"
+                            : "them") + ". Filter on the primary key's columns only, or run ALTER TABLE " + lacking.get(0)
+                            + " REPLICA IDENTITY FULL" + (lacking.size() > 1 ? " (and the same for each)" : "")
+                            + " (changes then carry the whole old row)");
                 }
             }
         } finally {
