@@ -99,13 +99,18 @@ public final class TableSelector {
                     : "; its tables include " + String.join(", ", seen.subList(0, Math.min(10, seen.size())))
                     + (seen.size() > 10 ? ", ..." : "") + ". Patterns are schema.table with * and ?, case-sensitive"));
         }
+        List<String> unmatched = new ArrayList<>();
         for (Map.Entry<TablePattern, String> key : filters.keys().entrySet()) {
             if (selected.stream().noneMatch(t -> key.getKey().matches(t.schema(), t.name()) || t.root() != null
                     && key.getKey().matches(t.rootSchema(), t.rootName()))) {
-                throw new ConnectException(key.getValue() + " matches no selected table of " + database + " (selected: "
-                        + String.join(", ", selected.stream().limit(10).map(SelectedTable::qualifiedName).toList())
-                        + (selected.size() > 10 ? ", ..." : "") + "): name a selected table, or add it to table.include.list");
+                unmatched.add(key.getValue());
             }
+        }
+        if (!unmatched.isEmpty()) {
+            throw new ConnectException(String.join(", ", unmatched) + (unmatched.size() == 1 ? " matches" : " match")
+                    + " no selected table of " + database + " (selected: "
+                    + String.join(", ", selected.stream().limit(10).map(SelectedTable::qualifiedName).toList())
+                    + (selected.size() > 10 ? ", ..." : "") + "): name a selected table, or add it to table.include.list");
         }
         return selected;
     }
