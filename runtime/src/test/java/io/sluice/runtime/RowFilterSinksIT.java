@@ -103,6 +103,60 @@ class RowFilterSinksIT {
         }
     }
 
+    /** A column list: the index's documents and mapping, and the subscriber's rows, carry the listed columns and the key only. */
+    @Test
+    void aColumnListNarrowsDocumentsAndPayloads(OpenSearchNode node) throws Exception {
+        TestDatabase source = TestDatabases.create(RowFilterSinksIT.class);
+        String index = source.name().toLowerCase() + ".public.orders";
+        String secret = io.sluice.sink.webhook.signing.SigningSecret.generate(new SecureRandom());
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        CompletableFuture<Void> stopHooks = new CompletableFuture<>();
+        try (TestReceiver receiver = new TestReceiver(List.of(secret))) {
+            source.execute("CREATE TABLE orders (id int PRIMARY KEY, region text NOT NULL, amount numeric, secret text)",
+                    "INSERT INTO orders SELECT g, 'eu', g, 's' || g FROM generate_series(1, 100) g");
+            CompletableFuture<Result> run = SluiceRuns.start(stop, "run", "--source", SluiceRuns.url(source), "--target", node.httpUrl(),
+                    "--name", "narrow_" + source.name().toLowerCase(), "--offsets", work.resolve("narrow.offsets").toString(),
+                    "--tables", "public.orders", "--columns", "public.orders=region", "--set", "target.index.name.format=" + source.name().toLowerCase()
+                            + ".${schema}.${table}");
+            CompletableFuture<Result> hooks = SluiceRuns.start(stopHooks, "run", "--source", SluiceRuns.url(source), "--target", "webhook",
+                    "--name", "narrowhooks", "--offsets", work.resolve("narrowhooks.offsets").toString(), "--tables", "public.orders",
+                    "--columns", "public.orders=region",
+                    "--set", "target.delivery.allow.networks=127.0.0.1/32", "--set", "target.subscriptions=orders",
+                    "--set", "target.subscription.orders.url=" + receiver.url(), "--set", "target.subscription.orders.secrets=" + secret);
+            SluiceRuns.waitFor(() -> count(node, index) == 100, run, "the snapshot's documents");
+            source.execute("UPDATE orders SET amount = amount + 1, region = 'us' WHERE id <= 10", "INSERT INTO orders VALUES (101, 'eu', 1, 'x')");
+            SluiceRuns.waitFor(() -> {
+                Map<String, JsonNode> docs = IndexDocuments.all(node, index);
+                return docs.size() == 101 && docs.get("1").path("region").asText().equals("us");
+            }, run, "the changes indexed");
+            IndexDocuments.all(node, index).values().forEach(d -> assertThat(fields(d)).as("document %s", d).containsOnly("id", "region"));
+            SluiceRuns.waitFor(() -> receiver.accepted().stream().anyMatch(r -> r.json().path("after").path("id").asInt() == 101), hooks,
+                    "the insert at the subscriber");
+            receiver.accepted().stream().filter(r -> !r.id().startsWith("msg_test_")).forEach(r -> assertThat(fields(r.json().path("after")))
+                    .as("payload %s", r.json()).containsOnly("id", "region"));
+            SluiceRuns.stopCleanly(stop, run);
+            SluiceRuns.stopCleanly(stopHooks, hooks);
+        } finally {
+            stop.complete(null);
+            stopHooks.complete(null);
+            TestDatabases.drop(source);
+        }
+    }
+
+    private static long count(OpenSearchNode node, String index) {
+        try {
+            return IndexDocuments.all(node, index).size();
+        } catch (Exception e) {
+            return -1; // no index yet
+        }
+    }
+
+    private static Set<String> fields(JsonNode object) {
+        Set<String> names = new HashSet<>();
+        object.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
     private static void orders(TestDatabase source) throws Exception {
         source.execute("CREATE TABLE orders (id int PRIMARY KEY, region text NOT NULL, amount numeric)",
                 "ALTER TABLE orders REPLICA IDENTITY FULL",

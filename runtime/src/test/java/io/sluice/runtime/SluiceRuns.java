@@ -47,6 +47,28 @@ final class SluiceRuns {
         }
     }
 
+    /**
+     * Waits until a query on the source and one on the target give the same text (a target table not made yet is no answer);
+     * fails with both last answers.
+     */
+    static void awaitSame(TestDatabase source, String sourceQuery, TestDatabase target, String targetQuery, CompletableFuture<Result> run,
+                          String what) throws Exception {
+        String[] last = new String[2];
+        try {
+            waitFor(() -> {
+                last[0] = source.queryText(sourceQuery);
+                try {
+                    last[1] = target.queryText(targetQuery);
+                } catch (java.sql.SQLException e) {
+                    last[1] = e.getMessage(); // not made yet
+                }
+                return last[0].equals(last[1]);
+            }, run, what);
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + " (source " + last[0] + ", target " + last[1] + ")", e);
+        }
+    }
+
     /** Stops a running command as Ctrl-C does and checks that it ended cleanly (exit 0); its result. */
     static Result stopCleanly(CompletableFuture<Void> stop, CompletableFuture<Result> run) throws Exception {
         stop.complete(null);

@@ -193,12 +193,19 @@ class VersionMatrixIT {
                     .contains("the source runs 14");
             assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")).isZero();
             assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")).isZero();
+            SluiceProcess narrowed = SluiceProcess.start(work, userPath(), "run", "--source", SluiceRuns.url(source), "--target",
+                    SluiceRuns.url(target), "--name", "narrow14", "--offsets", work.resolve("narrow14.offsets").toString(),
+                    "--columns", "public.orders=region");
+            assertThat(narrowed.awaitExit(120)).as(narrowed.output()).isNotZero();
+            assertThat(narrowed.output()).contains("table.columns.public.orders: column lists need PostgreSQL 15 or later");
 
             SluiceProcess snapshot = SluiceProcess.start(work, userPath(), "snapshot", "--source", SluiceRuns.url(source), "--target",
                     SluiceRuns.url(target), "--name", "snap14", "--offsets", work.resolve("snap14.offsets").toString(),
-                    "--filter", "public.orders=region = 'us'");
+                    "--filter", "public.orders=region = 'us'", "--columns", "public.orders=id");
             assertThat(snapshot.awaitExit(120)).as(snapshot.output()).isZero();
             assertThat(target.queryText("SELECT string_agg(id::text, ',' ORDER BY id) FROM orders")).isEqualTo("2,3");
+            assertThat(target.queryText("SELECT string_agg(column_name, ',') FROM information_schema.columns WHERE table_name = 'orders'"))
+                    .as("the column list, on 14 too, for a snapshot alone").isEqualTo("id");
         });
     }
 

@@ -39,6 +39,11 @@ public final class PipelineOptions {
                     + "--filter 'public.orders=amount > 100' (the source key table.filter.TABLE; repeat for more tables; docs/filters.md)")
     Map<String, String> filters = new LinkedHashMap<>();
 
+    @Option(names = "--columns", paramLabel = "TABLE=COLUMNS",
+            description = "Copy and stream only these columns of TABLE (and its key's), e.g. --columns 'public.customers=id,region' "
+                    + "(the source key table.columns.TABLE; repeat for more tables; docs/filters.md)")
+    Map<String, String> columns = new LinkedHashMap<>();
+
     @Option(names = "--threads", paramLabel = "N",
             description = "Reader connections on the source and COPY streams on the target (default 4)")
     Integer threads;
@@ -101,6 +106,7 @@ public final class PipelineOptions {
             sourceSettings.put("table.exclude.list", exclude);
         }
         filters.forEach((table, condition) -> sourceSettings.put("table.filter." + table, condition));
+        columns.forEach((table, list) -> sourceSettings.put("table.columns." + table, list));
         if (threads != null) {
             sourceSettings.put("snapshot.max.threads", threads.toString());
             targetSettings.put("copy.parallelism", threads.toString());

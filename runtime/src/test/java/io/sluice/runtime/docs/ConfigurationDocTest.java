@@ -47,9 +47,11 @@ class ConfigurationDocTest {
                 .append("keys), and on the command line `--set source.KEY=VALUE` / `--set target.KEY=VALUE`. The target's kind follows from\n")
                 .append("its URL (`postgres://…` PostgreSQL, `http(s)://…` OpenSearch, `webhook` webhook subscribers) or from\n")
                 .append("`type: postgres|opensearch|webhook` under `target:`.\n\n");
-        s.append("The source also takes one key per filtered table, `table.filter.<schema>.<table>` = a SQL condition over the\n")
-                .append("table's columns: only the rows that meet it are copied and streamed (in `pipeline.yaml` a mapping under\n")
-                .append("`table.filter:`; on the command line `--filter TABLE=CONDITION`). See [filters.md](filters.md).\n\n");
+        s.append("The source also takes keys per table: `table.filter.<schema>.<table>` = a SQL condition over the table's\n")
+                .append("columns (only the rows that meet it are copied and streamed), and `table.columns.<schema>.<table>` = the\n")
+                .append("columns that flow, comma-separated (the key's flow too). In `pipeline.yaml` they are mappings under\n")
+                .append("`table.filter:` and `table.columns:`; on the command line `--filter TABLE=CONDITION` and\n")
+                .append("`--columns TABLE=COLUMNS`. See [filters.md](filters.md).\n\n");
         section(s, "PostgreSQL source (`io.sluice.connector.postgres.PostgresSourceConnector`)", PostgresSourceConfig.CONFIG_DEF);
         section(s, "PostgreSQL sink (`io.sluice.sink.postgres.PostgresSinkConnector`)", PostgresSinkConfig.CONFIG_DEF);
         s.append("How the OpenSearch sink maps, orders and rebuilds: [opensearch.md](opensearch.md).\n\n");

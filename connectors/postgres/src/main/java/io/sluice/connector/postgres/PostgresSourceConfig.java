@@ -328,9 +328,22 @@ public final class PostgresSourceConfig extends AbstractConfig {
         }
     }
 
-    /** Chooses the tables the pipeline reads, with their row filters. */
+    /**
+     * The column lists ({@code table.columns.<schema>.<table>}), keys of no fixed name.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException when a key names no table or its list is malformed
+     */
+    public io.sluice.connector.postgres.selection.ColumnLists columnLists() {
+        try {
+            return io.sluice.connector.postgres.selection.ColumnLists.of(originals());
+        } catch (IllegalArgumentException e) {
+            throw new org.apache.kafka.common.config.ConfigException(e.getMessage());
+        }
+    }
+
+    /** Chooses the tables the pipeline reads, with their row filters and column lists. */
     public io.sluice.connector.postgres.selection.TableSelector tableSelector() {
-        return new io.sluice.connector.postgres.selection.TableSelector(includes(), excludes(), rowFilters());
+        return new io.sluice.connector.postgres.selection.TableSelector(includes(), excludes(), rowFilters(), columnLists());
     }
 
     public SnapshotMode snapshotMode() {

@@ -93,6 +93,7 @@ public class PostgresSourceConnector extends SourceConnector {
         PostgresSourceConfig config = new PostgresSourceConfig(connectorConfigs);
         try {
             config.rowFilters();
+            config.columnLists();
         } catch (org.apache.kafka.common.config.ConfigException e) {
             valueOf(result, PostgresSourceConfig.TABLE_INCLUDE).addErrorMessage(e.getMessage());
             return result;
@@ -117,7 +118,7 @@ public class PostgresSourceConnector extends SourceConnector {
                         .addErrorMessage(problem));
             }
             List<io.sluice.connector.postgres.selection.SelectedTable> tables = config.tableSelector().select(c, config.database());
-            rowFilterProblems(c, config, tables).forEach(problem -> valueOf(result, PostgresSourceConfig.TABLE_INCLUDE)
+            SelectionProblems.of(c, config, tables).forEach(problem -> valueOf(result, PostgresSourceConfig.TABLE_INCLUDE)
                     .addErrorMessage(problem));
             if (config.heartbeatIntervalMillis() > 0 && config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
                 TableSelector selector = config.tableSelector();
@@ -131,49 +132,14 @@ public class PostgresSourceConnector extends SourceConnector {
             }
         } catch (ConnectException e) {
             boolean aboutTables = e.getMessage().startsWith("No table") || e.getMessage().contains(" lacks SELECT on ")
-                    || e.getMessage().contains(io.sluice.connector.postgres.selection.RowFilters.PREFIX);
+                    || e.getMessage().contains(io.sluice.connector.postgres.selection.RowFilters.PREFIX)
+                    || e.getMessage().contains(io.sluice.connector.postgres.selection.ColumnLists.PREFIX);
             String key = aboutTables ? PostgresSourceConfig.TABLE_INCLUDE : PostgresSourceConfig.HOSTNAME;
             valueOf(result, key).addErrorMessage(e.getMessage());
         } catch (SQLException e) {
             valueOf(result, PostgresSourceConfig.HOSTNAME).addErrorMessage(PgConnect.explain(e, endpoint).getMessage());
         }
         return result;
-    }
-
-    /**
-     * What PostgreSQL would refuse of the row filters (see {@link io.sluice.connector.postgres.replication.PublicationFilters}),
-     * tried on a publication made and rolled back; with a publication the user keeps, only whether the server takes filters.
-     */
-    private static List<String> rowFilterProblems(Connection c, PostgresSourceConfig config,
-                                                  List<io.sluice.connector.postgres.selection.SelectedTable> tables) throws SQLException {
-        List<String> problems = new java.util.ArrayList<>();
-        if (config.rowFilters().isEmpty()) {
-            return problems;
-        }
-        for (var t : tables) {
-            if (t.rowFilter() != null) {
-                io.sluice.connector.postgres.selection.RowFilterSyntax.problem(c, t, config.rowFilters()).ifPresent(problems::add);
-            }
-        }
-        if (!problems.isEmpty() || config.snapshotMode() == PostgresSourceConfig.SnapshotMode.INITIAL_ONLY) {
-            return problems; // a snapshot alone filters its reads, on any version
-        }
-        if (config.publicationMode() == io.sluice.connector.postgres.replication.Publication.Mode.ALL_TABLES) {
-            problems.add("Row filters (table.filter.*) are set on the publication's tables, and publication.autocreate.mode=all_tables "
-                    + "makes it FOR ALL TABLES, which takes none: set publication.autocreate.mode=filtered, or remove the filters");
-            return problems;
-        }
-        try {
-            var listed = io.sluice.connector.postgres.replication.PublicationFilters.listed(tables, config.viaPartitionRoot(),
-                    config.rowFilters());
-            if (config.publicationMode() != io.sluice.connector.postgres.replication.Publication.Mode.DISABLED
-                    || c.getMetaData().getDatabaseMajorVersion() < io.sluice.connector.postgres.replication.PublicationFilters.FIRST_VERSION) {
-                io.sluice.connector.postgres.replication.PublicationFilters.check(c, listed, config.viaPartitionRoot(), problems);
-            }
-        } catch (IllegalStateException e) {
-            problems.add(e.getMessage());
-        }
-        return problems;
     }
 
     private static ConfigValue valueOf(Config config, String name) {

@@ -213,11 +213,11 @@ final class StreamingSetup {
         if (standby() && primary.isPresent()) {
             where = primary.get();
             try (Connection p = PgConnect.open(primary.get(), "sluice setup " + config.topicPrefix())) {
-                done = Publication.ensure(p, config.publicationName(), config.publicationMode(), tables, viaRoot, config.rowFilters());
+                done = Publication.ensure(p, config.publicationName(), config.publicationMode(), tables, viaRoot, config.rowFilters(), config.columnLists());
             }
         } else {
             try {
-                done = Publication.ensure(c, config.publicationName(), config.publicationMode(), tables, viaRoot, config.rowFilters());
+                done = Publication.ensure(c, config.publicationName(), config.publicationMode(), tables, viaRoot, config.rowFilters(), config.columnLists());
             } catch (SQLException e) {
                 if (!READ_ONLY.equals(e.getSQLState())) {
                     throw e;

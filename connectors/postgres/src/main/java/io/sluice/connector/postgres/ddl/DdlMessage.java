@@ -56,6 +56,12 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Pattern USING = Pattern.compile("(?i)\\bUSING\\b");
 
+    /** A table's column list, by name and partition ancestors ({schema, name}, nearest first); null for every column. */
+    @FunctionalInterface
+    public interface ColumnsOf {
+        List<String> columnsOf(String schema, String name, List<String[]> ancestors);
+    }
+
     /** Which tables are selected, by name and partition ancestors ({schema, name}, nearest first). */
     @FunctionalInterface
     public interface Selection {
@@ -79,9 +85,27 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
             return this;
         }
 
+        /**
+         * The columns of a table that flow (its column list; its key's flow too), by name and partition ancestors; null for
+         * every column.
+         */
+        default List<String> columnsOf(String schema, String name, List<String[]> ancestors) {
+            return null;
+        }
+
         /** This selection, copying tables on every column change as {@code copyOnColumnChange} says, partitions as {@code throughRoots}. */
         static Selection of(Selection selection, boolean copyOnColumnChange, boolean throughRoots) {
+            return of(selection, copyOnColumnChange, throughRoots, (schema, name, ancestors) -> null);
+        }
+
+        /** As {@link #of(Selection, boolean, boolean)}, with the tables' column lists. */
+        static Selection of(Selection selection, boolean copyOnColumnChange, boolean throughRoots, ColumnsOf columns) {
             return new Selection() {
+                @Override
+                public List<String> columnsOf(String schema, String name, List<String[]> ancestors) {
+                    return columns.columnsOf(schema, name, ancestors);
+                }
+
                 @Override
                 public boolean selects(String schema, String name, List<String[]> ancestors) {
                     return !(throughRoots && !ancestors.isEmpty()) && selection.selects(schema, name, ancestors);
@@ -99,7 +123,7 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
 
                 @Override
                 public Selection tree() {
-                    return throughRoots ? of(selection, copyOnColumnChange, false) : this;
+                    return throughRoots ? of(selection, copyOnColumnChange, false, columns) : this;
                 }
             };
         }

@@ -78,16 +78,28 @@ final class TableChanges {
                                      Selection selection, List<String> droppedConstraints, boolean rowsFollow) {
         List<ColumnDefinition> columns = new ArrayList<>();
         int position = 1;
+        // A column list keeps its columns and the key's; a column renamed keeps flowing while the list names it by either name.
+        List<String> listed = selection.columnsOf(d.schema(), d.name(), d.ancestors());
+        List<String> key = d.primaryKey() == null ? List.of() : d.primaryKey();
+        List<String> leftOut = new ArrayList<>();
         for (Column c : d.columns()) {
+            String previousName = renamedColumns.get(c.name());
+            if (listed != null && !listed.contains(c.name()) && (previousName == null || !listed.contains(previousName))
+                    && !key.contains(c.name())) {
+                leftOut.add(c.name());
+                continue;
+            }
             boolean generated = c.generatedExpression() != null;
             columns.add(new ColumnDefinition(c.name(), c.typeName(), c.type(), position++, !c.notNull(),
                     generated ? c.generatedExpression() : c.defaultExpression(), generated, c.enumValues(), null, renamedColumns.get(c.name())));
         }
-        List<IndexDefinition> indexes = d.indexes().stream().map(i -> new IndexDefinition(i.name(), i.unique(), i.definition(), i.constraint(),
+        List<IndexDefinition> indexes = d.indexes().stream().filter(i -> SqlIdentifiers.mentionsNone(i.definition(), leftOut))
+                .map(i -> new IndexDefinition(i.name(), i.unique(), i.definition(), i.constraint(),
                 i.constraintDefinition(), renamedIndexes.get(i.name()))).toList();
         // A foreign key to a table the pipeline does not carry could not be made on the target.
         List<ConstraintDefinition> constraints = d.constraints().stream()
                 .filter(k -> k.references() == null || selection.selects(k.references()[0], k.references()[1], List.of()))
+                .filter(k -> SqlIdentifiers.mentionsNone(k.definition(), leftOut))
                 .map(k -> new ConstraintDefinition(k.name(), k.type() == 'f' ? ConstraintType.FOREIGN_KEY : ConstraintType.CHECK, k.definition(),
                         k.references() == null ? null : Identifiers.quote(k.references()[0], k.references()[1])))
                 .toList();

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import io.sluice.connector.postgres.selection.ColumnLists;
 import io.sluice.connector.postgres.selection.RowFilters;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.schemas.naming.Identifiers;
@@ -64,10 +65,12 @@ public final class Publication {
      * @throws IllegalStateException when the publication cannot be made to match, saying what to do
      */
     public static String ensure(Connection sql, String name, Mode mode, List<SelectedTable> selected, boolean viaRoot,
-                                RowFilters filters) throws SQLException {
+                                RowFilters filters, ColumnLists lists) throws SQLException {
         String quoted = Identifiers.quote(name);
         Map<String, PublicationFilters.Listed> wanted = PublicationFilters.listed(selected, viaRoot, filters);
-        boolean anyFilter = wanted.values().stream().anyMatch(l -> l.condition() != null);
+        List<String> problems = new ArrayList<>();
+        Map<String, List<String>> columns = PublicationColumns.wanted(sql, selected, viaRoot, lists, true, problems);
+        boolean anyFilter = wanted.values().stream().anyMatch(l -> l.condition() != null) || !lists.isEmpty();
         // From 18 on, stored generated columns can be published, so snapshot rows and changes both carry them.
         boolean generated = sql.getMetaData().getDatabaseMajorVersion() >= 18;
         List<String> options = new ArrayList<>();
@@ -80,11 +83,11 @@ public final class Publication {
         String with = options.isEmpty() ? "" : " WITH (" + String.join(", ", options) + ")";
         Optional<State> existing = state(sql, name);
         if (anyFilter && (mode == Mode.ALL_TABLES || existing.map(State::allTables).orElse(false))) {
-            throw new IllegalStateException("Row filters (table.filter.*) are set on the publication's tables, and publication " + name
-                    + " is FOR ALL TABLES, which takes none: set publication.autocreate.mode=filtered (and drop the publication if it "
-                    + "exists: Sluice makes it again for the selected tables), or remove the filters");
+            throw new IllegalStateException("Row filters (table.filter.*) and column lists (table.columns.*) are set on the "
+                    + "publication's tables, and publication " + name + " is FOR ALL TABLES, which takes none: set "
+                    + "publication.autocreate.mode=filtered (and drop the publication if it exists: Sluice makes it again for the "
+                    + "selected tables), or remove the keys");
         }
-        List<String> problems = new ArrayList<>();
         Map<String, String> spelled = anyFilter && mode != Mode.DISABLED ? PublicationFilters.check(sql, wanted, viaRoot, problems) : Map.of();
         if (anyFilter && mode == Mode.DISABLED && sql.getMetaData().getDatabaseMajorVersion() < PublicationFilters.FIRST_VERSION) {
             PublicationFilters.check(sql, wanted, viaRoot, problems);
@@ -102,7 +105,7 @@ public final class Publication {
                     s.execute("CREATE PUBLICATION " + quoted + " FOR ALL TABLES" + with);
                     return "created publication " + name + " for all tables" + (viaRoot ? ", partitions through their roots" : "");
                 }
-                List<String> entries = wanted.values().stream().map(Publication::entry).toList();
+                List<String> entries = wanted.values().stream().map(l -> entry(l, columns)).toList();
                 // A publication for no table yet is valid; tables created later join it.
                 s.execute("CREATE PUBLICATION " + quoted + (entries.isEmpty() ? "" : " FOR TABLE " + String.join(", ", entries)) + with);
                 long filtered = wanted.values().stream().filter(l -> l.condition() != null).count();
@@ -127,13 +130,14 @@ public final class Publication {
             return String.join("; ", done);
         }
         Map<String, String> current = PublicationFilters.current(sql, name);
+        Map<String, List<String>> currentColumns = PublicationColumns.current(sql, name);
         Set<String> published = current.isEmpty() ? publishedNames(sql, name) : current.keySet();
         List<String> missing = new ArrayList<>();
         List<PublicationFilters.Listed> refiltered = new ArrayList<>();
         for (Map.Entry<String, PublicationFilters.Listed> w : wanted.entrySet()) {
             PublicationFilters.Listed listed = w.getValue();
             if (!published.contains(w.getKey())) {
-                missing.add(entry(listed));
+                missing.add(entry(listed, columns));
                 continue;
             }
             String have = current.get(w.getKey());
@@ -141,16 +145,19 @@ public final class Publication {
             if (mode == Mode.DISABLED && listed.condition() != null && have != null) {
                 want = PublicationFilters.spelledAlone(sql, listed); // the user's publication: spelled without making one
             }
-            if (!sameFilter(listed, want, have)) {
+            if (!sameFilter(listed, want, have) || !java.util.Objects.equals(columns.get(w.getKey()), currentColumns.get(w.getKey()))) {
                 refiltered.add(listed);
             }
         }
         if (mode == Mode.DISABLED && !refiltered.isEmpty()) {
             throw new IllegalStateException(refiltered.stream().map(l -> "publication " + name + " filters " + l.published() + " by "
                     + (current.get(l.published()) == null ? "nothing" : current.get(l.published())) + ", and "
-                    + (l.condition() == null ? "no table.filter key names it" : l.key() + " says " + l.condition())).toList()
-                    + ": the snapshot must copy the rows the stream carries. Make them the same: set the key to the publication's "
-                    + "filter as PostgreSQL spells it, or change the publication (ALTER PUBLICATION " + quoted + " SET TABLE ...)");
+                    + (l.condition() == null ? "no table.filter key names it" : l.key() + " says " + l.condition())
+                    + "; it publishes " + (currentColumns.get(l.published()) == null ? "every column" : currentColumns.get(l.published()))
+                    + ", the keys say " + (columns.get(l.published()) == null ? "every column" : columns.get(l.published()))).toList()
+                    + ": the snapshot must copy the rows and columns the stream carries. Make them the same: set the keys to the "
+                    + "publication's filter (as PostgreSQL spells it) and columns, or change the publication (ALTER PUBLICATION " + quoted
+                    + " SET TABLE ...)");
         }
         if (missing.isEmpty() && refiltered.isEmpty()) {
             return String.join("; ", done);
@@ -166,7 +173,7 @@ public final class Publication {
             // In one transaction: the stream sees the table either with its old filter or with its new one, never without it.
             for (PublicationFilters.Listed l : refiltered) {
                 s.execute("ALTER PUBLICATION " + quoted + " DROP TABLE " + l.quoted());
-                s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + entry(l));
+                s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + entry(l, columns));
             }
             if (!missing.isEmpty()) {
                 s.execute("ALTER PUBLICATION " + quoted + " ADD TABLE " + String.join(", ", missing));
@@ -182,18 +189,19 @@ public final class Publication {
             done.add("added " + missing.size() + " tables to publication " + name);
         }
         for (PublicationFilters.Listed l : refiltered) {
-            LOG.warn("The row filter of {} changed (now {}): set on publication {}. Rows already on the target were copied with the "
-                    + "filter before: rows it left out and the new one takes are missing there, rows it took and the new one leaves out "
-                    + "stay. Copy the table again (sluice run --fresh) for a target that holds exactly the rows of the new filter",
-                    l.published(), l.condition() == null ? "none: every row" : l.condition(), name);
-            done.add("set the row filter of " + l.published() + " on publication " + name);
+            LOG.warn("The row filter or column list of {} changed (now {}, {}): set on publication {}. What is already on the target "
+                    + "was copied as they were before: rows or columns they left out and the new ones take are missing there, what "
+                    + "they took and the new ones leave out stays. Copy the table again (sluice run --fresh) for a target that holds "
+                    + "exactly what the new ones take", l.published(), l.condition() == null ? "every row" : l.condition(),
+                    columns.get(l.published()) == null ? "every column" : "columns " + columns.get(l.published()), name);
+            done.add("set the row filter and column list of " + l.published() + " on publication " + name);
         }
         return String.join("; ", done);
     }
 
-    /** A table as the publication's FOR TABLE / ADD TABLE lists it: with its row filter, if any. */
-    private static String entry(PublicationFilters.Listed l) {
-        return l.quoted() + (l.condition() == null ? "" : " WHERE (" + l.condition() + ")");
+    /** A table as the publication's FOR TABLE / ADD TABLE lists it: with its column list and row filter, if any. */
+    private static String entry(PublicationFilters.Listed l, Map<String, List<String>> columns) {
+        return l.quoted() + PublicationColumns.clause(columns.get(l.published())) + (l.condition() == null ? "" : " WHERE (" + l.condition() + ")");
     }
 
     /**

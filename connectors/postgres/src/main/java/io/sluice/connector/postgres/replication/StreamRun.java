@@ -67,7 +67,7 @@ public final class StreamRun implements AutoCloseable {
 
         /** Which tables DDL events are sent for, and which changes copy a table. */
         DdlMessage.Selection ddlSelection() {
-            return DdlMessage.Selection.of(selector::selects, copyOnColumnChange, viaRoot);
+            return DdlMessage.Selection.of(selector::selects, copyOnColumnChange, viaRoot, selector::columnsOf);
         }
     }
 

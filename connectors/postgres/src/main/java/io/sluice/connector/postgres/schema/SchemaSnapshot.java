@@ -95,6 +95,13 @@ public final class SchemaSnapshot {
             entries.addAll(needs);
             pre = preScript.withEntries(entries).render();
         }
+        if (selected.stream().anyMatch(t -> t.columns() != null)) {
+            io.sluice.schemas.types.TypeCatalog catalog = new io.sluice.schemas.types.TypeCatalog(inSnapshot);
+            LeftOutColumns leftOut = LeftOutColumns.of(inSnapshot, selected, t -> t.root() != null
+                    ? catalog.keyColumns(t.rootSchema(), t.rootName()) : catalog.keyColumns(t.schema(), t.name()));
+            pre = leftOut.preData(pre);
+            post = leftOut.postData(post);
+        }
         return new SchemaSnapshot(pre, post + sequenceValues(inSnapshot, scope, selected));
     }
 

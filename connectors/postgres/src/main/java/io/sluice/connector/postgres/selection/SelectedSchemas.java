@@ -46,7 +46,8 @@ public final class SelectedSchemas {
     /**
      * One table's record shapes, from its columns in the catalog: those its changes carry, so
      * that snapshot rows and changes have one shape. A generated column PostgreSQL does not
-     * publish (before 18 none is; on 18 virtual ones are not) is left out, but for a key column.
+     * publish (before 18 none is; on 18 virtual ones are not) is left out, but for a key column;
+     * so are the columns a column list leaves out.
      */
     public static TableSchema of(SelectedTable table, TypeCatalog catalog, TypeMapper mapper, String topicPrefix, Connection connection)
             throws SQLException {
@@ -63,7 +64,7 @@ public final class SelectedSchemas {
         List<String> key = catalog.keyColumns(table.schema(), table.name());
         List<ColumnMapping> columns = new ArrayList<>();
         for (PgColumn column : catalog.columns(table.schema(), table.name())) {
-            if (!unpublished.contains(column.name()) || key.contains(column.name())) {
+            if ((!unpublished.contains(column.name()) || key.contains(column.name())) && table.flows(column.name(), key)) {
                 columns.add(mapper.map(column));
             }
         }

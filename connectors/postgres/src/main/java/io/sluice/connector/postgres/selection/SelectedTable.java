@@ -1,5 +1,7 @@
 package io.sluice.connector.postgres.selection;
 
+import java.util.List;
+
 /**
  * A table whose rows are read: an ordinary table or a leaf partition.
  *
@@ -10,11 +12,21 @@ package io.sluice.connector.postgres.selection;
  * @param logged whether its changes are written to the WAL: an UNLOGGED table's are not, so logical
  *               decoding never sees them; the snapshot copies it, streaming cannot
  * @param rowFilter the SQL condition its rows must meet to flow ({@link RowFilters}); null for every row
+ * @param columns   the columns that flow ({@link ColumnLists}; key columns flow with them, whether listed or not); null for all
  */
-public record SelectedTable(String schema, String name, long oid, String root, boolean logged, String rowFilter) {
+public record SelectedTable(String schema, String name, long oid, String root, boolean logged, String rowFilter, List<String> columns) {
 
     public SelectedTable(String schema, String name, long oid, String root, boolean logged) {
-        this(schema, name, oid, root, logged, null);
+        this(schema, name, oid, root, logged, null, null);
+    }
+
+    public SelectedTable(String schema, String name, long oid, String root, boolean logged, String rowFilter) {
+        this(schema, name, oid, root, logged, rowFilter, null);
+    }
+
+    /** Whether a column flows: listed, or a key column ({@code key}), or every column when there is no list. */
+    public boolean flows(String column, List<String> key) {
+        return columns == null || columns.contains(column) || key.contains(column);
     }
 
     /** The row filter as a clause to add to a query's WHERE with AND; empty when every row flows. */
@@ -42,7 +54,7 @@ public record SelectedTable(String schema, String name, long oid, String root, b
     }
 
     /** The names of the tables that are not WAL-logged (UNLOGGED), which only the snapshot can copy. */
-    public static java.util.List<String> unlogged(java.util.List<SelectedTable> tables) {
+    public static List<String> unlogged(List<SelectedTable> tables) {
         return tables.stream().filter(t -> !t.logged()).map(SelectedTable::qualifiedName).toList();
     }
 }

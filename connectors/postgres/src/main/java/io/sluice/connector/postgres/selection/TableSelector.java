@@ -37,16 +37,36 @@ public final class TableSelector {
     private final List<TablePattern> includes;
     private final List<TablePattern> excludes;
     private final RowFilters filters;
+    private final ColumnLists columns;
 
     public TableSelector(List<TablePattern> includes, List<TablePattern> excludes) {
-        this(includes, excludes, RowFilters.NONE);
+        this(includes, excludes, RowFilters.NONE, ColumnLists.NONE);
     }
 
-    /** @param filters the row filters the selected tables take */
-    public TableSelector(List<TablePattern> includes, List<TablePattern> excludes, RowFilters filters) {
+    /**
+     * @param filters the row filters the selected tables take
+     * @param columns the column lists they take
+     */
+    public TableSelector(List<TablePattern> includes, List<TablePattern> excludes, RowFilters filters, ColumnLists columns) {
         this.includes = List.copyOf(includes);
         this.excludes = List.copyOf(excludes);
         this.filters = filters;
+        this.columns = columns;
+    }
+
+    /** The column lists the selected tables take. */
+    public ColumnLists columns() {
+        return columns;
+    }
+
+    /** A table's column list, known by name and partition ancestors ({schema, name}, nearest first); null for every column. */
+    public List<String> columnsOf(String schema, String name, List<String[]> ancestors) {
+        String root = ancestors.isEmpty() ? null : ancestors.get(ancestors.size() - 1)[0] + "." + ancestors.get(ancestors.size() - 1)[1];
+        try {
+            return columns.forTable(schema, name, root);
+        } catch (IllegalArgumentException e) {
+            return null; // two keys: refused at start
+        }
     }
 
     /** The row filters the selected tables take. */
@@ -77,12 +97,14 @@ public final class TableSelector {
                     int top = ancestorNames.length - 1;
                     String root = top < 0 ? null : ancestorSchemas[top] + "." + ancestorNames[top];
                     String filter;
+                    List<String> listed;
                     try {
                         filter = filters.forTable(schema, name, root);
+                        listed = columns.forTable(schema, name, root);
                     } catch (IllegalArgumentException e) {
                         throw new ConnectException(e.getMessage());
                     }
-                    selected.add(new SelectedTable(schema, name, rs.getLong(3), root, rs.getBoolean(8), filter));
+                    selected.add(new SelectedTable(schema, name, rs.getLong(3), root, rs.getBoolean(8), filter, listed));
                 }
             }
         }
@@ -100,7 +122,9 @@ public final class TableSelector {
                     + (seen.size() > 10 ? ", ..." : "") + ". Patterns are schema.table with * and ?, case-sensitive"));
         }
         List<String> unmatched = new ArrayList<>();
-        for (Map.Entry<TablePattern, String> key : filters.keys().entrySet()) {
+        Map<TablePattern, String> keys = new java.util.LinkedHashMap<>(filters.keys());
+        columns.keys().forEach((pattern, key) -> keys.put(TablePattern.parse(key.substring(ColumnLists.PREFIX.length())), key));
+        for (Map.Entry<TablePattern, String> key : keys.entrySet()) {
             if (selected.stream().noneMatch(t -> key.getKey().matches(t.schema(), t.name()) || t.root() != null
                     && key.getKey().matches(t.rootSchema(), t.rootName()))) {
                 unmatched.add(key.getValue());

@@ -99,7 +99,8 @@ public final class SnapshotPlanner {
 
     /** The record shapes of a partition's root, which all its partitions' rows take. */
     private TableSchema rootSchema(SelectedTable partition, TypeCatalog catalog, Connection snapshot) {
-        SelectedTable root = new SelectedTable(partition.rootSchema(), partition.rootName(), 0, null, partition.logged());
+        SelectedTable root = new SelectedTable(partition.rootSchema(), partition.rootName(), 0, null, partition.logged(),
+                partition.rowFilter(), partition.columns());
         try {
             return SelectedSchemas.of(root, catalog, mapper, topicPrefix, snapshot);
         } catch (SQLException e) {
