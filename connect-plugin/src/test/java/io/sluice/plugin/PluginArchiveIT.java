@@ -209,6 +209,82 @@ class PluginArchiveIT {
         }
     }
 
+    /**
+     * On a worker, a row filter and a column list hold from the source connector to the
+     * PostgreSQL sink: the target table has the listed columns and exactly the rows the filter
+     * takes, also after updates that move rows in and out of it.
+     */
+    @Test
+    void aRowFilterAndAColumnListHoldThroughAWorker() throws Exception {
+        try (io.sluice.testing.postgres.PostgresServer.Launched server = io.sluice.testing.postgres.PostgresServer.launch("plugin-flow")) {
+            io.sluice.plugin.docs.Psql psql = new io.sluice.plugin.docs.Psql(server);
+            psql.run("postgres", "CREATE DATABASE flow_src");
+            psql.run("postgres", "CREATE DATABASE flow_dst");
+            psql.run("flow_src", "CREATE TABLE orders (id int PRIMARY KEY, region text NOT NULL, amount numeric, secret text);"
+                    + "INSERT INTO orders SELECT g, CASE WHEN g % 2 = 0 THEN 'eu' ELSE 'us' END, g, 'hidden' FROM generate_series(1, 200) g;");
+            Map<String, String> source = config(SOURCE, "flow-source", "tasks.max", "1", "topic.prefix", "flow",
+                    "table.include.list", "public.orders", "table.filter.public.orders", "id % 2 = 0",
+                    "table.columns.public.orders", "region, amount", "ddl.capture", "false",
+                    "database.hostname", server.host(), "database.port", String.valueOf(server.port()), "database.user", server.user(),
+                    "database.password", server.password(), "database.dbname", "flow_src", "database.sslmode", "disable",
+                    "key.converter", CONVERTER, "value.converter", CONVERTER,
+                    "topic.creation.default.replication.factor", "1", "topic.creation.default.partitions", "1",
+                    "barriers.topic.partitions", "1");
+            Map<String, String> sink = config(SINK, "flow-sink", "tasks.max", "1", "topics.regex", "flow\\..*",
+                    "key.converter", CONVERTER, "value.converter", CONVERTER, "consumer.override.metadata.max.age.ms", "1000",
+                    "connection.url", "postgres://" + server.host() + ":" + server.port() + "/flow_dst?sslmode=disable",
+                    "connection.username", server.user(), "connection.password", server.password());
+            try {
+                put("flow-source", source);
+                put("flow-sink", sink);
+                String even = "SELECT coalesce(string_agg(id || region, ',' ORDER BY id), '') || '|' || coalesce(sum(amount), 0) FROM orders";
+                awaitSame(psql, even + " WHERE id % 2 = 0", even, "the snapshot's even orders");
+                // Key changes move rows in (3 -> 1004) and out (4 -> 1005) of the filter.
+                psql.run("flow_src", "UPDATE orders SET region = 'apac' WHERE id <= 9; UPDATE orders SET id = 1004 WHERE id = 3;"
+                        + "UPDATE orders SET id = 1005 WHERE id = 4; UPDATE orders SET amount = amount + 1, secret = 'moved' WHERE id % 10 = 0;"
+                        + "DELETE FROM orders WHERE id > 190 AND id < 1000; INSERT INTO orders VALUES (2000, 'eu', 5, 'x'), (2001, 'us', 6, 'y');");
+                awaitSame(psql, even + " WHERE id % 2 = 0", even, "the even orders after the changes");
+                assertThat(psql.query("flow_dst", "SELECT string_agg(column_name, ',' ORDER BY ordinal_position) FROM "
+                        + "information_schema.columns WHERE table_schema = 'public' AND table_name = 'orders'")).isEqualTo("id,region,amount");
+                assertThat(get("connectors/flow-sink/status").path("tasks").get(0).path("state").asText()).isEqualTo("RUNNING");
+            } finally {
+                delete("flow-sink");
+                delete("flow-source");
+            }
+        }
+    }
+
+    private static void awaitSame(io.sluice.plugin.docs.Psql psql, String sourceQuery, String targetQuery, String what) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+        String want = null;
+        String got = null;
+        while (System.nanoTime() < deadline) {
+            want = psql.query("flow_src", sourceQuery);
+            try {
+                got = psql.query("flow_dst", targetQuery);
+            } catch (IllegalStateException e) {
+                got = "no table yet";
+            }
+            if (want.equals(got)) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("Timed out waiting for " + what + ": source " + want + ", target " + got);
+    }
+
+    private static void put(String name, Map<String, String> config) throws Exception {
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(cluster.restUrl("connectors/" + name + "/config")))
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(config))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isBetween(200, 201);
+    }
+
+    private static void delete(String name) throws Exception {
+        HTTP.send(HttpRequest.newBuilder(URI.create(cluster.restUrl("connectors/" + name))).DELETE().build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
     @Test
     void theSinkConfigurationIsValidatedThroughRestWithEveryErrorAtOnce() throws Exception {
         Map<String, String> config = config(SINK, "bad-sink",

@@ -46,7 +46,7 @@ public final class Psql {
     }
 
     /** A value of one query: its first row's columns joined by |. */
-    String query(String database, String sql) throws IOException, InterruptedException {
+    public String query(String database, String sql) throws IOException, InterruptedException {
         return run(database, sql).strip();
     }
 
