@@ -88,10 +88,10 @@ public final class Publication {
                     + "publication.autocreate.mode=filtered (and drop the publication if it exists: Sluice makes it again for the "
                     + "selected tables), or remove the keys");
         }
-        Map<String, String> spelled = anyFilter && mode != Mode.DISABLED ? PublicationFilters.check(sql, wanted, viaRoot, problems) : Map.of();
-        if (anyFilter && mode == Mode.DISABLED && sql.getMetaData().getDatabaseMajorVersion() < PublicationFilters.FIRST_VERSION) {
-            PublicationFilters.check(sql, wanted, viaRoot, problems);
-        }
+        // A publication the user keeps is not tried (that takes the tables' owner), only whether the server takes filters.
+        Map<String, String> spelled = anyFilter && (mode != Mode.DISABLED
+                || sql.getMetaData().getDatabaseMajorVersion() < PublicationFilters.FIRST_VERSION)
+                ? PublicationFilters.check(sql, wanted, viaRoot, problems) : Map.of();
         if (!problems.isEmpty()) {
             throw new IllegalStateException(String.join("; ", problems));
         }

@@ -123,7 +123,7 @@ public final class TableSelector {
         }
         List<String> unmatched = new ArrayList<>();
         Map<TablePattern, String> keys = new java.util.LinkedHashMap<>(filters.keys());
-        columns.keys().forEach((pattern, key) -> keys.put(TablePattern.parse(key.substring(ColumnLists.PREFIX.length())), key));
+        keys.putAll(columns.keys()); // patterns are told apart by identity: a table named in both keeps both keys
         for (Map.Entry<TablePattern, String> key : keys.entrySet()) {
             if (selected.stream().noneMatch(t -> key.getKey().matches(t.schema(), t.name()) || t.root() != null
                     && key.getKey().matches(t.rootSchema(), t.rootName()))) {
