@@ -77,6 +77,7 @@ public final class SluiceCommand implements Callable<Integer> {
             Map.entry("snapshot", SnapshotCommand::new),
             Map.entry("init", InitCommand::new),
             Map.entry("status", StatusCommand::new),
+            Map.entry("resync", ResyncCommand::new),
             Map.entry("teardown", TeardownCommand::new),
             Map.entry("webhooks", WebhooksCommand::commandLine),
             Map.entry("version", VersionCommand::new),

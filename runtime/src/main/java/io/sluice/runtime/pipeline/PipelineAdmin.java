@@ -98,7 +98,68 @@ public final class PipelineAdmin {
                     + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + ByteCounts.format(current - s.confirmedFlush()));
         }
         spec.sink().printStatus(spec.name(), spec.sourceName(), current, out);
+        for (var request : admin.recentResyncs(5)) {
+            out.println("  re-sync of " + request.target() + " (request " + request.id() + "): " + request.state() + ", " + request.rows() + " rows in " + request.chunks() + " chunks"
+                    + (request.updatedAt() == null ? ", requested " + request.requestedAt() : ", last " + request.updatedAt())
+                    + (request.message() == null ? "" : ": " + request.message()));
+        }
         return 0;
+    }
+
+    /**
+     * Asks the running pipeline to re-sync the tables, one request each, and (unless detached)
+     * waits until each has ended, printing its progress.
+     *
+     * @param timeoutMillis how long to wait in all; 0 for as long as it takes
+     */
+    public int resync(List<String> tables, boolean detach, long timeoutMillis) throws Exception {
+        List<Long> ids = new java.util.ArrayList<>();
+        for (String table : tables) {
+            long id = admin.requestResync(table);
+            ids.add(id);
+            out.println("Requested a re-sync of " + table + " from pipeline " + spec.name() + " (request " + id + ")");
+        }
+        if (detach) {
+            out.println("The running pipeline copies " + (tables.size() == 1 ? "it" : "them") + " while it streams; `sluice status` shows how "
+                    + (tables.size() == 1 ? "it goes" : "they go") + ".");
+            return 0;
+        }
+        long deadline = timeoutMillis == 0 ? Long.MAX_VALUE : System.currentTimeMillis() + timeoutMillis;
+        long waitingSaidAt = System.currentTimeMillis();
+        int failed = 0;
+        for (long id : ids) {
+            String said = null;
+            while (true) {
+                var request = admin.resync(id).orElseThrow(() -> new IllegalStateException("Request " + id + " is gone from the "
+                        + "signal table (deleted, or the pipeline was torn down)"));
+                String now = request.state() + " " + request.rows() + " " + request.chunks();
+                if (request.done()) {
+                    out.println("Re-synced " + request.target() + ": " + request.rows() + " rows in " + request.chunks() + " chunks");
+                    break;
+                }
+                if (request.failed()) {
+                    err.println("sluice: the re-sync of " + request.target() + " failed: " + request.message());
+                    failed++;
+                    break;
+                }
+                if (!now.equals(said) && request.running()) {
+                    out.println("  " + request.target() + ": " + request.rows() + " rows in " + request.chunks() + " chunks so far");
+                    said = now;
+                    waitingSaidAt = System.currentTimeMillis();
+                } else if (System.currentTimeMillis() - waitingSaidAt > 30_000) {
+                    out.println("  still waiting for pipeline " + spec.name() + " to take request " + id + " (is `sluice run` running "
+                            + "with the same options?)");
+                    waitingSaidAt = System.currentTimeMillis();
+                }
+                if (System.currentTimeMillis() > deadline) {
+                    err.println("sluice: gave up waiting after " + timeoutMillis / 1000 + " s; the re-sync of " + request.target()
+                            + " goes on (`sluice status` shows it)");
+                    return 1;
+                }
+                Thread.sleep(500);
+            }
+        }
+        return failed == 0 ? 0 : 1;
     }
 
     /** Drops the slot, publication and (when no other pipeline uses them) DDL triggers, forgets the target's position and the offsets; the target's tables stay. */
@@ -118,6 +179,10 @@ public final class PipelineAdmin {
                 return 1;
             }
             throw e;
+        }
+        int requests = admin.forgetResyncs();
+        if (requests > 0) {
+            out.println("Deleted " + requests + " re-sync requests of the pipeline from the signal table");
         }
         spec.sink().forget(spec.sourceName(), out);
         for (Path file : List.of(spec.offsets(), Path.of(spec.offsets() + ".done"))) {

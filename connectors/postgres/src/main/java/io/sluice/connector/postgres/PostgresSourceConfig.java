@@ -63,6 +63,8 @@ public final class PostgresSourceConfig extends AbstractConfig {
     public static final String HEARTBEAT_INTERVAL = "heartbeat.interval.ms";
     public static final String HEARTBEAT_TABLE = "heartbeat.table";
     public static final String SLOT_HEALTH_INTERVAL = "slot.health.interval.ms";
+    public static final String SIGNAL_TABLE = "signal.table";
+    public static final String RESYNC_CHUNK_ROWS = "resync.chunk.rows";
     public static final String SLOT_LAG_WARN = "slot.lag.warn.bytes";
     public static final String SLOT_SAFE_WAL_WARN = "slot.safe.wal.warn.bytes";
     /** Kafka Connect's key for the partitions of the topics it creates for a source (KIP-158). */
@@ -251,6 +253,17 @@ public final class PostgresSourceConfig extends AbstractConfig {
                             + "the user INSERT and UPDATE on it, and table.include.list must select it (validation says which is "
                             + "missing): CREATE TABLE public.sluice_heartbeat (pipeline text PRIMARY KEY, at timestamptz NOT NULL). "
                             + "Empty: a logical decoding message.", HEALTH, 0, Width.MEDIUM, "Heartbeat table")
+            .define(SIGNAL_TABLE, Type.STRING, io.sluice.connector.postgres.resync.SignalTable.DEFAULT, Importance.MEDIUM,
+                    "The source's table of requests to the running pipeline (schema.table): a row (pipeline = topic.prefix, "
+                            + "kind = 'resync', target = 'schema.table') asks it to copy that table again while it streams, "
+                            + "which `sluice resync` does, and the pipeline writes its progress into the row. The source task "
+                            + "makes it (and its schema) at start when it is missing, which takes CREATE on the database; a user "
+                            + "that may not is told, once, the statement to have it run. It is never among the streamed tables. "
+                            + "Empty: no requests are taken.", STREAMING, 20, Width.MEDIUM, "Signal table")
+            .define(RESYNC_CHUNK_ROWS, Type.INT, 4096, ConfigDef.Range.between(1, 1_000_000), Importance.LOW,
+                    "Rows per chunk of a table re-synced while streaming (docs/filters.md): read by key in one short "
+                            + "transaction, held in memory until the stream reaches its watermark, then handed out. Larger "
+                            + "chunks copy faster and hold more memory.", STREAMING, 21, Width.SHORT, "Re-sync chunk rows")
             .define(SLOT_HEALTH_INTERVAL, Type.LONG, 10_000L, ConfigDef.Range.between(0L, 3_600_000L), Importance.LOW,
                     "How often the replication slot's lag, wal_status and safe_wal_size are read from pg_replication_slots, "
                             + "for the metrics (docs/metrics.md) and the warnings below. 0 reads them never.", HEALTH, 1, Width.SHORT,
@@ -311,8 +324,25 @@ public final class PostgresSourceConfig extends AbstractConfig {
         return getList(TABLE_INCLUDE).stream().map(TablePattern::parse).toList();
     }
 
+    /** The exclude list, and the signal table, which is never streamed. */
     public List<TablePattern> excludes() {
-        return getList(TABLE_EXCLUDE).stream().map(TablePattern::parse).toList();
+        List<TablePattern> excludes = new java.util.ArrayList<>(getList(TABLE_EXCLUDE).stream().map(TablePattern::parse).toList());
+        io.sluice.connector.postgres.resync.SignalTable signals = signalTable();
+        if (signals != null) {
+            String[] name = io.sluice.schemas.naming.Identifiers.unquoteQualified(signals.name());
+            excludes.add(TablePattern.parse("\"" + name[0].replace("\"", "\"\"") + "\".\"" + name[1].replace("\"", "\"\"") + "\""));
+        }
+        return excludes;
+    }
+
+    /** The table of requests to the running pipeline; null when none is taken. */
+    public io.sluice.connector.postgres.resync.SignalTable signalTable() {
+        String table = getString(SIGNAL_TABLE).trim();
+        return table.isEmpty() ? null : new io.sluice.connector.postgres.resync.SignalTable(table);
+    }
+
+    public int resyncChunkRows() {
+        return getInt(RESYNC_CHUNK_ROWS);
     }
 
     /**

@@ -18,6 +18,7 @@ import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.SequenceSync;
 import io.sluice.connector.postgres.replication.StreamConnections;
 import io.sluice.connector.postgres.replication.StreamRun;
+import io.sluice.connector.postgres.resync.SignalTable;
 import io.sluice.connector.postgres.schema.PgDump;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.SelectedTable;
@@ -219,7 +220,8 @@ public class PostgresSourceTask extends SourceTask {
         Map<String, String> partition = ServerPartition.of(config.topicPrefix());
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         StreamRun.Settings settings = new StreamRun.Settings(config.topicPrefix(), config.slotName(), config.publicationName(), selector(),
-                mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis(), config.copyOnColumnChange(), setup.viaRoot());
+                mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis(), config.copyOnColumnChange(), setup.viaRoot(),
+                signals(), config.resyncChunkRows());
         Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
         Connection replication = null;
         try {
@@ -253,6 +255,28 @@ public class PostgresSourceTask extends SourceTask {
                         + " is in use by another process (" + sql.getMessage() + "): is another Sluice running this pipeline?", e);
             }
             throw e;
+        }
+    }
+
+    /**
+     * The signal table, made when it is missing; null when requests are not taken, or when it cannot
+     * be made (said once, with the statement to run).
+     */
+    private SignalTable signals() {
+        SignalTable signals = config.signalTable();
+        if (signals == null) {
+            return null;
+        }
+        try (Connection c = PgConnect.open(setup.writable(), "sluice signals " + config.topicPrefix())) {
+            Optional<String> problem = signals.ensure(c);
+            if (problem.isPresent()) {
+                LOG.warn("{}. Until then this pipeline takes no re-sync requests", problem.get());
+                return null;
+            }
+            return signals;
+        } catch (SQLException e) {
+            LOG.warn("Cannot make the signal table {} ({}): this pipeline takes no re-sync requests", signals.name(), e.getMessage());
+            return null;
         }
     }
 

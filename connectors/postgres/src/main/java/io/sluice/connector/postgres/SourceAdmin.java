@@ -14,6 +14,7 @@ import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
 import io.sluice.connector.postgres.selection.SelectedTable;
+import io.sluice.connector.postgres.resync.SignalTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.schemas.postgres.PgConnect;
@@ -171,6 +172,94 @@ public final class SourceAdmin {
 
     private TableSelector selector() {
         return config.tableSelector();
+    }
+
+    /**
+     * Asks the running pipeline to re-sync a table (a row in the signal table, made first when
+     * missing); the request's id.
+     *
+     * @throws IllegalStateException when the pipeline takes no requests ({@code signal.table} is empty) or the table cannot be made
+     */
+    public long requestResync(String table) throws SQLException {
+        SignalTable signals = signals();
+        try (Connection c = openWritable("resync")) {
+            Optional<String> problem = signals.ensure(c);
+            if (problem.isPresent()) {
+                throw new IllegalStateException(problem.get());
+            }
+            return signals.request(c, config.topicPrefix(), table);
+        }
+    }
+
+    /**
+     * A re-sync request as the signal table has it.
+     *
+     * @param state requested, running, done or failed
+     * @param rows  rows copied durably so far
+     */
+    public record Resync(long id, String target, String state, long rows, long chunks, String requestedAt, String updatedAt,
+                         String message) {
+
+        static Resync of(SignalTable.Request r) {
+            return new Resync(r.id(), r.target(), r.state().name().toLowerCase(java.util.Locale.ROOT), r.rows(), r.chunks(),
+                    r.requestedAt(), r.updatedAt(), r.message());
+        }
+
+        public boolean done() {
+            return state.equals("done");
+        }
+
+        public boolean failed() {
+            return state.equals("failed");
+        }
+
+        public boolean running() {
+            return state.equals("running");
+        }
+    }
+
+    /** A re-sync request as the signal table has it now; empty when it is gone. */
+    public Optional<Resync> resync(long id) throws SQLException {
+        SignalTable signals = signals();
+        try (Connection c = openWritable("resync")) {
+            return signals.get(c, id).map(Resync::of);
+        }
+    }
+
+    /** The pipeline's latest re-sync requests, newest first; empty when it takes none or never had one. */
+    public List<Resync> recentResyncs(int limit) throws SQLException {
+        SignalTable signals = config.signalTable();
+        if (signals == null) {
+            return List.of();
+        }
+        try (Connection c = openWritable("status")) {
+            return signals.exists(c) ? signals.recent(c, config.topicPrefix(), limit).stream().map(Resync::of).toList() : List.of();
+        }
+    }
+
+    /** Forgets the pipeline's re-sync requests (at teardown); how many there were. */
+    public int forgetResyncs() throws SQLException {
+        SignalTable signals = config.signalTable();
+        if (signals == null) {
+            return 0;
+        }
+        try (Connection c = openWritable("teardown")) {
+            return signals.forget(c, config.topicPrefix());
+        }
+    }
+
+    private SignalTable signals() {
+        SignalTable signals = config.signalTable();
+        if (signals == null) {
+            throw new IllegalStateException(PostgresSourceConfig.SIGNAL_TABLE + " is empty: this pipeline takes no re-sync requests. "
+                    + "Set it (the default is " + SignalTable.DEFAULT + ") and restart the pipeline");
+        }
+        return signals;
+    }
+
+    /** The primary when the configuration names one (the source is a standby), else the source: where requests are written. */
+    private Connection openWritable(String what) throws SQLException {
+        return PgConnect.open(PostgresSourceConnector.primaryEndpoint(config).orElse(endpoint), "sluice " + what);
     }
 
     private Connection open(String what) throws SQLException {

@@ -77,9 +77,23 @@ final class OpenSearchWriter implements SinkWriter {
             case RELOAD -> reload(event);
             case SNAPSHOT_ROW, CHANGE -> row(event);
             case HEARTBEAT -> heartbeat(event);
+            case KEY_RANGE -> keyRange(event);
             default -> throw new DataException("Event " + event.kind() + " is not one the OpenSearch sink writes");
         }
     }
+
+    /**
+     * The end of a re-synced chunk: its rows are written (upserted by their position's version);
+     * documents of keys the source no longer has are left, which is said once per table.
+     */
+    private void keyRange(SinkEvent event) {
+        if (rangesSaid.add(event.table())) {
+            LOG.info("{} is being re-synced: its rows are written again, but documents of keys the source does not have (added to "
+                    + "the index behind Sluice's back) stay in it; removing them is planned (docs/filters.md)", event.table());
+        }
+    }
+
+    private final java.util.Set<String> rangesSaid = new java.util.HashSet<>();
 
     /** A heartbeat goes into the bulk request with the documents around it: durable once the cluster took that request. */
     private void heartbeat(SinkEvent event) throws InterruptedException {

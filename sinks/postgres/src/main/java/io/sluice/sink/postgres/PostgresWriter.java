@@ -124,6 +124,10 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
                     changes.change(event);
                 }
             }
+            case KEY_RANGE -> {
+                beginStreaming();
+                changes.keyRange(event);
+            }
             case SEQUENCES -> advanceSequences(record, event.value());
             case HEARTBEAT -> changes.heartbeat(event);
             case SCHEMA_CHANGE -> schemaEvents.apply(event);

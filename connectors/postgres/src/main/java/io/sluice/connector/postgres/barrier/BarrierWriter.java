@@ -8,6 +8,7 @@ import java.util.Set;
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.KeyRanges;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.naming.Identifiers;
@@ -21,7 +22,8 @@ import org.apache.kafka.connect.source.SourceRecord;
 /**
  * Adds ordering barriers (see {@link Barriers}) to what the source task hands to Kafka Connect:
  * after each schema event, and after each truncation of a table (streamed, the start of a table's
- * copy into the stream, or the emptying of a keyless table a resumed snapshot copies again) and
+ * copy into the stream, or the emptying of a keyless table a resumed snapshot copies again), each
+ * end of a re-synced chunk (its range delete must follow every partition's rows before it) and
  * each update that moves a row to a new key keeping TOASTed values it did not send, one barrier
  * record in every partition of each table topic the event concerns. A truncation has no
  * key, so without its barrier it would land in any partition, and the rows written before it in
@@ -94,7 +96,7 @@ public final class BarrierWriter {
             }
             return new Barriers.Barrier(idOf(value), List.copyOf(topics), partitions);
         }
-        if (isTruncation(value) || movesStoredValues(record)) {
+        if (isTruncation(value) || movesStoredValues(record) || KeyRanges.is(value.schema())) {
             return new Barriers.Barrier(idOf(value), List.of(record.topic()), partitions);
         }
         return null;

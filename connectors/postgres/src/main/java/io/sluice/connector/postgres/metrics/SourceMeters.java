@@ -41,6 +41,13 @@ public final class SourceMeters {
             "Estimated time until the snapshot has read every row, from the tables' sizes and the rate so far; -1 while unknown",
             "pipeline");
 
+    public static final Counter RESYNC_ROWS = SluiceMetrics.counter("sluice_resync_rows_total",
+            "Rows of tables re-synced while streaming (sluice resync), handed to the targets, per table", "pipeline", "table");
+    public static final Counter RESYNC_CHUNKS = SluiceMetrics.counter("sluice_resync_chunks_total",
+            "Chunks of tables re-synced while streaming, handed to the targets, per table", "pipeline", "table");
+    public static final Gauge RESYNC_RUNNING = SluiceMetrics.gauge("sluice_resync_running_tables",
+            "Tables being re-synced now (one at a time; requests wait in the signal table), 0 when none is", "pipeline");
+
     private SourceMeters() {
     }
 }

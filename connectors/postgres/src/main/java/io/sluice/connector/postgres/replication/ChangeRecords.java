@@ -11,6 +11,7 @@ import java.util.function.ObjLongConsumer;
 import io.sluice.connector.postgres.ddl.DdlCapture;
 import io.sluice.connector.postgres.ddl.DdlMessage;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
+import io.sluice.connector.postgres.resync.ChunkRead;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Begin;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Commit;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage.Delete;
@@ -24,6 +25,7 @@ import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Heartbeats;
+import io.sluice.schemas.envelope.KeyRanges;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.SourceInfo;
@@ -84,6 +86,7 @@ public final class ChangeRecords {
 
     /** Tables being copied into the stream, and the position the slot may not be confirmed past meanwhile. */
     private final StreamCopies copies = new StreamCopies();
+    private final StreamResyncs resyncs;
     /** The offset of the newest stream record: copy records carry its position. */
     private Map<String, Object> lastOffset;
 
@@ -117,11 +120,14 @@ public final class ChangeRecords {
      *                          stream: before the changes after it
      * @param seenBySnapshot    tables read whole under a snapshot other than the slot's (by qualified name), with what it
      *                          saw: their changes of transactions it saw are in the rows read, and are dropped
+     * @param resyncs           the tables re-synced while streaming: told the changes of the one being re-synced, and asked
+     *                          what to hand out at each watermark
      */
     public ChangeRecords(String topicPrefix, String database, Map<String, ?> partition, Map<String, Object> baseOffset,
                          Function<Relation, StreamTable> resolver, long confirmedEnd, long skipThroughCommit, long skipThroughEvent,
                          DdlMessage.Selection selection, ObjLongConsumer<DdlMessage> ddlFollowed,
-                         Map<String, VisibleTransactions> seenBySnapshot) {
+                         Map<String, VisibleTransactions> seenBySnapshot, StreamResyncs resyncs) {
+        this.resyncs = resyncs;
         this.selection = selection;
         this.ddlFollowed = ddlFollowed;
         this.seenBySnapshot = seenBySnapshot;
@@ -155,6 +161,9 @@ public final class ChangeRecords {
             }
             release();
             lastCompleteEnd = c.endLsn();
+            if (transaction != null) {
+                resyncs.committed(transaction.xid(), transaction.finalLsn());
+            }
             transaction = null;
         } else if (message instanceof Relation r) {
             tables.put(r.oid(), resolver.apply(r));
@@ -172,8 +181,17 @@ public final class ChangeRecords {
             partitionRows(PartitionRows.parse(m.content()));
         } else if (message instanceof LogicalMessage m && m.transactional() && Heartbeats.MESSAGE_PREFIX.equals(m.prefix())) {
             heartbeat(new String(m.content(), StandardCharsets.UTF_8));
+        } else if (message instanceof LogicalMessage m && m.transactional() && ChunkRead.MESSAGE_PREFIX.equals(m.prefix())
+                && transaction != null) {
+            StreamResyncs.Chunk chunk = resyncs.reached(new String(m.content(), StandardCharsets.UTF_8), transaction.finalLsn());
+            if (chunk != null) {
+                resynced(chunk);
+            }
         } else if (message instanceof Truncate t) {
             for (int oid : t.relationOids()) {
+                if (resyncs.watches(oid) && transaction != null) {
+                    resyncs.truncated(transaction.xid(), transaction.finalLsn());
+                }
                 StreamTable table = table(oid);
                 if (table.selected()) {
                     emit(table, Operation.TRUNCATE, null, null, null, null, null);
@@ -330,6 +348,43 @@ public final class ChangeRecords {
         push(record);
     }
 
+    /**
+     * A re-synced chunk, at its watermark: its rows as read events and its key range, in the
+     * watermark's transaction (with its positions, so they are ordered and skipped like changes).
+     */
+    private void resynced(StreamResyncs.Chunk chunk) {
+        StreamTable table = chunk.table();
+        TableSchema schema = table.schema();
+        long now = System.currentTimeMillis();
+        Struct source = new SourceInfo(topicPrefix, database, schema.schemaName(), schema.tableName(),
+                transaction.commitTimestamp() + PG_EPOCH_MICROS, SourceInfo.Snapshot.INCREMENTAL, Integer.toUnsignedLong(transaction.xid()),
+                transaction.finalLsn(), null).toStruct();
+        long tableEvent = 0;
+        for (Struct row : chunk.rows()) {
+            event++;
+            tableEvent++;
+            if (alreadySent()) {
+                continue;
+            }
+            Struct value = Envelope.create(schema.envelopeSchema(), Operation.READ, null, row, source,
+                    Envelope.transaction(transactionId, event, tableEvent), now * 1000L);
+            SourceRecord record = new SourceRecord(partition, offset(), schema.topic(), null, schema.keySchema(), schema.key(row),
+                    schema.envelopeSchema(), value);
+            if (schema.holdsNotedValues()) {
+                ValueNotes.describe(null, row, record.headers());
+            }
+            push(record);
+        }
+        event++;
+        if (alreadySent()) {
+            return;
+        }
+        Struct range = KeyRanges.value(schema.keySchema(), source, Envelope.transaction(transactionId, event, tableEvent + 1), chunk.from(),
+                chunk.to(), chunk.keep(), chunk.keyOrder(), now);
+        // No key: a sink reaches it after every partition's rows before it, through its barrier on a cluster (BarrierWriter).
+        push(new SourceRecord(partition, offset(), schema.topic(), null, null, null, range.schema(), range));
+    }
+
     private long capped(long confirm) {
         return copies.capped(confirm);
     }
@@ -381,6 +436,9 @@ public final class ChangeRecords {
         List<String> unchanged = new ArrayList<>();
         Struct after = now == null ? null : RowImages.image(table, now, unchanged);
         Struct before = old == null ? null : RowImages.image(table, old, null);
+        if (resyncs.watches(relationOid) && transaction != null) {
+            resyncs.changed(transaction.xid(), transaction.finalLsn(), before, after);
+        }
         if (op == Operation.DELETE && before == null) {
             throw new ConnectException("A delete on " + table.qualifiedName() + " came without the old row's key");
         }

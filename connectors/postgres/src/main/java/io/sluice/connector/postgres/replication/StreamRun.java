@@ -10,6 +10,7 @@ import io.sluice.connector.postgres.ddl.DdlMessage;
 import io.sluice.connector.postgres.metrics.DecodedCounts;
 import io.sluice.connector.postgres.metrics.SourceMeters;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
+import io.sluice.connector.postgres.resync.SignalTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.mapping.TypeMapper;
@@ -61,9 +62,12 @@ public final class StreamRun implements AutoCloseable {
      *
      * @param copyOnColumnChange whether every column change copies the table into the stream ({@code ddl.copy.on})
      * @param viaRoot            whether the publication sends partitions' changes as their root's ({@code publish_via_partition_root})
+     * @param signals            the table of re-sync requests ({@code signal.table}); null to take none
+     * @param resyncChunkRows    rows per chunk of a re-sync ({@code resync.chunk.rows})
      */
     public record Settings(String topicPrefix, String slot, String publication, TableSelector selector, TypeMapper mapper,
-                           long statusIntervalMillis, long reconnectTimeoutMillis, boolean copyOnColumnChange, boolean viaRoot) {
+                           long statusIntervalMillis, long reconnectTimeoutMillis, boolean copyOnColumnChange, boolean viaRoot,
+                           SignalTable signals, int resyncChunkRows) {
 
         /** Which tables DDL events are sent for, and which changes copy a table. */
         DdlMessage.Selection ddlSelection() {
@@ -92,6 +96,7 @@ public final class StreamRun implements AutoCloseable {
     private StreamTable copyTable;
     private volatile boolean closed;
     private final DecodedCounts decoded;
+    private final StreamResyncs resyncs;
 
     /**
      * @param catalog     a normal connection to the source database, for catalog lookups; closed with the run
@@ -120,6 +125,8 @@ public final class StreamRun implements AutoCloseable {
         this.selection = new StreamSelection(settings.ddlSelection(),
                 () -> StreamSelection.published(settings.selector(), settings.viaRoot(), this.catalog, database));
         selection.addFromCatalog();
+        this.resyncs = new StreamResyncs(settings.signals(), settings.topicPrefix(), settings.resyncChunkRows(), settings.selector(),
+                connections.writable(), settings.viaRoot(), selection::selects);
         long confirmed = number(stored, ChangeRecords.CONFIRM_LSN);
         handedOutCommit = number(stored, ChangeRecords.COMMIT_LSN);
         handedOutEvent = number(stored, ChangeRecords.EVENT);
@@ -133,7 +140,7 @@ public final class StreamRun implements AutoCloseable {
     /** Records that start after {@code confirmed} and skip what was handed out before. */
     private ChangeRecords newRecords(long confirmed) {
         return new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
-                handedOutCommit, handedOutEvent, settings.ddlSelection(), selection::follow, seenBySnapshot);
+                handedOutCommit, handedOutEvent, settings.ddlSelection(), selection::follow, seenBySnapshot, resyncs);
     }
 
     /**
@@ -154,6 +161,7 @@ public final class StreamRun implements AutoCloseable {
             copy.close();
             copy = null;
         }
+        resyncs.reset();
         pending = new ArrayList<>();
         RetryPolicy.reconnecting(settings.reconnectTimeoutMillis()).run(() -> {
             if (closed) {
@@ -223,6 +231,10 @@ public final class StreamRun implements AutoCloseable {
             synchronized (this) {
                 while (pending.size() < maxRecords) {
                     copyChunk(maxRecords - pending.size());
+                    if (!records.inTransaction()) {
+                        // Between transactions: a table starts being watched with no transaction half read.
+                        resyncs.step(schemas::resolve);
+                    }
                     boolean read = readMore();
                     if (!pending.isEmpty() && firstAt == 0) {
                         firstAt = System.nanoTime();
@@ -355,6 +367,7 @@ public final class StreamRun implements AutoCloseable {
      */
     public void committed(Map<String, Object> stored) {
         long confirm = number(stored, ChangeRecords.CONFIRM_LSN);
+        resyncs.durableThrough(number(stored, ChangeRecords.COMMIT_LSN));
         synchronized (this) {
             boolean allDurable = number(stored, ChangeRecords.COMMIT_LSN) == handedOutCommit
                     && number(stored, ChangeRecords.EVENT) == handedOutEvent && pending.isEmpty() && !records.holding();
@@ -380,6 +393,7 @@ public final class StreamRun implements AutoCloseable {
         if (copy != null) {
             copy.close();
         }
+        resyncs.close();
         stream.close();
         try {
             catalog.close();

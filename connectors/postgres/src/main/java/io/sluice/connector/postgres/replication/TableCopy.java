@@ -99,7 +99,7 @@ final class TableCopy implements AutoCloseable {
     }
 
     /** The table's {schema, name, relkind}. */
-    private static String[] name(Connection c, long oid) throws SQLException {
+    static String[] name(Connection c, long oid) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT n.nspname, k.relname, k.relkind::text FROM pg_catalog.pg_class k "
                 + "JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace WHERE k.oid = ?")) {
             s.setLong(1, oid);
@@ -117,7 +117,7 @@ final class TableCopy implements AutoCloseable {
      * generated ones the publication does not send (all before 18; virtual ones on 18, where
      * Sluice's publication sends stored ones).
      */
-    private static PgOutputMessage.Relation relation(Connection c, long oid, String[] name) throws SQLException {
+    static PgOutputMessage.Relation relation(Connection c, long oid, String[] name) throws SQLException {
         List<PgOutputMessage.Column> columns = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod FROM pg_catalog.pg_attribute a "
                 + "WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped AND (a.attgenerated = '' OR (a.attgenerated = 's' "

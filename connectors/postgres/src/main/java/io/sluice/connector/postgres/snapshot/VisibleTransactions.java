@@ -61,6 +61,11 @@ public record VisibleTransactions(long xmin, long xmax, long[] inProgress, long 
         return full < xmax && Arrays.binarySearch(inProgress, full) < 0;
     }
 
+    /** Whether the transaction with this (32-bit) ID is below the snapshot's xmin: this snapshot and every later one saw it. */
+    public boolean belowXmin(int xid) {
+        return widen(xid) < xmin;
+    }
+
     /**
      * The full ID with these low 32 bits nearest to {@code xmax}: PostgreSQL keeps every ID in
      * use within 2^31 of the next one, so a transaction that commits around the snapshot is there.

@@ -104,7 +104,7 @@ class ChangeRecordsProperties {
         }
 
         ChangeRecords records = new ChangeRecords("p", "db", Map.of("server", "p"), Map.of(), this::resolve, START, skipCommit, skipEvent,
-                (schema, name, ancestors) -> true, (m, l) -> { }, Map.of());
+                (schema, name, ancestors) -> true, (m, l) -> { }, Map.of(), StreamResyncs.none());
         List<SourceRecord> out = new ArrayList<>();
         List<PgOutputMessage> messages = messages(transactions, txs);
         for (int i = 0; i < messages.size(); i++) {

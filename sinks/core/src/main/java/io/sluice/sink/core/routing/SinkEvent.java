@@ -3,6 +3,7 @@ package io.sluice.sink.core.routing;
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.Heartbeats;
+import io.sluice.schemas.envelope.KeyRanges;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
@@ -47,6 +48,11 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         /** The source's sequence values. */
         SEQUENCES,
         /**
+         * The end of a chunk of a table re-synced while streaming ({@link KeyRanges}): the target's
+         * rows in its key range that are none of its keys are gone from the source.
+         */
+        KEY_RANGE,
+        /**
          * A heartbeat of the source: written where the target keeps its position, in order with
          * the changes; once durable, the changes before it are.
          */
@@ -76,6 +82,9 @@ public record SinkEvent(Kind kind, SinkRecord record, TopicPartition partition, 
         }
         if (Heartbeats.is(record.valueSchema())) {
             return new SinkEvent(Kind.HEARTBEAT, record, partition, value, null, null, barrier);
+        }
+        if (KeyRanges.is(record.valueSchema())) {
+            return new SinkEvent(Kind.KEY_RANGE, record, partition, value, value.getStruct(Envelope.SOURCE), null, barrier);
         }
         if (SequenceEvents.is(record.valueSchema())) {
             return new SinkEvent(Kind.SEQUENCES, record, partition, value, null, null, barrier);

@@ -65,8 +65,9 @@ public final class ChangeTable {
      * @param encoder    writes the incoming rows as the target's columns
      * @param keys       the target's key columns (primary key or replica identity index); empty
      *                   for a table without one, whose rows are found by all their values
+     * @param keyOrders  what the target's keys sort by (shared by all tables of a sink)
      */
-    public ChangeTable(String schema, String tableName, Schema rowSchema, RowEncoder encoder, List<String> keys) {
+    ChangeTable(String schema, String tableName, Schema rowSchema, RowEncoder encoder, List<String> keys, TargetKeyOrders keyOrders) {
         this.target = schema + "." + tableName;
         this.rowSchema = rowSchema;
         this.encoder = encoder;
@@ -86,7 +87,7 @@ public final class ChangeTable {
             shape.add(encoder.name(i) + " " + encoder.type(i) + (encoder.asText(i) ? " text" : ""));
         }
         this.writer = new SegmentWriter(target, Identifiers.quote(schema, tableName), encoder, this.keys, keyIndexes, keyColumn,
-                Identifiers.quote("sluice_apply_" + Integer.toHexString((target + "|" + shape + "|" + keys).hashCode())));
+                Identifiers.quote("sluice_apply_" + Integer.toHexString((target + "|" + shape + "|" + keys).hashCode())), keyOrders);
     }
 
     /** The row schema the pending changes were written with. */
@@ -173,6 +174,46 @@ public final class ChangeTable {
         }
         PendingChange change = deletion(before);
         put(keyOf(change), change);
+    }
+
+    /**
+     * The end of a re-synced chunk, after everything before it: the target's rows with a key in the
+     * range (after {@code from}, through {@code to}; null ends are open) and none of {@code keep}
+     * are deleted. The table's row schema must be the key's ({@code keep}'s elements').
+     *
+     * @param order what the key columns sort by on the source: the range is left alone where the target sorts otherwise
+     */
+    public void keyRange(Struct from, Struct to, List<Struct> keep, List<String> order) {
+        closeSegment();
+        open.rangeOrder = List.copyOf(order);
+        for (Struct key : keep) {
+            PendingChange change = encode(key, Set.of(), true);
+            change.op = PendingChange.KEEP;
+            put(keyOf(change), change);
+        }
+        end(from, PendingChange.FROM);
+        end(to, PendingChange.TO);
+        if (open.states.isEmpty()) {
+            // No key stays and both ends are open: the segment still deletes, so it must not be dropped as empty.
+            PendingChange none = encode(new Struct(rowSchema), Set.of(), true);
+            none.op = PendingChange.KEEP;
+            put(new RowKey(new byte[] {PendingChange.KEEP}), none);
+        }
+        segments.add(open);
+        open = new Segment();
+    }
+
+    private void end(Struct key, short op) {
+        if (key == null) {
+            return;
+        }
+        PendingChange change = encode(key, Set.of(), true);
+        change.op = op;
+        byte[] bytes = keyOf(change).bytes();
+        byte[] tagged = new byte[bytes.length + 1];
+        tagged[0] = (byte) op; // apart from the kept keys, one of which it may equal
+        System.arraycopy(bytes, 0, tagged, 1, bytes.length);
+        put(new RowKey(tagged), change);
     }
 
     /** Forgets the pending changes: the table is emptied before anything that follows. */

@@ -12,6 +12,12 @@ final class PendingChange {
     static final short MOVE = 3;
     /** A whole row whose last change in the batch was an update of it under the same key: most likely on the target already. */
     static final short UPDATE = 4;
+    /** A key in a re-synced chunk's range whose row stays. */
+    static final short KEEP = 5;
+    /** The key a re-synced chunk's range starts after. */
+    static final short FROM = 6;
+    /** The last key of a re-synced chunk's range. */
+    static final short TO = 7;
     /** Heap a pending change takes beyond its values, measured roughly: its object, array headers, its key and map entry. */
     private static final int OVERHEAD = 200;
 

@@ -42,6 +42,7 @@ final class SegmentWriter {
     private final int[] keyIndexes;
     private final boolean[] keyColumn;
     private final String stage;
+    private final TargetKeyOrders keyOrders;
 
     /**
      * @param target     the table's name for messages
@@ -49,9 +50,10 @@ final class SegmentWriter {
      * @param keyIndexes per key column, its place among the encoder's columns
      * @param keyColumn  per column written, whether it is a key column
      * @param stage      the staging table, quoted
+     * @param keyOrders  what the target's keys sort by, for re-synced chunks' key ranges
      */
     SegmentWriter(String target, String table, RowEncoder encoder, List<String> keys, int[] keyIndexes, boolean[] keyColumn,
-                  String stage) {
+                  String stage, TargetKeyOrders keyOrders) {
         this.target = target;
         this.table = table;
         this.encoder = encoder;
@@ -59,6 +61,7 @@ final class SegmentWriter {
         this.keyIndexes = keyIndexes;
         this.keyColumn = keyColumn;
         this.stage = stage;
+        this.keyOrders = keyOrders;
     }
 
     String stage() {
@@ -74,6 +77,10 @@ final class SegmentWriter {
      * inserts, and last the rows whose unchanged TOASTed values stay as stored.
      */
     void writeKeyed(Connection c, Statement s, Segment segment, QueuedStatements queue) throws SQLException {
+        if (segment.rangeOrder != null) {
+            writeRange(c, s, segment, queue);
+            return;
+        }
         // Which sets of unchanged columns occur, numbered from 1 (0: every value sent), and how many rows of each op each has.
         Map<BitSet, Integer> groups = new LinkedHashMap<>();
         Map<BitSet, long[]> groupCounts = new LinkedHashMap<>();
@@ -120,6 +127,45 @@ final class SegmentWriter {
             queue.add(s, "UPDATE " + table + " AS t SET " + set + " FROM " + stage + " AS s WHERE s.\"$op\" = " + UPSERT
                     + " AND s.\"$grp\" = " + group.getValue() + " AND " + keyMatch(false), updated -> missing(updated, updates, "updated"));
         }
+    }
+
+    /**
+     * The end of a re-synced chunk: deletes the rows in its key range whose keys the chunk does not
+     * keep (the source does not have them). The range is in the source's order; where a key column
+     * sorts otherwise on the target (another collation), the same bounds would take in other rows,
+     * so nothing is deleted and that is said once.
+     */
+    private void writeRange(Connection c, Statement s, Segment segment, QueuedStatements queue) throws SQLException {
+        copy(c, segment, Map.of());
+        if (!keyOrders.alike(c, table, target, keys, segment.rangeOrder)) {
+            return;
+        }
+        StringJoiner stored = new StringJoiner(", ", "(", ")");
+        StringJoiner staged = new StringJoiner(", ");
+        for (int k : keyIndexes) {
+            String name = Identifiers.quote(encoder.name(k));
+            stored.add("t." + name);
+            staged.add(encoder.castFrom(k, "s." + name));
+        }
+        StringJoiner where = new StringJoiner(" AND ");
+        boolean from = false;
+        boolean to = false;
+        for (PendingChange change : segment.states.values()) {
+            from |= change.op == PendingChange.FROM;
+            to |= change.op == PendingChange.TO;
+        }
+        if (from) {
+            where.add(stored + " > (SELECT " + staged + " FROM " + stage + " AS s WHERE s.\"$op\" = " + PendingChange.FROM + ")");
+        }
+        if (to) {
+            where.add(stored + " <= (SELECT " + staged + " FROM " + stage + " AS s WHERE s.\"$op\" = " + PendingChange.TO + ")");
+        }
+        where.add("NOT EXISTS (SELECT 1 FROM " + stage + " AS s WHERE s.\"$op\" = " + PendingChange.KEEP + " AND " + keyMatch(false) + ")");
+        queue.add(s, "DELETE FROM " + table + " AS t WHERE " + where, deleted -> {
+            if (deleted > 0) {
+                LOG.info("Re-sync of {}: deleted {} rows the source does not have", target, deleted);
+            }
+        });
     }
 
     /**

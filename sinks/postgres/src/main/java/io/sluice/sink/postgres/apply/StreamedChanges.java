@@ -7,6 +7,7 @@ import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Heartbeats;
+import io.sluice.schemas.envelope.KeyRanges;
 import io.sluice.schemas.envelope.SourceInfo;
 import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.batch.TunedBatchSize.Closing;
@@ -35,6 +36,7 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 public final class StreamedChanges implements AutoCloseable {
 
     private final PendingChanges pending = new PendingChanges();
+    private final TargetKeyOrders keyOrders = new TargetKeyOrders();
     private final ChangeWriter writer;
     private final TargetHolds holds;
     private final SealPolicy policy;
@@ -131,6 +133,29 @@ public final class StreamedChanges implements AutoCloseable {
     }
 
     /**
+     * The end of a re-synced chunk: after the changes before it, the target's rows in its key range
+     * that it does not keep are deleted ({@link ChangeTable#keyRange}). Skipped like a change when
+     * the target has it by position.
+     */
+    public void keyRange(SinkEvent event) {
+        SourcePosition position = event.position();
+        if (appliedAlready(event.sourceName(), position)) {
+            return;
+        }
+        SinkRecord record = event.record();
+        if (byKafkaOffset && skips.replayed(SinkEvent.partitionOf(record), position)) {
+            return;
+        }
+        Struct value = event.value();
+        Struct source = event.source();
+        String[] target = tables.resolve(event.tableTopic(), SourceInfo.schemaOf(source), SourceInfo.tableOf(source));
+        Schema keySchema = value.schema().field(KeyRanges.KEYS).schema().valueSchema();
+        table(target, tables.name(target), keySchema).keyRange(KeyRanges.from(value), KeyRanges.to(value), KeyRanges.keys(value),
+                KeyRanges.keyOrder(value));
+        taken(record, source.getString("name"), position);
+    }
+
+    /**
      * A heartbeat: written with the next batch (alone, on an idle stream), so it counts as
      * applied only once the target has committed everything before it. By Kafka offset, the
      * offset after it is written too: its partition resumes past it.
@@ -164,7 +189,7 @@ public final class StreamedChanges implements AutoCloseable {
         }
         missingColumns.add(target, rowSchema);
         table = new ChangeTable(target[0], target[1], rowSchema, new RowEncoder(name, rowSchema, tables.columns(target[0], target[1])),
-                tables.keyColumns(target[0], target[1]));
+                tables.keyColumns(target[0], target[1]), keyOrders);
         pending.open(table);
         return table;
     }
@@ -256,6 +281,7 @@ public final class StreamedChanges implements AutoCloseable {
         writeAll();
         writer.alone(source, position, nextOffsets, what, work);
         pending.forgetTables();
+        keyOrders.forget();
     }
 
     /**

@@ -58,7 +58,8 @@ public final class ChangePayload {
      */
     public static OutboxEntry of(SinkEvent event) {
         switch (event.kind()) {
-            case TOMBSTONE, SEQUENCES -> {
+            case TOMBSTONE, SEQUENCES, KEY_RANGE -> {
+                // a key range's deletes are for targets that hold rows; subscribers got the chunk's rows as reads
                 return null;
             }
             case RAW_ROWS -> throw new DataException("Raw COPY tuples of " + event.table() + " reached the webhook sink; they are for "
