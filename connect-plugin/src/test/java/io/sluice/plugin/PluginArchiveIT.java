@@ -254,6 +254,58 @@ class PluginArchiveIT {
         }
     }
 
+    /**
+     * On a worker, a table is re-synced through the source's signal table, as a Connect user
+     * does it (an INSERT): the target's copy, corrupted behind Sluice's back, ends equal while
+     * changes go on, with the table's topic in three partitions, two sink tasks and barriers.
+     */
+    @Test
+    void aTableIsResyncedThroughTheSignalTableOnAWorker() throws Exception {
+        try (io.sluice.testing.postgres.PostgresServer.Launched server = io.sluice.testing.postgres.PostgresServer.launch("plugin-resync")) {
+            io.sluice.plugin.docs.Psql psql = new io.sluice.plugin.docs.Psql(server);
+            psql.run("postgres", "CREATE DATABASE flow_src");
+            psql.run("postgres", "CREATE DATABASE flow_dst");
+            psql.run("flow_src", "CREATE TABLE orders (id int PRIMARY KEY, region text NOT NULL, amount numeric);"
+                    + "INSERT INTO orders SELECT g, CASE WHEN g % 2 = 0 THEN 'eu' ELSE 'us' END, g FROM generate_series(1, 3000) g;");
+            Map<String, String> source = config(SOURCE, "resync-source", "tasks.max", "1", "topic.prefix", "resync",
+                    "table.include.list", "public.orders", "ddl.capture", "false", "resync.chunk.rows", "200",
+                    "database.hostname", server.host(), "database.port", String.valueOf(server.port()), "database.user", server.user(),
+                    "database.password", server.password(), "database.dbname", "flow_src", "database.sslmode", "disable",
+                    "key.converter", CONVERTER, "value.converter", CONVERTER,
+                    "topic.creation.default.replication.factor", "1", "topic.creation.default.partitions", "3",
+                    "barriers.topic.partitions", "3");
+            Map<String, String> sink = config(SINK, "resync-sink", "tasks.max", "2", "topics.regex", "resync\\..*",
+                    "key.converter", CONVERTER, "value.converter", CONVERTER, "consumer.override.metadata.max.age.ms", "1000",
+                    "connection.url", "postgres://" + server.host() + ":" + server.port() + "/flow_dst?sslmode=disable",
+                    "connection.username", server.user(), "connection.password", server.password());
+            String all = "SELECT count(*) || ':' || coalesce(sum(hashtext(id || region || amount)), 0) FROM orders";
+            try {
+                put("resync-source", source);
+                put("resync-sink", sink);
+                awaitSame(psql, all, all, "the snapshot");
+                psql.run("flow_dst", "DELETE FROM orders WHERE id % 97 = 0; UPDATE orders SET amount = -1 WHERE id % 89 = 0;"
+                        + "INSERT INTO orders VALUES (0, 'xx', 0), (1500000, 'xx', 0);");
+                psql.run("flow_src", "INSERT INTO sluice.signals (pipeline, kind, target) VALUES ('resync', 'resync', 'public.orders')");
+                for (int i = 0; i < 20; i++) {
+                    psql.run("flow_src", "UPDATE orders SET amount = amount + 1 WHERE id % 20 = " + i + "; INSERT INTO orders VALUES ("
+                            + (5000 + i) + ", 'eu', " + i + ")");
+                }
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+                while (!psql.query("flow_src", "SELECT state FROM sluice.signals").equals("done")) {
+                    assertThat(System.nanoTime()).as("the re-sync done: " + psql.query("flow_src", "SELECT state || ' ' || chunks || ' ' "
+                            + "|| coalesce(message, '') FROM sluice.signals")).isLessThan(deadline);
+                    Thread.sleep(200);
+                }
+                awaitSame(psql, all, all, "the orders after the re-sync");
+                assertThat(get("connectors/resync-sink/status").path("tasks").get(0).path("state").asText()).isEqualTo("RUNNING");
+                assertThat(get("connectors/resync-sink/status").path("tasks").get(1).path("state").asText()).isEqualTo("RUNNING");
+            } finally {
+                delete("resync-sink");
+                delete("resync-source");
+            }
+        }
+    }
+
     private static void awaitSame(io.sluice.plugin.docs.Psql psql, String sourceQuery, String targetQuery, String what) throws Exception {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
         String want = null;

@@ -207,6 +207,17 @@ class ConnectDocsIT {
                     assertThat(System.nanoTime()).as("the search sink's heartbeat within 60 s").isLessThan(heartbeatDeadline);
                     Thread.sleep(200);
                 }
+                // A re-sync as the page shows it: the target's orders changed behind Sluice's back, the INSERT into the signal
+                // table as the source's user, and the table equal again on the target, with every sink still running.
+                psql.run("shop_copy", "DELETE FROM orders WHERE id % 7 = 0; UPDATE orders SET amount = -1 WHERE id % 5 = 0; "
+                        + "INSERT INTO orders (id, customer, amount) VALUES (900000, 1, 1)");
+                psql.run("shop", "replicator", "replicator-secret", doc.get("resync"));
+                awaitValue(psql, "shop", "SELECT state FROM sluice.signals WHERE target = 'public.orders'", "done", "the re-sync of orders");
+                awaitSame(psql, "SELECT count(*), sum(amount), md5(string_agg(id || '/' || amount, ',' ORDER BY id)) FROM orders",
+                        Duration.ofSeconds(60), "the orders re-synced");
+                assertThat(connect.recordsIn("shop-sink-dead-letters")).as("records dead-lettered by the re-sync").isZero();
+                assertThat(connect.recordsIn("shop-search-dead-letters")).as("search records dead-lettered by the re-sync").isZero();
+                assertThat(connect.recordsIn("shop-hooks-dead-letters")).as("hook records dead-lettered by the re-sync").isZero();
                 rest.send(doc.get("delete-connectors"));
                 awaitValue(psql, "shop", "SELECT count(*) FROM pg_replication_slots WHERE active", "0", "the slot given up");
                 psql.run("shop", "replicator", "replicator-secret", doc.get("remove-source"));
