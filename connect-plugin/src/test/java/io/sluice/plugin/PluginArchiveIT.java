@@ -285,15 +285,15 @@ class PluginArchiveIT {
                 awaitSame(psql, all, all, "the snapshot");
                 psql.run("flow_dst", "DELETE FROM orders WHERE id % 97 = 0; UPDATE orders SET amount = -1 WHERE id % 89 = 0;"
                         + "INSERT INTO orders VALUES (0, 'xx', 0), (1500000, 'xx', 0);");
-                psql.run("flow_src", "INSERT INTO sluice.signals (pipeline, kind, target) VALUES ('resync', 'resync', 'public.orders')");
+                psql.run("flow_src", "INSERT INTO sluice_signals.requests (pipeline, kind, target) VALUES ('resync', 'resync', 'public.orders')");
                 for (int i = 0; i < 20; i++) {
                     psql.run("flow_src", "UPDATE orders SET amount = amount + 1 WHERE id % 20 = " + i + "; INSERT INTO orders VALUES ("
                             + (5000 + i) + ", 'eu', " + i + ")");
                 }
                 long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
-                while (!psql.query("flow_src", "SELECT state FROM sluice.signals").equals("done")) {
+                while (!psql.query("flow_src", "SELECT state FROM sluice_signals.requests").equals("done")) {
                     assertThat(System.nanoTime()).as("the re-sync done: " + psql.query("flow_src", "SELECT state || ' ' || chunks || ' ' "
-                            + "|| coalesce(message, '') FROM sluice.signals")).isLessThan(deadline);
+                            + "|| coalesce(message, '') FROM sluice_signals.requests")).isLessThan(deadline);
                     Thread.sleep(200);
                 }
                 awaitSame(psql, all, all, "the orders after the re-sync");

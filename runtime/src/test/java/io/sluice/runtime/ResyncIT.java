@@ -143,13 +143,13 @@ class ResyncIT {
             Result requested = SluiceRuns.start(new CompletableFuture<>(), SluiceRuns.with(new String[] {"resync", "--detach",
                     "public.codes", "public.pairs", "public.ordered"}, pipeline)).get(60, TimeUnit.SECONDS);
             assertThat(requested.exit()).as(requested.out() + requested.err()).isZero();
-            SluiceRuns.waitFor(() -> source.queryLong("SELECT chunks FROM sluice.signals WHERE target = 'public.codes'") >= 5, first,
+            SluiceRuns.waitFor(() -> source.queryLong("SELECT chunks FROM sluice_signals.requests WHERE target = 'public.codes'") >= 5, first,
                     "chunks of codes durable");
             SluiceRuns.stopCleanly(stop, first);
-            assertThat(source.queryText("SELECT state FROM sluice.signals WHERE target = 'public.codes'")).isEqualTo("running");
+            assertThat(source.queryText("SELECT state FROM sluice_signals.requests WHERE target = 'public.codes'")).isEqualTo("running");
 
             CompletableFuture<Result> second = SluiceRuns.start(stopAgain, run);
-            SluiceRuns.waitFor(() -> source.queryLong("SELECT count(*) FROM sluice.signals WHERE state = 'done'") == 3, second,
+            SluiceRuns.waitFor(() -> source.queryLong("SELECT count(*) FROM sluice_signals.requests WHERE state = 'done'") == 3, second,
                     "the three re-syncs done");
             SluiceRuns.awaitSame(source, codes, target, codes, second, "codes after the re-sync");
             SluiceRuns.awaitSame(source, pairs, target, pairs, second, "pairs after the re-sync");
@@ -163,6 +163,49 @@ class ResyncIT {
         } finally {
             stop.complete(null);
             stopAgain.complete(null);
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
+    /**
+     * DDL on the table while it is re-synced, one chunk of a row at a time so that it lands
+     * midway: a column added and filled, one dropped, the table renamed. The re-sync follows the
+     * table (by its identity, not its name) in its new shape and ends equal.
+     */
+    @Test
+    void ddlWhileATableIsResyncedIsFollowed() throws Exception {
+        TestDatabase source = TestDatabases.create(ResyncIT.class);
+        TestDatabase target = TestDatabases.create(ResyncIT.class);
+        String[] pipeline = {"--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", "ddl",
+                "--offsets", work.resolve("ddl.offsets").toString()};
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        try {
+            source.execute("CREATE TABLE items (id int PRIMARY KEY, name text, gone text)",
+                    "INSERT INTO items SELECT g, 'n' || g, 'g' || g FROM generate_series(1, 3000) g");
+            CompletableFuture<Result> run = SluiceRuns.start(stop, SluiceRuns.with(SluiceRuns.with(new String[] {"run"}, pipeline),
+                    "--set", "source.resync.chunk.rows=1"));
+            String rows = "SELECT count(*) || ':' || coalesce(sum(hashtext(id || '/' || name)), 0) FROM items";
+            SluiceRuns.awaitSame(source, rows, target, rows, run, "the snapshot");
+            target.execute("UPDATE items SET name = 'changed' WHERE id % 7 = 0", "DELETE FROM items WHERE id % 11 = 0");
+            Result requested = SluiceRuns.start(new CompletableFuture<>(), SluiceRuns.with(new String[] {"resync", "--detach",
+                    "public.items"}, pipeline)).get(60, TimeUnit.SECONDS);
+            assertThat(requested.exit()).as(requested.out() + requested.err()).isZero();
+            SluiceRuns.waitFor(() -> source.queryLong("SELECT chunks FROM sluice_signals.requests") >= 20, run, "the re-sync under way");
+            source.execute("ALTER TABLE items ADD COLUMN note text DEFAULT 'new'", "UPDATE items SET note = 'x' || id WHERE id % 10 = 0");
+            SluiceRuns.waitFor(() -> source.queryLong("SELECT chunks FROM sluice_signals.requests") >= 200, run, "more chunks");
+            source.execute("ALTER TABLE items DROP COLUMN gone");
+            SluiceRuns.waitFor(() -> source.queryLong("SELECT chunks FROM sluice_signals.requests") >= 400, run, "more chunks still");
+            source.execute("ALTER TABLE items RENAME TO things");
+            SluiceRuns.waitFor(() -> source.queryText("SELECT state FROM sluice_signals.requests").equals("done"), run, "the re-sync done");
+            assertThat(source.queryLong("SELECT chunks FROM sluice_signals.requests")).as("it went on, not over").isLessThan(3200);
+            String all = "SELECT count(*) || ':' || coalesce(sum(hashtext(id || '/' || name || '/' || note)), 0) FROM things";
+            SluiceRuns.awaitSame(source, all, target, all, run, "the table in its last shape");
+            assertThat(target.queryText("SELECT string_agg(column_name, ',' ORDER BY ordinal_position) FROM information_schema.columns "
+                    + "WHERE table_name = 'things'")).isEqualTo("id,name,note");
+            SluiceRuns.stopCleanly(stop, run);
+        } finally {
+            stop.complete(null);
             TestDatabases.drop(source);
             TestDatabases.drop(target);
         }

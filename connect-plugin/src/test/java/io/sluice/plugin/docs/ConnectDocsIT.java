@@ -212,7 +212,7 @@ class ConnectDocsIT {
                 psql.run("shop_copy", "DELETE FROM orders WHERE id % 7 = 0; UPDATE orders SET amount = -1 WHERE id % 5 = 0; "
                         + "INSERT INTO orders (id, customer, amount) VALUES (900000, 1, 1)");
                 psql.run("shop", "replicator", "replicator-secret", doc.get("resync"));
-                awaitValue(psql, "shop", "SELECT state FROM sluice.signals WHERE target = 'public.orders'", "done", "the re-sync of orders");
+                awaitValue(psql, "shop", "SELECT state FROM sluice_signals.requests WHERE target = 'public.orders'", "done", "the re-sync of orders");
                 awaitSame(psql, "SELECT count(*), sum(amount), md5(string_agg(id || '/' || amount, ',' ORDER BY id)) FROM orders",
                         Duration.ofSeconds(60), "the orders re-synced");
                 assertThat(connect.recordsIn("shop-sink-dead-letters")).as("records dead-lettered by the re-sync").isZero();

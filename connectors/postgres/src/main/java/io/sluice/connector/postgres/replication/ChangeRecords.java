@@ -204,6 +204,11 @@ public final class ChangeRecords {
 
     private void schemaChange(DdlMessage message) {
         ddlFollowed.accept(message, transaction == null ? 0L : transaction.finalLsn());
+        for (DdlMessage.Table t : message.tables()) {
+            if (resyncs.watches((int) t.oid())) {
+                resyncs.tableChanged();
+            }
+        }
         DdlEvents ddl = DdlEvents.of(message, selection);
         if (ddl.typesChanged()) {
             tables.replaceAll((oid, table) -> resolver.apply(table.relation()));

@@ -87,6 +87,10 @@ final class StreamResyncs implements AutoCloseable {
     private Handed durable;
     private Handed persisted;
     private long nextLook;
+    /** Times in a row the current chunk could not be read for a table whose shape changed. */
+    private int rereads;
+    /** Undefined column, undefined table: what a chunk read in a shape DDL just changed fails with. */
+    private static final java.util.Set<String> SHAPE_CHANGED = java.util.Set.of("42703", "42P01");
 
     /**
      * @param signals  the signal table; null when requests are not taken
@@ -123,6 +127,16 @@ final class StreamResyncs implements AutoCloseable {
         if (after != null) {
             changed.changed(xid, commitLsn, KeyValues.of(after, job.keyColumns));
         }
+    }
+
+    /**
+     * DDL changed the watched table, in its place in the stream: a chunk read in the old shape
+     * must not be handed out after it (a sink would take its rows for the old columns), so it is
+     * read again, and the table described again (its name and columns may have changed).
+     */
+    void tableChanged() {
+        inFlight = null;
+        job.table = null;
     }
 
     /** A transaction the stream decoded committed. */
@@ -251,11 +265,19 @@ final class StreamResyncs implements AutoCloseable {
                     describe(schemas);
                 }
                 inFlight = ChunkRead.read(connection(), job.shape, job.afterKey, chunkRows, pipeline);
+                rereads = 0;
             }
         } catch (SQLException | RuntimeException e) {
             if (PgConnect.unreachable(e)) {
                 closeConnection();
                 throw e instanceof SQLException sql ? sql : new SQLException(e.getMessage(), "08006", e);
+            }
+            if (job != null && e instanceof SQLException sql && SHAPE_CHANGED.contains(sql.getSQLState()) && ++rereads <= 3) {
+                // DDL committed before the chunk was read (a column dropped, the table renamed): described again, read again;
+                // the DDL reaches the stream before this chunk's watermark could, and is applied first.
+                LOG.info("The shape of {} changed under its re-sync ({}): described again", job.request.target(), sql.getMessage());
+                job.table = null;
+                return;
             }
             fail(e);
         }

@@ -16,14 +16,20 @@ import io.sluice.schemas.naming.Identifiers;
  * The source's table of requests to a running pipeline (Debezium's signal table): a row asks the
  * pipeline named in it to re-sync a table, and the pipeline writes its progress into the row.
  * {@code sluice resync} inserts one; on a Kafka Connect cluster an {@code INSERT} does the same:
- * {@code INSERT INTO sluice.signals (pipeline, kind, target) VALUES ('shop', 'resync', 'public.orders')}.
+ * {@code INSERT INTO sluice_signals.requests (pipeline, kind, target) VALUES ('shop', 'resync', 'public.orders')}.
  * The source task looks at it every second or so while it streams; it is never part of the
  * selection, so it is not copied to the targets.
  */
 public final class SignalTable {
 
-    /** The default table, {@code signal.table}. */
-    public static final String DEFAULT = "sluice.signals";
+    /**
+     * The default table, {@code signal.table}. Not in a schema named {@code sluice}: a source user
+     * named so (a likely name) has {@code "$user"} first on its search path, and its unqualified
+     * CREATE TABLEs would land in the schema once it exists.
+     */
+    public static final String DEFAULT = "sluice_signals.requests";
+    /** The default table's schema, Sluice's alone: a schema dump of the source leaves it out. */
+    public static final String SCHEMA = "sluice_signals";
     public static final String RESYNC = "resync";
 
     /** A request's state: waits, runs, or ended. */
@@ -108,7 +114,7 @@ public final class SignalTable {
         c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
             // One creator at a time: two pipelines starting together would race on CREATE ... IF NOT EXISTS.
-            s.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('sluice.signals'))");
+            s.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('sluice_signals.requests'))");
             for (String statement : createSql().split(";\n")) {
                 s.execute(statement);
             }

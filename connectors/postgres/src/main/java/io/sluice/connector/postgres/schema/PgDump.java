@@ -63,14 +63,16 @@ public final class PgDump {
      * pg_restore runs them (pg_dump counts them as data, so {@code --schema-only} would leave
      * the views empty); the tables' rows, being the data section, are never in it. Sluice's own
      * DDL capture ({@value io.sluice.connector.postgres.ddl.DdlCapture#SCHEMA} and its event
-     * triggers), publications and subscriptions belong to the source and are left out.
+     * triggers), its signal table's schema, publications and subscriptions belong to the source
+     * and are left out.
      *
      * @param tables when not empty, only these tables ({@code schema.table}) and what belongs to them
      */
     public String section(PgEndpoint endpoint, String snapshotId, String section, List<String> tables) {
         List<String> command = new ArrayList<>(List.of(program.toString(), "--section=" + section,
                 "--no-owner", "--no-privileges", "--no-publications", "--no-subscriptions",
-                "--exclude-schema=" + DdlCapture.SCHEMA, "--snapshot=" + snapshotId,
+                "--exclude-schema=" + DdlCapture.SCHEMA, "--exclude-schema=" + io.sluice.connector.postgres.resync.SignalTable.SCHEMA,
+                "--snapshot=" + snapshotId,
                 "--host=" + String.join(",", endpoint.servers().stream().map(PgEndpoint.Server::host).toList()),
                 "--port=" + String.join(",", endpoint.servers().stream().map(v -> Integer.toString(v.port())).toList()), "--username=" + endpoint.user(),
                 "--dbname=" + endpoint.database()));
