@@ -211,6 +211,62 @@ class ResyncIT {
         }
     }
 
+    /**
+     * A table added to the selection between two runs (--tables widened) is made on the target
+     * and copied by a re-sync while the other tables stream, with no new snapshot: a row only the
+     * target has in a table copied before stays (a new snapshot, or a re-sync of it, would take it
+     * away), and only the newcomer is re-synced.
+     */
+    @Test
+    void aTableAddedToTheSelectionIsCopiedWithoutANewSnapshot() throws Exception {
+        TestDatabase source = TestDatabases.create(ResyncIT.class);
+        TestDatabase target = TestDatabases.create(ResyncIT.class);
+        String[] pipeline = {"--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", "widened",
+                "--offsets", work.resolve("widened.offsets").toString(), "--set", "source.resync.chunk.rows=100"};
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        CompletableFuture<Void> stopAgain = new CompletableFuture<>();
+        try {
+            source.execute("CREATE TABLE first (id int PRIMARY KEY, v text)", "INSERT INTO first SELECT g, 'a' || g FROM generate_series(1, 500) g",
+                    "CREATE TABLE later (id int PRIMARY KEY, v text NOT NULL, n numeric(10, 2) DEFAULT 1.5)",
+                    "CREATE INDEX later_v ON later (v)",
+                    "INSERT INTO later (id, v) SELECT g, 'b' || g FROM generate_series(1, 2000) g");
+            String first = "SELECT count(*) || ':' || coalesce(sum(hashtext(id || v)), 0) FROM first";
+            String later = "SELECT count(*) || ':' || coalesce(sum(hashtext(id || v || n)), 0) FROM later";
+            CompletableFuture<Result> run = SluiceRuns.start(stop, SluiceRuns.with(SluiceRuns.with(new String[] {"run"}, pipeline),
+                    "--tables", "public.first"));
+            SluiceRuns.awaitSame(source, first, target, first, run, "the snapshot of first");
+            SluiceRuns.stopCleanly(stop, run);
+            assertThat(target.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'later'")).isZero();
+
+            target.execute("INSERT INTO first VALUES (-1, 'only on the target')");
+            source.execute("UPDATE first SET v = v || '!' WHERE id % 10 = 0", "UPDATE later SET v = v || '?' WHERE id % 10 = 0",
+                    "INSERT INTO later (id, v) VALUES (3000, 'before the second run')");
+            CompletableFuture<Result> second = SluiceRuns.start(stopAgain, SluiceRuns.with(SluiceRuns.with(new String[] {"run"}, pipeline),
+                    "--tables", "public.first,public.later"));
+            for (int i = 0; i < 10; i++) {
+                source.execute("UPDATE later SET n = n + 1 WHERE id % 50 = " + i, "INSERT INTO later (id, v) VALUES (" + (4000 + i) + ", 'w')",
+                        "UPDATE first SET v = 'x' WHERE id = " + (i + 1));
+                Thread.sleep(100);
+            }
+            SluiceRuns.waitFor(() -> source.queryLong("SELECT count(*) FROM sluice_signals.requests WHERE target = 'public.later' "
+                    + "AND state = 'done'") == 1, second, "the re-sync of the newcomer");
+            SluiceRuns.awaitSame(source, later, target, later, second, "the newcomer, copied and streamed");
+            SluiceRuns.awaitSame(source, "SELECT (" + first + ") || '+1'", target,
+                    "SELECT (" + first + " WHERE id <> -1) || '+' || (SELECT count(*) FROM first WHERE id = -1)", second,
+                    "first streamed, not copied again");
+            assertThat(source.queryText("SELECT string_agg(target, ',') FROM sluice_signals.requests")).isEqualTo("public.later");
+            assertThat(target.queryText("SELECT indexdef FROM pg_indexes WHERE indexname = 'later_v'")).contains("(v)");
+            assertThat(target.queryText("SELECT column_default FROM information_schema.columns WHERE table_name = 'later' "
+                    + "AND column_name = 'n'")).contains("1.5");
+            SluiceRuns.stopCleanly(stopAgain, second);
+        } finally {
+            stop.complete(null);
+            stopAgain.complete(null);
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
     @Test
     void whatCannotBeResyncedIsRefusedNamingTheTable() throws Exception {
         TestDatabase source = TestDatabases.create(ResyncIT.class);

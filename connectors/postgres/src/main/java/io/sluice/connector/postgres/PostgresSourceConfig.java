@@ -324,13 +324,16 @@ public final class PostgresSourceConfig extends AbstractConfig {
         return getList(TABLE_INCLUDE).stream().map(TablePattern::parse).toList();
     }
 
-    /** The exclude list, and the signal table, which is never streamed. */
+    /** The exclude list, and the signal table and the selection ledger beside it, which are never streamed. */
     public List<TablePattern> excludes() {
         List<TablePattern> excludes = new java.util.ArrayList<>(getList(TABLE_EXCLUDE).stream().map(TablePattern::parse).toList());
         io.sluice.connector.postgres.resync.SignalTable signals = signalTable();
         if (signals != null) {
+            // The signal table and, beside it, the ledger of the tables each pipeline streams.
             String[] name = io.sluice.schemas.naming.Identifiers.unquoteQualified(signals.name());
-            excludes.add(TablePattern.parse("\"" + name[0].replace("\"", "\"\"") + "\".\"" + name[1].replace("\"", "\"\"") + "\""));
+            for (String table : List.of(name[1], io.sluice.connector.postgres.resync.SelectionLedger.TABLE)) {
+                excludes.add(TablePattern.parse("\"" + name[0].replace("\"", "\"\"") + "\".\"" + table.replace("\"", "\"\"") + "\""));
+            }
         }
         return excludes;
     }

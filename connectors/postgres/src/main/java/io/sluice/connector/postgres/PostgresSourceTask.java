@@ -231,6 +231,9 @@ public class PostgresSourceTask extends SourceTask {
             sequences = new SequenceSync(config.topicPrefix(), config.sequencesIntervalMillis(),
                     config.allSequences(), selector(), () -> PgConnect.open(endpoint,
                     "sluice sequences " + config.topicPrefix()));
+            if (snapshotStarted && settings.signals() != null) {
+                setup.recordSelection(catalog); // the first record: what later starts compare with
+            }
             stream = new StreamRun(settings, catalog, replication, partition, Map.of(ServerPartition.STREAMING, true), stored, messages,
                     new StreamConnections(() -> PgConnect.open(endpoint, "sluice stream " + config.topicPrefix()),
                             () -> PgConnect.openReplication(endpoint, "sluice stream " + config.topicPrefix()),

@@ -237,13 +237,14 @@ public final class SourceAdmin {
         }
     }
 
-    /** Forgets the pipeline's re-sync requests (at teardown); how many there were. */
+    /** Forgets the pipeline's re-sync requests and its record of the tables it streams (at teardown); how many requests there were. */
     public int forgetResyncs() throws SQLException {
         SignalTable signals = config.signalTable();
         if (signals == null) {
             return 0;
         }
         try (Connection c = openWritable("teardown")) {
+            new io.sluice.connector.postgres.resync.SelectionLedger(signals).forget(c, config.topicPrefix());
             return signals.forget(c, config.topicPrefix());
         }
     }

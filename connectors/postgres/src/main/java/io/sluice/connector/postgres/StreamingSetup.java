@@ -9,10 +9,12 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
+import io.sluice.connector.postgres.replication.JoinedTables;
 import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
+import io.sluice.connector.postgres.resync.SignalTable;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
@@ -56,6 +58,10 @@ final class StreamingSetup {
         try (Connection c = PgConnect.open(endpoint, "sluice setup " + config.topicPrefix())) {
             StreamingPrerequisites.check(c, endpoint);
             checkStandby(c);
+            if (snapshotDone && config.ddlCapture()) {
+                // Tables that joined the selection are announced through the capture before the publication takes them.
+                updateCaptureIfSuperuser(c);
+            }
             Published published = publish(c, snapshotDone);
             if (!published.done().isEmpty()) {
                 LOG.info("{} on {}", published.done(), published.where().display());
@@ -208,6 +214,10 @@ final class StreamingSetup {
     Published publish(Connection c, boolean snapshotDone) throws SQLException {
         List<SelectedTable> tables = config.tableSelector().select(c, c.getCatalog());
         viaRoot = viaRoot(c, snapshotDone);
+        if (snapshotDone) {
+            // Before the publication takes them: no change of a newcomer may reach a target before its definition.
+            joinTables(c, tables);
+        }
         String done;
         PgEndpoint where = endpoint;
         if (standby() && primary.isPresent()) {
@@ -234,6 +244,48 @@ final class StreamingSetup {
             warnings.add(Publication.unloggedWarning(unlogged));
         }
         return new Published(done, where, tables.stream().filter(SelectedTable::logged).count(), warnings);
+    }
+
+    /**
+     * Tables selected now that the pipeline did not stream before: announced to the targets and
+     * copied by a re-sync ({@link JoinedTables}); said, and left, when the signal table cannot be
+     * written.
+     */
+    private void joinTables(Connection c, List<SelectedTable> tables) throws SQLException {
+        SignalTable signals = config.signalTable();
+        if (signals == null || (standby() && primary.isEmpty())) {
+            return;
+        }
+        List<String> names = tables.stream().map(t -> t.publishedName(viaRoot)).toList();
+        try (Connection w = PgConnect.open(writable(), "sluice setup " + config.topicPrefix())) {
+            Optional<String> problem = signals.ensure(w);
+            if (problem.isPresent()) {
+                LOG.warn("{}. Tables that join the selection are not copied until then", problem.get());
+                return;
+            }
+            JoinedTables.requestCopies(w, names, signals, config.topicPrefix(), config.ddlCapture() && DdlCapture.installed(w));
+        }
+    }
+
+    /**
+     * Records the tables the stream sends as it starts after a snapshot this process took: what
+     * later starts compare with to find the tables that joined the selection.
+     */
+    void recordSelection(Connection c) throws SQLException {
+        joinTables(c, config.tableSelector().select(c, c.getCatalog()));
+    }
+
+    /** Brings the DDL capture up to this version when the user may (a superuser), as {@link #captureDdl} would. */
+    private void updateCaptureIfSuperuser(Connection c) throws SQLException {
+        if (c.getMetaData().getDatabaseMajorVersion() < 14 || standby()) {
+            return;
+        }
+        try (Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user")) {
+            if (rs.next() && rs.getBoolean(1)) {
+                DdlCapture.install(c);
+            }
+        }
     }
 
     /**

@@ -95,7 +95,8 @@ public final class DdlCapture {
         }
         boolean current;
         try (Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT to_regprocedure('sluice_capture.register(name, text[], text[])') IS NOT NULL")) {
+             // The newest function: an install without it is from an older Sluice.
+             ResultSet rs = s.executeQuery("SELECT to_regprocedure('sluice_capture.announce(oid)') IS NOT NULL")) {
             rs.next();
             current = rs.getBoolean(1);
         }
@@ -113,6 +114,27 @@ public final class DdlCapture {
                         + "them (that takes a superuser): " + fix
                 : "DDL is not captured on " + c.getCatalog() + ": its event triggers are not installed and " + user + " may not "
                         + "install them (event triggers take a superuser). To capture DDL, " + fix);
+    }
+
+    /**
+     * Puts a table that joined the selection (and its partitions) into the stream as if just
+     * created, in the caller's transaction, so that the targets make it before its rows come;
+     * false when the installed capture is too old to (then the targets get no definition).
+     */
+    public static boolean announce(Connection c, String table) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT to_regprocedure('sluice_capture.announce(oid)') IS NOT NULL")) {
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                if (!rs.getBoolean(1)) {
+                    return false;
+                }
+            }
+        }
+        try (PreparedStatement s = c.prepareStatement("SELECT sluice_capture.announce(pg_catalog.to_regclass(?))")) {
+            s.setString(1, table);
+            s.execute();
+        }
+        return true;
     }
 
     /** Records which tables the publication takes when they are created (the triggers add them to it). */

@@ -195,4 +195,12 @@ final class ResyncParts {
         }
         return out;
     }
+
+    /** Progress as the signal table keeps it: the part's oid, then the key copied through in it. */
+    static String[] withPart(long oid, String[] key) {
+        String[] out = new String[key.length + 1];
+        out[0] = Long.toString(oid);
+        System.arraycopy(key, 0, out, 1, key.length);
+        return out;
+    }
 }

@@ -16,6 +16,7 @@ import io.sluice.connector.postgres.resync.ChangedKeys;
 import io.sluice.connector.postgres.resync.ChunkRead;
 import io.sluice.connector.postgres.resync.KeyValues;
 import io.sluice.connector.postgres.resync.RecentCommits;
+import io.sluice.connector.postgres.resync.SelectionLedger;
 import io.sluice.connector.postgres.resync.SignalTable;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.postgres.PgConnect;
@@ -87,6 +88,8 @@ final class StreamResyncs implements AutoCloseable {
     private Handed durable;
     private Handed persisted;
     private long nextLook;
+    /** The ledger of the tables the stream sends, kept up as its DDL selects more; null without a signal table. */
+    private final SelectionLedger.Updates ledger;
     /** Times in a row the current chunk could not be read for a table whose shape changed. */
     private int rereads;
     /** Undefined column, undefined table: what a chunk read in a shape DDL just changed fails with. */
@@ -99,7 +102,7 @@ final class StreamResyncs implements AutoCloseable {
      * @param selects  whether the stream sends changes of a table of this name (schema, table)
      */
     StreamResyncs(SignalTable signals, String pipeline, int chunkRows, TableSelector selector, Supplier<Connection> writable,
-                  boolean viaRoot, BiPredicate<String, String> selects) {
+                  boolean viaRoot, BiPredicate<String, String> selects, Supplier<java.util.Set<String>> streamed) {
         this.signals = signals;
         this.pipeline = pipeline;
         this.chunkRows = chunkRows;
@@ -107,11 +110,12 @@ final class StreamResyncs implements AutoCloseable {
         this.writable = writable;
         this.viaRoot = viaRoot;
         this.selects = selects;
+        this.ledger = signals == null ? null : new SelectionLedger.Updates(new SelectionLedger(signals), pipeline, streamed);
     }
 
     /** Takes no requests (for tests of the stream alone). */
     static StreamResyncs none() {
-        return new StreamResyncs(null, "", 1, null, () -> null, true, (schema, table) -> false);
+        return new StreamResyncs(null, "", 1, null, () -> null, true, (schema, table) -> false, java.util.Set::of);
     }
 
     /** Whether the stream's changes of this relation are looked at: its table is being re-synced. */
@@ -201,7 +205,7 @@ final class StreamResyncs implements AutoCloseable {
         boolean partDone = chunk.complete();
         boolean jobDone = partDone && job.part == job.parts.size() - 1;
         String[] progress = partDone ? (jobDone ? null : new String[] {Long.toString(job.parts.get(job.part + 1).oid())})
-                : withPart(part.oid(), job.afterKey);
+                : ResyncParts.withPart(part.oid(), job.afterKey);
         synchronized (this) {
             handed.add(new Handed(job.request.id(), job.request.target(), commitLsn, progress, job.rows, job.chunks, jobDone,
                     job.startedNanos));
@@ -215,13 +219,6 @@ final class StreamResyncs implements AutoCloseable {
             job.table = null; // the next part is described before its first chunk
             changed.clear();
         }
-        return out;
-    }
-
-    private static String[] withPart(long oid, String[] key) {
-        String[] out = new String[key.length + 1];
-        out[0] = Long.toString(oid);
-        System.arraycopy(key, 0, out, 1, key.length);
         return out;
     }
 
@@ -251,6 +248,7 @@ final class StreamResyncs implements AutoCloseable {
         }
         try {
             writeProgress();
+            ledger.due(this::connectionOrFail);
             if (job == null) {
                 long now = System.nanoTime();
                 if (now - nextLook < 0) {
@@ -370,6 +368,14 @@ final class StreamResyncs implements AutoCloseable {
         job.fromKey = d.fromKey();
         changed.clear();
         recent.watchFromNow();
+    }
+
+    private Connection connectionOrFail() {
+        try {
+            return connection();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
     }
 
     private Connection connection() throws SQLException {

@@ -126,7 +126,7 @@ public final class StreamRun implements AutoCloseable {
                 () -> StreamSelection.published(settings.selector(), settings.viaRoot(), this.catalog, database));
         selection.addFromCatalog();
         this.resyncs = new StreamResyncs(settings.signals(), settings.topicPrefix(), settings.resyncChunkRows(), settings.selector(),
-                connections.writable(), settings.viaRoot(), selection::selects);
+                connections.writable(), settings.viaRoot(), selection::selects, selection::names);
         long confirmed = number(stored, ChangeRecords.CONFIRM_LSN);
         handedOutCommit = number(stored, ChangeRecords.COMMIT_LSN);
         handedOutEvent = number(stored, ChangeRecords.EVENT);

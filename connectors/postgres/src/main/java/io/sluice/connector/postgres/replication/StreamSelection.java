@@ -70,6 +70,11 @@ final class StreamSelection {
         return names.contains(name);
     }
 
+    /** The names selected now. */
+    Set<String> names() {
+        return Set.copyOf(names);
+    }
+
     /** Adds the names the catalog selects now; takes none away (the stream's DDL does that, in its place). */
     void addFromCatalog() {
         names.addAll(catalogNames.get());

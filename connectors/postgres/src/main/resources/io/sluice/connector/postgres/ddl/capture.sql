@@ -624,9 +624,34 @@ BEGIN
 END
 $fn$;
 
+-- A table that joined a pipeline's selection (its tables were widened): its definition, and its
+-- partitions', go into the stream as if it had just been created, so that the targets make it
+-- before its rows come (by a re-sync). Returns how many tables it announced.
+CREATE OR REPLACE FUNCTION sluice_capture.announce(top oid) RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+DECLARE
+    r oid;
+    def jsonb;
+    tables jsonb := '[]';
+BEGIN
+    -- pg_partition_tree has no row for a table in no tree: the table itself is added.
+    FOR r IN SELECT x.relid FROM (SELECT t.relid, t.level FROM pg_partition_tree(top) t UNION SELECT top, 0) x
+              ORDER BY x.level, x.relid LOOP
+        def := sluice_capture.table_definition(r);
+        CONTINUE WHEN def IS NULL;
+        tables := tables || jsonb_build_array(def || jsonb_build_object('hasRows', false, 'previous', NULL));
+        INSERT INTO sluice_capture.tables AS d VALUES (r, def)
+            ON CONFLICT (relid) DO UPDATE SET definition = EXCLUDED.definition;
+    END LOOP;
+    PERFORM sluice_capture.emit('ALTER PUBLICATION', tables, '[]');
+    RETURN jsonb_array_length(tables);
+END
+$fn$;
+
 GRANT USAGE ON SCHEMA sluice_capture TO PUBLIC;
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA sluice_capture FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION sluice_capture.register(name, text[], text[]), sluice_capture.unregister(name) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION sluice_capture.register(name, text[], text[]), sluice_capture.unregister(name),
+    sluice_capture.announce(oid) TO PUBLIC;
 
 DO $do$
 BEGIN
