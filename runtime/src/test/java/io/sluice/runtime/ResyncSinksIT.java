@@ -32,9 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code sluice resync} into the other sinks, with a row filter: an index whose documents were
- * deleted and changed behind Sluice's back ends with one document per row the filter takes, as
- * the source has it; a subscriber gets every such row once more as a {@code read}, and none the
- * filter leaves out.
+ * deleted, changed and added behind Sluice's back ends with one document per row the filter
+ * takes, as the source has it; a subscriber gets every such row once more as a {@code read}, and
+ * none the filter leaves out.
  */
 @ExtendWith({PostgresExtension.class, OpenSearchExtension.class})
 class ResyncSinksIT {
@@ -63,6 +63,10 @@ class ResyncSinksIT {
             }
             for (int id = 6; id <= 600; id += 27) {
                 send("PUT", node.httpUrl() + "/" + index + "/_doc/" + id, "{\"id\": " + id + ", \"amount\": -1}");
+            }
+            // Documents the source does not have: inside the key range (4 is left out by the filter), before and after it.
+            for (int id : new int[] {4, -9, 5000}) {
+                send("PUT", node.httpUrl() + "/" + index + "/_doc/" + id, "{\"id\": " + id + ", \"amount\": 1}");
             }
             send("POST", node.httpUrl() + "/" + index + "/_refresh", null);
             assertThat(indexed(node, index)).isNotEqualTo(rows(source));

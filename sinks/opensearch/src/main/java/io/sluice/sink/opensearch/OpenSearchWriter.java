@@ -64,6 +64,7 @@ final class OpenSearchWriter implements SinkWriter {
         this.names = new IndexNames(config.indexNameFormat());
         this.values = new DocumentValues(config.mappingOptions());
         this.queue = queue;
+        this.sweeps = new DocumentSweeps(indexes, queue, config.bulkDocuments());
     }
 
     @Override
@@ -82,18 +83,17 @@ final class OpenSearchWriter implements SinkWriter {
         }
     }
 
-    /**
-     * The end of a re-synced chunk: its rows are written (upserted by their position's version);
-     * documents of keys the source no longer has are left, which is said once per table.
-     */
-    private void keyRange(SinkEvent event) {
-        if (rangesSaid.add(event.table())) {
-            LOG.info("{} is being re-synced: its rows are written again, but documents of keys the source does not have (added to "
-                    + "the index behind Sluice's back) stay in it; removing them is planned (docs/filters.md)", event.table());
+    /** The end of a re-synced chunk, after its rows: the documents of its range it does not keep go ({@link DocumentSweeps#keyRange}). */
+    private void keyRange(SinkEvent event) throws InterruptedException {
+        String alias = names.name(event.source().getString("schema"), event.source().getString("table"), event.tableTopic());
+        String index = indexes.writeIndexOf(alias);
+        if (index != null) {
+            writeAll();
+            sweeps.keyRange(event, alias, index);
         }
     }
 
-    private final java.util.Set<String> rangesSaid = new java.util.HashSet<>();
+    private final DocumentSweeps sweeps;
 
     /** A heartbeat goes into the bulk request with the documents around it: durable once the cluster took that request. */
     private void heartbeat(SinkEvent event) throws InterruptedException {
@@ -239,18 +239,7 @@ final class OpenSearchWriter implements SinkWriter {
     /** Deletes every document of the index with the version of the event's position; how many. */
     private long deleteEveryDocument(SinkEvent event, String index, String table) throws InterruptedException {
         writeAll();
-        SourcePosition position = event.position();
-        ExternalVersion version = position == null ? ExternalVersion.SNAPSHOT : ExternalVersion.of(position);
-        long[] deleted = {0};
-        indexes.eachId(index, Math.min(config.bulkDocuments(), 5_000), ids -> {
-            BulkBatch deletes = queue.separateBatch();
-            for (String id : ids) {
-                deletes.delete(event.record(), table, index, id, position, version);
-            }
-            queue.sendAndSettle(deletes);
-            deleted[0] += ids.size();
-        });
-        return deleted[0];
+        return sweeps.delete(event, index, table, null);
     }
 
     private void reload(SinkEvent event) throws InterruptedException {

@@ -28,7 +28,7 @@ public final class SequenceValues {
               FROM pg_catalog.pg_sequences s
               JOIN pg_catalog.pg_namespace n ON n.nspname = s.schemaname
               JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = s.sequencename
-             WHERE s.schemaname <> 'sluice_capture'
+             WHERE s.schemaname NOT IN ('sluice_capture', 'sluice_signals')
              ORDER BY 1, 2""";
 
     /**

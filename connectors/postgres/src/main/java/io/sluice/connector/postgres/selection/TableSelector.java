@@ -30,7 +30,7 @@ public final class TableSelector {
                       JOIN pg_catalog.pg_namespace an ON an.oid = ac.relnamespace
                      WHERE p.relid <> c.oid) a ON true
              WHERE c.relkind = 'r'
-               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sluice_capture')
+               AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'sluice_capture', 'sluice_signals')
                AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'
              ORDER BY n.nspname, c.relname""";
 
@@ -144,7 +144,8 @@ public final class TableSelector {
      * first), is selected: for tables known only by name, as DDL events name them.
      */
     public boolean selects(String schema, String name, List<String[]> ancestors) {
-        if (schema.equals("sluice_capture") || schema.equals("pg_catalog") || schema.equals("information_schema")) {
+        if (schema.equals("sluice_capture") || schema.equals("sluice_signals") || schema.equals("pg_catalog")
+                || schema.equals("information_schema")) {
             return false;
         }
         String[] schemas = ancestors.stream().map(a -> a[0]).toArray(String[]::new);

@@ -28,13 +28,18 @@ public final class IndexScroll {
      * acknowledged so far is seen; nothing for an index that does not exist.
      */
     void eachId(String index, int pageSize, IdPage page) throws InterruptedException {
+        eachId(index, pageSize, "{\"match_all\":{}}", page);
+    }
+
+    /** Hands over the ids of the documents the query (JSON) matches, as {@link #eachId(String, int, IdPage)} does. */
+    void eachId(String index, int pageSize, String query, IdPage page) throws InterruptedException {
         // A search sees what the last refresh made searchable: documents written a moment ago would be missed (and stay).
         ClusterClient.Answer refreshed = client.call("POST", "/" + index + "/_refresh", Map.of(), null, "refresh " + index);
         if (refreshed.status() == 404) {
             return;
         }
         ClusterClient.Answer answer = client.call("POST", "/" + index + "/_search", Map.of("scroll", "1m"), ("{\"size\":" + pageSize
-                + ",\"_source\":false,\"sort\":[\"_doc\"],\"query\":{\"match_all\":{}}}").getBytes(StandardCharsets.UTF_8),
+                + ",\"_source\":false,\"sort\":[\"_doc\"],\"query\":" + query + "}").getBytes(StandardCharsets.UTF_8),
                 "list the documents of " + index);
         if (answer.status() == 404) {
             return;

@@ -275,6 +275,17 @@ public final class Indexes {
         new IndexScroll(client).eachId(index, pageSize, page);
     }
 
+    /** A walk over some documents' ids, a page at a time. */
+    @FunctionalInterface
+    public interface IdPages {
+        void each(IndexScroll.IdPage page) throws InterruptedException;
+    }
+
+    /** The ids of the index's documents the query (JSON) matches, a page at a time. */
+    public void eachId(String index, int pageSize, String query, IndexScroll.IdPage page) throws InterruptedException {
+        new IndexScroll(client).eachId(index, pageSize, query, page);
+    }
+
     /**
      * Drops the alias's physical index and creates it afresh (a table copied again whole): no
      * document and no version of the earlier copy is left to refuse the new copy's rows.
