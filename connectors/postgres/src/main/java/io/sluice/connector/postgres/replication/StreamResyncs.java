@@ -85,7 +85,8 @@ final class StreamResyncs implements AutoCloseable {
     /** What the stream decoded before the current part was watched, for what its first chunks' snapshots may not have seen. */
     private final RecentCommits recent = new RecentCommits();
     private final ArrayDeque<Handed> handed = new ArrayDeque<>();
-    private Handed durable;
+    /** The newest chunk durable downstream (set by the offset commit's thread). */
+    private volatile Handed durable;
     private Handed persisted;
     private long nextLook;
     /** The ledger of the tables the stream sends, kept up as its DDL selects more; null without a signal table. */
@@ -246,11 +247,14 @@ final class StreamResyncs implements AutoCloseable {
         if (signals == null) {
             return;
         }
+        long now = System.nanoTime();
+        if (job == null && durable == persisted && now - nextLook < 0) {
+            return; // called between every two transactions read: idle, it only looks at the clock
+        }
         try {
             writeProgress();
             ledger.due(this::connectionOrFail);
             if (job == null) {
-                long now = System.nanoTime();
                 if (now - nextLook < 0) {
                     return;
                 }

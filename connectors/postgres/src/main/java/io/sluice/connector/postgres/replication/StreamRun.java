@@ -97,6 +97,8 @@ public final class StreamRun implements AutoCloseable {
     private volatile boolean closed;
     private final DecodedCounts decoded;
     private final StreamResyncs resyncs;
+    /** Describes a table as the relation schemas now do; made once, as it is handed over between every two transactions. */
+    private final java.util.function.Function<PgOutputMessage.Relation, StreamTable> resolveTable = r -> schemas.resolve(r);
 
     /**
      * @param catalog     a normal connection to the source database, for catalog lookups; closed with the run
@@ -233,7 +235,7 @@ public final class StreamRun implements AutoCloseable {
                     copyChunk(maxRecords - pending.size());
                     if (!records.inTransaction()) {
                         // Between transactions: a table starts being watched with no transaction half read.
-                        resyncs.step(schemas::resolve);
+                        resyncs.step(resolveTable);
                     }
                     boolean read = readMore();
                     if (!pending.isEmpty() && firstAt == 0) {
