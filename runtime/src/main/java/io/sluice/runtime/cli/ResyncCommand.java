@@ -22,6 +22,10 @@ public final class ResyncCommand extends AdminCommand {
     @Parameters(paramLabel = "TABLE", arity = "1..*", description = "Tables to copy again, as schema.table")
     List<String> tables;
 
+    @Option(names = "--subscription", paramLabel = "NAME",
+            description = "Copy the rows for this webhook subscription alone (its backfill: the others get nothing of it)")
+    String subscription;
+
     @Option(names = "--detach", description = "Return once the requests are written; `sluice status` shows how they go")
     boolean detach;
 
@@ -35,6 +39,6 @@ public final class ResyncCommand extends AdminCommand {
 
     @Override
     int run(PipelineAdmin admin) throws Exception {
-        return admin.resync(tables, detach, timeoutSeconds * 1000L);
+        return admin.resync(tables, subscription, detach, timeoutSeconds * 1000L);
     }
 }

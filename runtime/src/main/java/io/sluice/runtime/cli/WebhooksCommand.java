@@ -61,6 +61,9 @@ public final class WebhooksCommand implements Callable<Integer> {
                 + "--limit) and the deliveries that failed for good.");
         add(webhooks, streams, "replay", "POST", "Sends deliveries again with their ids: one (--delivery ID), or those "
                 + "that failed for good (--failed, with --from/--to times or --from-lsn/--to-lsn).");
+        add(webhooks, streams, "backfill", "POST", "Sends the current rows of a subscription's tables to it alone, as reads, "
+                + "while changes go on (a re-sync for it; with `sluice run` asked of the source at once, on Connect see "
+                + "docs/webhooks.md).");
         webhooks.addSubcommand(new Secret(streams));
         return webhooks;
     }

@@ -99,7 +99,8 @@ public final class PipelineAdmin {
         }
         spec.sink().printStatus(spec.name(), spec.sourceName(), current, out);
         for (var request : admin.recentResyncs(5)) {
-            out.println("  re-sync of " + request.target() + " (request " + request.id() + "): " + request.state() + ", " + request.rows() + " rows in " + request.chunks() + " chunks"
+            out.println("  re-sync of " + request.target() + (request.subscription() == null ? "" : " for subscription "
+                    + request.subscription()) + " (request " + request.id() + "): " + request.state() + ", " + request.rows() + " rows in " + request.chunks() + " chunks"
                     + (request.updatedAt() == null ? ", requested " + request.requestedAt() : ", last " + request.updatedAt())
                     + (request.message() == null ? "" : ": " + request.message()));
         }
@@ -110,14 +111,16 @@ public final class PipelineAdmin {
      * Asks the running pipeline to re-sync the tables, one request each, and (unless detached)
      * waits until each has ended, printing its progress.
      *
+     * @param subscription the webhook subscription the rows are for alone (a backfill); null for every target
      * @param timeoutMillis how long to wait in all; 0 for as long as it takes
      */
-    public int resync(List<String> tables, boolean detach, long timeoutMillis) throws Exception {
+    public int resync(List<String> tables, String subscription, boolean detach, long timeoutMillis) throws Exception {
         List<Long> ids = new java.util.ArrayList<>();
         for (String table : tables) {
-            long id = admin.requestResync(table);
+            long id = admin.requestResync(table, subscription);
             ids.add(id);
-            out.println("Requested a re-sync of " + table + " from pipeline " + spec.name() + " (request " + id + ")");
+            out.println("Requested a re-sync of " + table + (subscription == null ? "" : " for subscription " + subscription)
+                    + " from pipeline " + spec.name() + " (request " + id + ")");
         }
         if (detach) {
             out.println("The running pipeline copies " + (tables.size() == 1 ? "it" : "them") + " while it streams; `sluice status` shows how "

@@ -85,7 +85,7 @@ public final class StreamingPipeline {
         }
         EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(spec);
         Target target = spec.sink();
-        RunningSink sink = target.start(sinkContext);
+        RunningSink sink = target.startStreaming(sinkContext, new SourceAdmin(spec.source()));
         progress.batching(sink.batchStatus());
         SinkHandoff handoff = new SinkHandoff(sink.task(), sink.bytesSent(), progress, FLUSH_INTERVAL_MILLIS);
         EmbeddedEngine engine = new EmbeddedEngine(spec, overrides, handoff, () -> handoff.snapshotDone().countDown());

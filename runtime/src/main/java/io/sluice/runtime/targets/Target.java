@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.connector.postgres.SourceAdmin;
 import io.sluice.sink.core.deadletter.DeadLetterStore;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 
@@ -40,6 +41,14 @@ public interface Target {
 
     /** Creates, initializes and starts the sink task. */
     RunningSink start(SinkTaskContext context);
+
+    /**
+     * Creates, initializes and starts the sink task of a streaming run, which may ask the source
+     * for re-syncs (webhooks: a subscription's backfill).
+     */
+    default RunningSink startStreaming(SinkTaskContext context, SourceAdmin source) {
+        return start(context);
+    }
 
     /** The dead-letter store of the pipeline on this target. */
     DeadLetterStore deadLetters(String pipeline);

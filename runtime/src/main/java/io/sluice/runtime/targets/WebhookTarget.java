@@ -6,6 +6,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.connector.postgres.SourceAdmin;
 import io.sluice.sink.core.deadletter.DeadLetterStore;
 import io.sluice.sink.core.status.TargetRecord;
 import io.sluice.sink.webhook.WebhookSinkConnector;
@@ -62,7 +63,20 @@ final class WebhookTarget implements Target {
 
     @Override
     public RunningSink start(SinkTaskContext context) {
+        return start(context, null);
+    }
+
+    /** Backfills are asked of the source the run streams from: at once, with the subscription's tables. */
+    @Override
+    public RunningSink startStreaming(SinkTaskContext context, SourceAdmin source) {
+        return start(context, source);
+    }
+
+    private RunningSink start(SinkTaskContext context, SourceAdmin source) {
         WebhookSinkTask task = new WebhookSinkTask();
+        if (source != null) {
+            task.backfillsThrough(source::requestBackfill);
+        }
         task.initialize(context);
         task.start(keys);
         return new RunningSink(task, task::bytesWritten, () -> task.changesWritten() + " changes in the outbox" + deliveryLine(task));

@@ -52,6 +52,13 @@ public final class EventHeaders {
      */
     public static final String VALUE_NOTES = "sluice.value.notes";
 
+    /**
+     * On the rows and the key range of a re-sync asked for one webhook subscription (its
+     * backfill): the subscription's name. The webhook sink delivers those rows to it alone; other
+     * targets apply them as any re-sync's.
+     */
+    public static final String RESYNC_FOR = "sluice.resync.for";
+
     private EventHeaders() {
     }
 

@@ -181,28 +181,70 @@ public final class SourceAdmin {
      * @throws IllegalStateException when the pipeline takes no requests ({@code signal.table} is empty) or the table cannot be made
      */
     public long requestResync(String table) throws SQLException {
+        return requestResync(table, null);
+    }
+
+    /**
+     * Asks the running pipeline to re-sync a table for one webhook subscription alone (its
+     * backfill), or for every target when {@code subscription} is null; the request's id.
+     */
+    public long requestResync(String table, String subscription) throws SQLException {
         SignalTable signals = signals();
         try (Connection c = openWritable("resync")) {
             Optional<String> problem = signals.ensure(c);
             if (problem.isPresent()) {
                 throw new IllegalStateException(problem.get());
             }
-            return signals.request(c, config.topicPrefix(), table);
+            return signals.request(c, config.topicPrefix(), table, subscription);
+        }
+    }
+
+    /**
+     * Asks the running pipeline for a webhook subscription's backfill: a re-sync, for that
+     * subscription alone, of every table the pipeline streams that {@code wants} takes (by the
+     * name its events carry: a partitioned table's root when partitions are published through it),
+     * in one transaction.
+     *
+     * @return the tables asked for, in the order of the requests
+     */
+    public List<String> requestBackfill(String subscription, java.util.function.Predicate<String> wants) throws SQLException {
+        SignalTable signals = signals();
+        try (Connection c = openWritable("backfill")) {
+            Optional<String> problem = signals.ensure(c);
+            if (problem.isPresent()) {
+                throw new IllegalStateException(problem.get());
+            }
+            boolean viaRoot = Publication.viaRootInUse(c, config.publicationName(), config.publicationMode(), config.viaPartitionRoot(),
+                    true);
+            List<String> tables = selector().select(c, config.database()).stream().filter(SelectedTable::logged)
+                    .map(t -> t.publishedName(viaRoot)).distinct().filter(wants).toList();
+            c.setAutoCommit(false);
+            try {
+                for (String table : tables) {
+                    signals.request(c, config.topicPrefix(), table, subscription);
+                }
+                c.commit();
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+            return tables;
         }
     }
 
     /**
      * A re-sync request as the signal table has it.
      *
+     * @param subscription the webhook subscription it is the backfill of; null when it is for every target
      * @param state requested, running, done or failed
      * @param rows  rows copied durably so far
      */
-    public record Resync(long id, String target, String state, long rows, long chunks, String requestedAt, String updatedAt,
-                         String message) {
+    public record Resync(long id, String target, String subscription, String state, long rows, long chunks, String requestedAt,
+                         String updatedAt, String message) {
 
         static Resync of(SignalTable.Request r) {
-            return new Resync(r.id(), r.target(), r.state().name().toLowerCase(java.util.Locale.ROOT), r.rows(), r.chunks(),
-                    r.requestedAt(), r.updatedAt(), r.message());
+            return new Resync(r.id(), r.target(), r.subscription(), r.state().name().toLowerCase(java.util.Locale.ROOT), r.rows(),
+                    r.chunks(), r.requestedAt(), r.updatedAt(), r.message());
         }
 
         public boolean done() {

@@ -103,7 +103,7 @@ public final class WebhookSinkConfig extends AbstractConfig {
                     "Subscriptions declared in this configuration, by name (comma-separated). Each takes its options from "
                             + "subscription.<name>.<option>: url (required), tables, operations, changed.columns, columns, format, "
                             + "secrets, batch.max.size, batch.max.bytes, timeout.ms, max.in.flight, retry.initial.ms, retry.max.ms, retry.timeout.ms, "
-                            + "on.failure, disable.after.ms (see docs/webhooks.md). They are made (or updated) in the state database "
+                            + "on.failure, disable.after.ms, backfill (see docs/webhooks.md). They are made (or updated) in the state database "
                             + "at each start; a declared subscription this list no longer names is deleted. Subscriptions made "
                             + "through the API are kept apart and left alone.", DELIVERY, 4, Width.LONG, "Subscriptions")
             .define(API_LISTEN, Type.STRING, "", new Listen(), Importance.MEDIUM,

@@ -52,6 +52,7 @@ public class WebhookSinkTask extends RoutedSinkTask {
     private PositionTable positions;
     private OutboxWriter writer;
     private TunedBatchSize batchSize;
+    private BackfillRequests backfills;
 
     public WebhookSinkTask() {
         this(System::currentTimeMillis);
@@ -77,6 +78,7 @@ public class WebhookSinkTask extends RoutedSinkTask {
         batchSize = new TunedBatchSize("webhook outbox", config.tuning(), config.outboxBytes());
         client = new WebhookClient(config.guard(), config.maxConnections(), config.connectTimeoutMillis());
         deliveries = new Deliveries(state, client, config.retention(), clock, MetricsConfig.targetName(props));
+        deliveries.watch(new WebhookBackfills(state, backfills)::seen);
         deliveries.start();
         String connector = props.getOrDefault("name", "sluice");
         BarrierGate gate = new BarrierGate(new PostgresBarrierStore(state.endpoint(), new BarrierTables(state.schema(), connector), null),
@@ -132,6 +134,15 @@ public class WebhookSinkTask extends RoutedSinkTask {
             throw new ConnectException("Cannot serve the subscription API on " + config.getString(WebhookSinkConfig.API_LISTEN) + ": "
                     + e.getMessage(), e);
         }
+    }
+
+    /**
+     * How to ask the source for subscriptions' backfills, given before {@link #start} by a
+     * runtime that holds the source; without one (a Connect cluster) a backfill waits for an
+     * {@code INSERT} into the source's signal table, and says so.
+     */
+    public void backfillsThrough(BackfillRequests requests) {
+        this.backfills = requests;
     }
 
     /** Where the subscription API of this task listens; null when it serves none. */

@@ -97,6 +97,76 @@ class WebhookOnConnectIT {
         });
     }
 
+    /**
+     * On a cluster the sink holds no source: a subscription declared with backfill=true waits,
+     * its note naming the INSERT that asks for it; once that is made on the source, the current
+     * rows reach that subscription alone, as reads.
+     */
+    @Test
+    void aBackfillAskedForWithTheSignalTablesInsertReachesItsSubscriptionAlone() throws Exception {
+        TestDatabases.withSourceAndTarget(WebhookOnConnectIT.class, (source, state) -> {
+            source.execute("CREATE TABLE counters (id int PRIMARY KEY, n int NOT NULL)",
+                    "INSERT INTO counters SELECT g, 0 FROM generate_series(1, 300) g");
+            String secret = SigningSecret.generate(new SecureRandom());
+            try (TestReceiver first = new TestReceiver(List.of(secret)); TestReceiver late = new TestReceiver(List.of(secret));
+                 ConnectCluster connect = ConnectCluster.start("wb", 1, Map.of())) {
+                Map<String, String> sourceConfig = ConnectorConfigs.sourceWithBarriers(source, "wb", "public.*", PARTITIONS);
+                sourceConfig.put("slot.name", "wb_slot");
+                sourceConfig.put("resync.chunk.rows", "50");
+                connect.embedded().configureConnector("wb-source", sourceConfig);
+                Map<String, String> sink = sinkConfig(state, first.url(), secret);
+                sink.put("topics.regex", "wb\\..*");
+                connect.embedded().configureConnector("wb-sink", sink);
+                await(() -> ids(first).size() >= 300, "the snapshot's 300 rows delivered");
+
+                sink.put("subscriptions", "all,late");
+                sink.put("subscription.late.url", late.url());
+                sink.put("subscription.late.secrets", secret);
+                sink.put("subscription.late.tables", "public.counters");
+                sink.put("subscription.late.backfill", "true");
+                connect.embedded().configureConnector("wb-sink", sink);
+                String note = "SELECT (SELECT backfill || ': ' || coalesce(backfill_note, '') FROM sluice.webhook_subscriptions "
+                        + "WHERE name = 'late')";
+                await(() -> String.valueOf(state.queryText(note)).contains("INSERT INTO sluice_signals.requests"),
+                        "the late subscription's note naming the INSERT");
+                assertThat(state.queryText(note)).startsWith("pending");
+                source.execute("UPDATE counters SET n = 1 WHERE id <= 10");
+
+                source.execute("INSERT INTO sluice_signals.requests (pipeline, kind, target, subscription) "
+                        + "VALUES ('wb', 'resync', 'public.counters', 'late')");
+                await(() -> reads(late, true).size() == 300, "the backfill's 300 reads at the late subscriber");
+                await(() -> "done".equals(source.queryText("SELECT (SELECT state FROM sluice_signals.requests WHERE subscription = 'late')")),
+                        "the request done");
+                // The snapshot's rows may come twice to a subscription (the sink's tasks restarted with the new configuration
+                // and read again what they had not committed), with the same id; the backfill's reads have ids of their own.
+                assertThat(reads(first, false)).as("the first subscriber's snapshot reads").hasSize(300)
+                        .allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
+                assertThat(reads(first, true)).as("the first subscriber gets nothing of the backfill").isEmpty();
+                assertThat(reads(late, true)).as("the late subscriber's backfill: each row once").hasSize(300)
+                        .allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
+                assertThat(latest(late)).as("the late subscriber's rows as the source has them").hasSize(300)
+                        .allSatisfy((id, n) -> assertThat(n).as("counter " + id).isEqualTo(id <= 10 ? 1 : 0));
+                assertThat(state.queryText(note)).startsWith("started");
+                assertThat(connect.embedded().connectorStatus("wb-sink").tasks())
+                        .allSatisfy(task -> assertThat(task.state()).as("task %d: %s", task.id(), task.trace()).isEqualTo("RUNNING"));
+                connect.embedded().deleteConnector("wb-source");
+                connect.embedded().deleteConnector("wb-sink");
+            }
+        });
+    }
+
+    /** Reads accepted per counter id, each delivery once: the snapshot's, or the others (a re-sync's, streamed with a position). */
+    private static Map<Integer, Integer> reads(TestReceiver receiver, boolean resynced) {
+        Map<Integer, Integer> reads = new HashMap<>();
+        Set<String> seen = new HashSet<>();
+        for (Received r : receiver.accepted()) {
+            if (seen.add(r.id()) && r.json().path("operation").asText().equals("read") && r.id().contains("_snap_") != resynced) {
+                reads.merge(r.json().path("after").path("id").asInt(), 1, Integer::sum);
+            }
+        }
+        return reads;
+    }
+
     private static Map<String, String> sinkConfig(TestDatabase state, String url, String secret) {
         Map<String, String> sink = new HashMap<>();
         sink.put("connector.class", WebhookSinkConnector.class.getName());

@@ -378,6 +378,9 @@ public final class ChangeRecords {
             if (schema.holdsNotedValues()) {
                 ValueNotes.describe(null, row, record.headers());
             }
+            if (chunk.subscription() != null) {
+                record.headers().addString(EventHeaders.RESYNC_FOR, chunk.subscription());
+            }
             push(record);
         }
         event++;
@@ -387,7 +390,11 @@ public final class ChangeRecords {
         Struct range = KeyRanges.value(schema.keySchema(), source, Envelope.transaction(transactionId, event, tableEvent + 1), chunk.from(),
                 chunk.to(), chunk.keep(), chunk.keyOrder(), now);
         // No key: a sink reaches it after every partition's rows before it, through its barrier on a cluster (BarrierWriter).
-        push(new SourceRecord(partition, offset(), schema.topic(), null, null, null, range.schema(), range));
+        SourceRecord record = new SourceRecord(partition, offset(), schema.topic(), null, null, null, range.schema(), range);
+        if (chunk.subscription() != null) {
+            record.headers().addString(EventHeaders.RESYNC_FOR, chunk.subscription());
+        }
+        push(record);
     }
 
     private long capped(long confirm) {

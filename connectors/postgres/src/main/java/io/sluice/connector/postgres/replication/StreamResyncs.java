@@ -41,8 +41,13 @@ final class StreamResyncs implements AutoCloseable {
     /** How often the signal table is looked at while no re-sync runs. */
     private static final long LOOK_EVERY_NANOS = 1_000_000_000L;
 
-    /** What the re-sync of one chunk hands out at its watermark. */
-    record Chunk(StreamTable table, List<Struct> rows, Struct from, Struct to, List<Struct> keep, List<String> keyOrder) {
+    /**
+     * What the re-sync of one chunk hands out at its watermark.
+     *
+     * @param subscription the webhook subscription the rows are for alone (a backfill); null for every target
+     */
+    record Chunk(StreamTable table, List<Struct> rows, Struct from, Struct to, List<Struct> keep, List<String> keyOrder,
+                 String subscription) {
     }
 
     /** A request being worked on. */
@@ -192,7 +197,7 @@ final class StreamResyncs implements AutoCloseable {
             keep.add(ResyncParts.keyStruct(table, key));
         }
         Struct to = chunk.complete() ? null : last;
-        Chunk out = new Chunk(table, rows, job.fromKey, to, keep, job.keyOrder);
+        Chunk out = new Chunk(table, rows, job.fromKey, to, keep, job.keyOrder, job.request.subscription());
         job.fromKey = to;
         String[] lastKey = chunk.lastKey(job.shape);
         if (lastKey != null) {

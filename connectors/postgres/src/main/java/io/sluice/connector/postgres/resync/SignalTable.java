@@ -17,6 +17,8 @@ import io.sluice.schemas.naming.Identifiers;
  * pipeline named in it to re-sync a table, and the pipeline writes its progress into the row.
  * {@code sluice resync} inserts one; on a Kafka Connect cluster an {@code INSERT} does the same:
  * {@code INSERT INTO sluice_signals.requests (pipeline, kind, target) VALUES ('shop', 'resync', 'public.orders')}.
+ * A request that names a webhook {@code subscription} is that subscription's backfill: its rows
+ * reach that subscription alone.
  * The source task looks at it every second or so while it streams; it is never part of the
  * selection, so it is not copied to the targets.
  */
@@ -48,10 +50,11 @@ public final class SignalTable {
     /**
      * A request as the table holds it.
      *
-     * @param afterKey the key (as text, per key column) the re-sync has copied through durably; null before its first chunk
+     * @param afterKey     the key (as text, per key column) the re-sync has copied through durably; null before its first chunk
+     * @param subscription the webhook subscription the copied rows are for alone (a backfill); null for every target
      */
-    public record Request(long id, String pipeline, String target, State state, String[] afterKey, long rows, long chunks,
-                          String requestedAt, String updatedAt, String message) {
+    public record Request(long id, String pipeline, String target, String subscription, State state, String[] afterKey, long rows,
+                          long chunks, String requestedAt, String updatedAt, String message) {
     }
 
     private final String table;
@@ -81,6 +84,7 @@ public final class SignalTable {
                 + "  pipeline text NOT NULL,\n"
                 + "  kind text NOT NULL CHECK (kind IN ('resync')),\n"
                 + "  target text NOT NULL,\n"
+                + "  subscription text,\n"
                 + "  state text NOT NULL DEFAULT 'requested' CHECK (state IN ('requested', 'running', 'done', 'failed')),\n"
                 + "  after_key text[],\n"
                 + "  rows_copied bigint NOT NULL DEFAULT 0,\n"
@@ -107,7 +111,8 @@ public final class SignalTable {
      * (the user may not create it), with what to do.
      */
     public Optional<String> ensure(Connection c) throws SQLException {
-        if (exists(c)) {
+        boolean exists = exists(c);
+        if (exists && hasSubscriptionColumn(c)) {
             return Optional.empty();
         }
         boolean autoCommit = c.getAutoCommit();
@@ -115,18 +120,26 @@ public final class SignalTable {
         try (Statement s = c.createStatement()) {
             // One creator at a time: two pipelines starting together would race on CREATE ... IF NOT EXISTS.
             s.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('sluice_signals.requests'))");
-            for (String statement : createSql().split(";\n")) {
-                s.execute(statement);
+            if (exists) {
+                // Made by a version before backfills: the column a backfill's request names its subscription in.
+                s.execute("ALTER TABLE " + quoted + " ADD COLUMN IF NOT EXISTS subscription text");
+            } else {
+                for (String statement : createSql().split(";\n")) {
+                    s.execute(statement);
+                }
             }
             c.commit();
             return Optional.empty();
         } catch (SQLException e) {
             c.rollback();
             if ("42501".equals(e.getSQLState())) {
-                return Optional.of("User " + c.getMetaData().getUserName() + " may not create the signal table " + table + " ("
-                        + e.getMessage() + "): have a user that may create it run\n" + createSql() + ";\nand GRANT SELECT, INSERT, "
-                        + "UPDATE ON " + quoted + " TO " + c.getMetaData().getUserName() + ", or set signal.table to a table it may "
-                        + "write, or to nothing to take no requests (no `sluice resync`)");
+                String user = c.getMetaData().getUserName();
+                return Optional.of(exists
+                        ? "User " + user + " may not add the column subscription to the signal table " + table + " (" + e.getMessage()
+                                + "): have its owner run ALTER TABLE " + quoted + " ADD COLUMN subscription text"
+                        : "User " + user + " may not create the signal table " + table + " (" + e.getMessage() + "): have a user that "
+                                + "may create it run\n" + createSql() + ";\nand GRANT SELECT, INSERT, UPDATE ON " + quoted + " TO " + user
+                                + ", or set signal.table to a table it may write, or to nothing to take no requests (no `sluice resync`)");
             }
             throw e;
         } finally {
@@ -134,12 +147,34 @@ public final class SignalTable {
         }
     }
 
-    /** Asks {@code pipeline} to re-sync {@code target} ({@code schema.table}); the request's id. */
+    private boolean hasSubscriptionColumn(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = "
+                + "pg_catalog.to_regclass(?) AND attname = 'subscription' AND NOT attisdropped)")) {
+            s.setString(1, quoted);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Asks {@code pipeline} to re-sync {@code target} ({@code schema.table}) for every target; the request's id. */
     public long request(Connection c, String pipeline, String target) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + quoted + " (pipeline, kind, target) VALUES (?, ?, ?) RETURNING id")) {
+        return request(c, pipeline, target, null);
+    }
+
+    /**
+     * Asks {@code pipeline} to re-sync {@code target} ({@code schema.table}); the request's id.
+     *
+     * @param subscription the webhook subscription the rows are for alone (a backfill); null for every target
+     */
+    public long request(Connection c, String pipeline, String target, String subscription) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + quoted + " (pipeline, kind, target, subscription) "
+                + "VALUES (?, ?, ?, ?) RETURNING id")) {
             s.setString(1, pipeline);
             s.setString(2, RESYNC);
             s.setString(3, target);
+            s.setString(4, subscription);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -166,7 +201,7 @@ public final class SignalTable {
     private List<Request> read(Connection c, String where, String pipeline, Long id) throws SQLException {
         List<Request> out = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement("SELECT id, pipeline, target, state, after_key, rows_copied, chunks, "
-                + "requested_at::text, updated_at::text, message FROM " + quoted + " WHERE kind = 'resync' AND " + where)) {
+                + "requested_at::text, updated_at::text, message, subscription FROM " + quoted + " WHERE kind = 'resync' AND " + where)) {
             if (pipeline != null) {
                 s.setString(1, pipeline);
             } else {
@@ -175,7 +210,7 @@ public final class SignalTable {
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     Array key = rs.getArray(5);
-                    out.add(new Request(rs.getLong(1), rs.getString(2), rs.getString(3), State.of(rs.getString(4)),
+                    out.add(new Request(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(11), State.of(rs.getString(4)),
                             key == null ? null : (String[]) key.getArray(), rs.getLong(6), rs.getLong(7), rs.getString(8),
                             rs.getString(9), rs.getString(10)));
                 }

@@ -37,6 +37,9 @@ final class SubscriptionViews {
                 options.put(k, v);
             }
         });
+        if (s.backfill() != null) {
+            node.putObject("backfill").put("state", s.backfill().key()).put("note", s.backfillNote());
+        }
         node.put("secrets", spec.secrets().size());
         node.put("created_at", s.createdAt().toString());
         node.put("updated_at", s.updatedAt().toString());

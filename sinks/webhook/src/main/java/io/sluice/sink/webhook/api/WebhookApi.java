@@ -1,7 +1,6 @@
 package io.sluice.sink.webhook.api;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
@@ -10,7 +9,6 @@ import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -52,6 +50,7 @@ import org.slf4j.LoggerFactory;
  * POST   /subscriptions/{name}/test           send a test event now; the receiver's answer comes back
  * GET    /subscriptions/{name}/deliveries     attempts (?outcome=, ?since=, ?limit=) and deliveries failed for good
  * POST   /subscriptions/{name}/replay         {"delivery_id": …}, or {"failed": true} with from/to (times) or from_lsn/to_lsn
+ * POST   /subscriptions/{name}/backfill       the current rows of its tables again, as reads, to it alone
  * </pre>
  * Subscriptions declared in the sink's configuration may be paused, resumed, tested and
  * replayed here; they are changed or deleted in the configuration (409).
@@ -60,7 +59,6 @@ public final class WebhookApi implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(WebhookApi.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int MAX_BODY = 1 << 20;
 
     private final StateDatabase state;
     private final AddressGuard guard;
@@ -172,7 +170,8 @@ public final class WebhookApi implements AutoCloseable {
                 case "resume" -> status(exchange, c, s, Subscription.Status.ACTIVE, null);
                 case "test" -> answer(exchange, 200, JSON.valueToTree(TestEvent.send(client, s.spec(), random)));
                 case "replay" -> replay(exchange, c, s);
-                default -> throw new ApiError(404, "no such action: " + action + " (pause, resume, test, replay)");
+                case "backfill" -> backfill(exchange, c, s);
+                default -> throw new ApiError(404, "no such action: " + action + " (pause, resume, test, replay, backfill)");
             }
         }
     }
@@ -187,7 +186,7 @@ public final class WebhookApi implements AutoCloseable {
     }
 
     private void create(HttpExchange exchange, Connection c) throws IOException, SQLException {
-        Map<String, String> options = SubscriptionViews.options(body(exchange));
+        Map<String, String> options = SubscriptionViews.options(ApiRequests.body(exchange));
         String name = options.remove("name");
         String made = null;
         if (options.getOrDefault("secrets", "").isBlank()) {
@@ -210,7 +209,7 @@ public final class WebhookApi implements AutoCloseable {
     private void update(HttpExchange exchange, Connection c, Subscription s) throws IOException, SQLException {
         declaredByApi(s, "changed");
         Map<String, String> options = new HashMap<>(s.spec().options());
-        Map<String, String> given = SubscriptionViews.options(body(exchange));
+        Map<String, String> given = SubscriptionViews.options(ApiRequests.body(exchange));
         given.remove("name");
         options.putAll(given);
         SubscriptionSpec spec = parse(s.name(), options);
@@ -237,9 +236,9 @@ public final class WebhookApi implements AutoCloseable {
     }
 
     private void deliveries(HttpExchange exchange, Connection c, Subscription s) throws IOException, SQLException {
-        Map<String, String> query = query(exchange);
-        int limit = intParam(query, "limit", 100, 1, 10_000);
-        Instant since = instant(query.get("since"), "since");
+        Map<String, String> query = ApiRequests.query(exchange);
+        int limit = ApiRequests.intParam(query, "limit", 100, 1, 10_000);
+        Instant since = ApiRequests.instant(query.get("since"), "since");
         ObjectNode answer = JSON.createObjectNode();
         answer.set("attempts", JSON.valueToTree(history.attempts(c, s.name(), query.get("outcome"), since, limit)));
         answer.set("failed", JSON.valueToTree(history.failures(c, s.name(), limit)));
@@ -247,7 +246,7 @@ public final class WebhookApi implements AutoCloseable {
     }
 
     private void replay(HttpExchange exchange, Connection c, Subscription s) throws IOException, SQLException {
-        JsonNode body = body(exchange);
+        JsonNode body = ApiRequests.body(exchange);
         int n;
         if (body.hasNonNull("delivery_id")) {
             String id = body.get("delivery_id").asText();
@@ -257,8 +256,9 @@ public final class WebhookApi implements AutoCloseable {
             n = 1;
         } else if (body.path("failed").asBoolean(false)) {
             try {
-                n = history.replayFailed(c, s.name(), instant(text(body, "from"), "from"), instant(text(body, "to"), "to"),
-                        text(body, "from_lsn"), text(body, "to_lsn"));
+                n = history.replayFailed(c, s.name(), ApiRequests.instant(ApiRequests.text(body, "from"), "from"),
+                        ApiRequests.instant(ApiRequests.text(body, "to"), "to"), ApiRequests.text(body, "from_lsn"),
+                        ApiRequests.text(body, "to_lsn"));
             } catch (IllegalArgumentException e) {
                 throw new ApiError(400, "from_lsn/to_lsn: " + e.getMessage());
             }
@@ -268,6 +268,17 @@ public final class WebhookApi implements AutoCloseable {
         }
         changed.run();
         answer(exchange, 200, JSON.createObjectNode().put("replayed", n));
+    }
+
+    private void backfill(HttpExchange exchange, Connection c, Subscription s) throws IOException, SQLException {
+        if (!s.spec().operations().contains("read")) {
+            throw new ApiError(409, "subscription " + s.name() + " leaves out read, the operation a backfill's rows come as: add read to "
+                    + "its operations first");
+        }
+        subscriptions.requestBackfill(c, s.name());
+        changed.run();
+        LOG.info("Subscription {} asked for a backfill (through the API)", s.name());
+        answer(exchange, 202, SubscriptionViews.view(subscriptions.get(c, s.name()).orElseThrow(), outbox.last(c)));
     }
 
     private static void declaredByApi(Subscription s, String what) {
@@ -311,70 +322,6 @@ public final class WebhookApi implements AutoCloseable {
             return refusal == null ? null : refusal + "; deliveries do not go there unless the sink's delivery.allow.networks holds it";
         } catch (IllegalArgumentException | java.net.UnknownHostException e) {
             return null; // the URL's own check says what is wrong with it
-        }
-    }
-
-    private static String text(JsonNode body, String field) {
-        return body.hasNonNull(field) ? body.get(field).asText() : null;
-    }
-
-    private static Instant instant(String text, String name) {
-        if (text == null) {
-            return null;
-        }
-        try {
-            return Instant.parse(text);
-        } catch (DateTimeParseException e) {
-            throw new ApiError(400, name + ": '" + text + "' is no time; write it as 2026-11-28T10:15:30Z");
-        }
-    }
-
-    private static int intParam(Map<String, String> query, String name, int dflt, int min, int max) {
-        String v = query.get(name);
-        if (v == null) {
-            return dflt;
-        }
-        try {
-            return Math.max(min, Math.min(max, Integer.parseInt(v)));
-        } catch (NumberFormatException e) {
-            throw new ApiError(400, name + ": '" + v + "' is not a number");
-        }
-    }
-
-    private static Map<String, String> query(HttpExchange exchange) {
-        Map<String, String> query = new HashMap<>();
-        String raw = exchange.getRequestURI().getRawQuery();
-        if (raw != null) {
-            for (String pair : raw.split("&")) {
-                int eq = pair.indexOf('=');
-                if (eq > 0) {
-                    query.put(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
-                            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
-                }
-            }
-        }
-        return query;
-    }
-
-    private static JsonNode body(HttpExchange exchange) throws IOException {
-        byte[] bytes;
-        try (InputStream in = exchange.getRequestBody()) {
-            bytes = in.readNBytes(MAX_BODY + 1);
-        }
-        if (bytes.length > MAX_BODY) {
-            throw new ApiError(413, "the request's body is larger than " + MAX_BODY + " bytes");
-        }
-        if (bytes.length == 0) {
-            return JSON.createObjectNode();
-        }
-        try {
-            JsonNode node = JSON.readTree(bytes);
-            if (!node.isObject()) {
-                throw new ApiError(400, "the request's body must be a JSON object");
-            }
-            return node;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new ApiError(400, "the request's body is not JSON: " + e.getOriginalMessage());
         }
     }
 

@@ -81,6 +81,15 @@ public final class Deliveries implements AutoCloseable {
         thread.setDaemon(true);
     }
 
+    /** Told the subscriptions each time they are read (every {@value #REFRESH_MILLIS} ms or so), on the deliveries' thread. */
+    private java.util.function.Consumer<List<Subscription>> watcher = all -> {
+    };
+
+    /** Someone to tell the subscriptions each time they are read (before {@link #start}): the backfills. */
+    public void watch(java.util.function.Consumer<List<Subscription>> watcher) {
+        this.watcher = watcher;
+    }
+
     public void start() {
         thread.start();
     }
@@ -126,7 +135,9 @@ public final class Deliveries implements AutoCloseable {
                 long now = clock.getAsLong();
                 if (refreshNow || now - lastRefresh >= REFRESH_MILLIS) {
                     refreshNow = false;
-                    reconcile(subscriptions.all(claims));
+                    List<Subscription> all = subscriptions.all(claims);
+                    reconcile(all);
+                    watcher.accept(all);
                     lastRefresh = now;
                 }
                 if (now - lastClean >= CLEAN_MILLIS) {

@@ -143,8 +143,9 @@ public final class ChangePayload {
         hash.update(relation.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         hash.update(0);
         hash.update(keyJson);
+        org.apache.kafka.connect.header.Header onlyFor = record.headers().lastWithName(EventHeaders.RESYNC_FOR);
         return new OutboxEntry(deliveryId, event.sourceName(), relation, operation, (int) hash.getValue(), changed, position == null ? 0 : position.commitLsn(),
-                commitMillis, body);
+                commitMillis, body, onlyFor == null || onlyFor.value() == null ? null : onlyFor.value().toString());
     }
 
     private static String operation(SinkEvent event) {

@@ -14,7 +14,14 @@ import java.util.List;
  * @param lsn        the commit LSN of its transaction; 0 for snapshot rows
  * @param commitMillis when its transaction committed (snapshot rows: when the snapshot was taken)
  * @param body       the change as JSON (as {@code payload.ChangePayload} writes it)
+ * @param onlyFor    the one subscription it is for (a row of that subscription's backfill); null for every subscription
  */
 public record OutboxEntry(String deliveryId, String source, String relation, String operation, int keyHash, List<String> changed, long lsn,
-                          long commitMillis, byte[] body) {
+                          long commitMillis, byte[] body, String onlyFor) {
+
+    /** An entry for every subscription. */
+    public OutboxEntry(String deliveryId, String source, String relation, String operation, int keyHash, List<String> changed, long lsn,
+                       long commitMillis, byte[] body) {
+        this(deliveryId, source, relation, operation, keyHash, changed, lsn, commitMillis, body, null);
+    }
 }

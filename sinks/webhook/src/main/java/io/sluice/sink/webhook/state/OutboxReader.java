@@ -13,7 +13,8 @@ import io.sluice.sink.webhook.subscription.SubscriptionSpec;
 
 /**
  * Reads a subscription's changes from the outbox: those past its place that its tables,
- * operations and changed columns select, in outbox order, and the rows asked to be replayed.
+ * operations and changed columns select (and that are not another subscription's backfill), in
+ * outbox order, and the rows asked to be replayed.
  */
 public final class OutboxReader {
 
@@ -39,7 +40,7 @@ public final class OutboxReader {
     /** Up to {@code limit} of the subscription's rows numbered after {@code after} and up to {@code upTo}, in order. */
     public List<OutboxRow> read(Connection c, SubscriptionSpec spec, long after, long upTo, int limit) throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM " + outbox
-                + " WHERE seq > ? AND seq <= ? AND relation ~ ANY(?) AND operation = ANY(?)");
+                + " WHERE seq > ? AND seq <= ? AND relation ~ ANY(?) AND operation = ANY(?) AND (only_for IS NULL OR only_for = ?)");
         if (!spec.changedColumns().isEmpty()) {
             sql.append(" AND (operation <> 'update' OR changed IS NULL OR jsonb_exists_any(changed, ?))");
         }
@@ -50,6 +51,7 @@ public final class OutboxReader {
             st.setLong(i++, upTo);
             st.setArray(i++, c.createArrayOf("text", spec.tables().stream().map(TableGlob::postgresRegex).toArray()));
             st.setArray(i++, c.createArrayOf("text", spec.operations().toArray()));
+            st.setString(i++, spec.name());
             if (!spec.changedColumns().isEmpty()) {
                 st.setArray(i++, c.createArrayOf("text", spec.changedColumns().toArray()));
             }
@@ -61,7 +63,8 @@ public final class OutboxReader {
     /** Up to {@code limit} rows asked to be replayed for the subscription, numbered after {@code after}. */
     public List<OutboxRow> replays(Connection c, String subscription, long after, int limit) throws SQLException {
         try (PreparedStatement st = c.prepareStatement("SELECT " + COLUMNS.replace("seq,", "o.seq,") + " FROM " + replays + " r JOIN "
-                + outbox + " o ON o.seq = r.seq WHERE r.subscription = ? AND r.seq > ? ORDER BY r.seq LIMIT ?")) {
+                + outbox + " o ON o.seq = r.seq WHERE r.subscription = ? AND r.seq > ? AND (o.only_for IS NULL OR o.only_for = r.subscription) "
+                + "ORDER BY r.seq LIMIT ?")) {
             st.setString(1, subscription);
             st.setLong(2, after);
             st.setInt(3, limit);

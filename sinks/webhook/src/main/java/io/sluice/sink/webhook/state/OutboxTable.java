@@ -23,15 +23,18 @@ public final class OutboxTable {
     private final String reserve;
     private final String lock;
     private final String notify;
+    private final String backfillStarted;
 
     public OutboxTable(StateDatabase state) {
         this.state = state;
         this.snapshots = new SnapshotTable(state);
         this.insert = "INSERT INTO " + state.table("webhook_outbox")
-                + " (seq, delivery_id, source, relation, operation, key_hash, changed, lsn, commit_time, body) "
-                + "SELECT ?::bigint + n - 1, d, s, r, o, k, c::jsonb, l, to_timestamp(m / 1000.0), b "
-                + "FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::text[]) "
-                + "WITH ORDINALITY AS x(d, s, r, o, k, c, l, m, b, n)";
+                + " (seq, delivery_id, source, relation, operation, key_hash, changed, lsn, commit_time, body, only_for) "
+                + "SELECT ?::bigint + n - 1, d, s, r, o, k, c::jsonb, l, to_timestamp(m / 1000.0), b, f "
+                + "FROM unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::int[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], "
+                + "?::text[]) WITH ORDINALITY AS x(d, s, r, o, k, c, l, m, b, f, n)";
+        this.backfillStarted = "UPDATE " + state.table("webhook_subscriptions") + " SET backfill = 'started' "
+                + "WHERE name = ANY(?) AND backfill IN ('pending', 'requested')";
         String sequence = Identifiers.literal(state.table("webhook_outbox_seq"));
         // The numbers of a whole append at once: the first is returned, the sequence left at the last.
         this.reserve = "SELECT setval(" + sequence + ", nextval(" + sequence + ") + ? - 1) - ? + 1";
@@ -67,6 +70,8 @@ public final class OutboxTable {
         Long[] lsns = new Long[n];
         Long[] commits = new Long[n];
         String[] bodies = new String[n];
+        String[] onlyFor = new String[n];
+        java.util.Set<String> backfilled = new java.util.TreeSet<>();
         for (int i = 0; i < n; i++) {
             OutboxEntry e = entries.get(i);
             ids[i] = e.deliveryId();
@@ -78,6 +83,10 @@ public final class OutboxTable {
             lsns[i] = e.lsn();
             commits[i] = e.commitMillis();
             bodies[i] = new String(e.body(), StandardCharsets.UTF_8);
+            onlyFor[i] = e.onlyFor();
+            if (e.onlyFor() != null) {
+                backfilled.add(e.onlyFor());
+            }
         }
         java.util.Set<String> streamedSources = new java.util.TreeSet<>();
         for (OutboxEntry e : entries) {
@@ -109,7 +118,14 @@ public final class OutboxTable {
                 st.setArray(8, c.createArrayOf("int8", lsns));
                 st.setArray(9, c.createArrayOf("int8", commits));
                 st.setArray(10, c.createArrayOf("text", bodies));
+                st.setArray(11, c.createArrayOf("text", onlyFor));
                 st.executeUpdate();
+            }
+            if (!backfilled.isEmpty()) {
+                try (PreparedStatement st = c.prepareStatement(backfillStarted)) {
+                    st.setArray(1, c.createArrayOf("text", backfilled.toArray()));
+                    st.executeUpdate();
+                }
             }
             positions.advance(c, newest);
             for (String streamedSource : streamedSources) {

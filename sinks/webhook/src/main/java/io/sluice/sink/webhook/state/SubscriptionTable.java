@@ -22,7 +22,8 @@ import org.apache.kafka.connect.errors.ConnectException;
 
 /**
  * The subscriptions in the state database. A new subscription starts at the end of the outbox:
- * it gets the changes written after it was made.
+ * it gets the changes written after it was made (and, with {@code backfill}, the current rows
+ * of its tables, once the source re-synced them for it).
  */
 public final class SubscriptionTable {
 
@@ -32,16 +33,29 @@ public final class SubscriptionTable {
     private final String table;
     private final String outbox;
 
+    private static final String SELECT_COLUMNS = "SELECT name, spec::text, declared, status, status_reason, position, failing_since, "
+            + "created_at, updated_at, backfill, backfill_note FROM ";
+    private final String snapshots;
+
     public SubscriptionTable(StateDatabase state) {
         this.state = state;
         this.table = state.table("webhook_subscriptions");
         this.outbox = state.table("webhook_outbox");
+        this.snapshots = state.table("webhook_snapshots");
+    }
+
+    /**
+     * A new subscription's backfill, in SQL: none when it asks for none; not needed when nothing
+     * has reached the outbox yet (no snapshot begun, nothing streamed: it gets everything the
+     * pipeline sends, its snapshot too); else pending.
+     */
+    private String backfillOf(SubscriptionSpec spec) {
+        return spec.backfill() ? "(SELECT CASE WHEN EXISTS (SELECT 1 FROM " + snapshots + ") THEN 'pending' ELSE 'not_needed' END)" : "NULL";
     }
 
     public List<Subscription> all(Connection c) throws SQLException {
         List<Subscription> all = new ArrayList<>();
-        try (PreparedStatement st = c.prepareStatement("SELECT name, spec::text, declared, status, status_reason, position, failing_since, "
-                + "created_at, updated_at FROM " + table + " ORDER BY name"); ResultSet rs = st.executeQuery()) {
+        try (PreparedStatement st = c.prepareStatement(SELECT_COLUMNS + table + " ORDER BY name"); ResultSet rs = st.executeQuery()) {
             while (rs.next()) {
                 all.add(read(rs));
             }
@@ -50,8 +64,7 @@ public final class SubscriptionTable {
     }
 
     public Optional<Subscription> get(Connection c, String name) throws SQLException {
-        try (PreparedStatement st = c.prepareStatement("SELECT name, spec::text, declared, status, status_reason, position, failing_since, "
-                + "created_at, updated_at FROM " + table + " WHERE name = ?")) {
+        try (PreparedStatement st = c.prepareStatement(SELECT_COLUMNS + table + " WHERE name = ?")) {
             st.setString(1, name);
             try (ResultSet rs = st.executeQuery()) {
                 return rs.next() ? Optional.of(read(rs)) : Optional.empty();
@@ -66,8 +79,8 @@ public final class SubscriptionTable {
      * @return whether it was made
      */
     public boolean put(Connection c, SubscriptionSpec spec, String declared) throws SQLException {
-        try (PreparedStatement st = c.prepareStatement("INSERT INTO " + table + " (name, spec, declared, status, position) "
-                + "VALUES (?, ?::jsonb, ?, 'active', (SELECT coalesce(max(seq), 0) FROM " + outbox + ")) "
+        try (PreparedStatement st = c.prepareStatement("INSERT INTO " + table + " (name, spec, declared, status, position, backfill) "
+                + "VALUES (?, ?::jsonb, ?, 'active', (SELECT coalesce(max(seq), 0) FROM " + outbox + "), " + backfillOf(spec) + ") "
                 + "ON CONFLICT (name) DO UPDATE SET spec = excluded.spec, declared = excluded.declared, updated_at = now() "
                 + "RETURNING (xmax = 0)")) {
             st.setString(1, spec.name());
@@ -82,8 +95,9 @@ public final class SubscriptionTable {
 
     /** Makes a subscription; false when one of that name exists. */
     public boolean create(Connection c, SubscriptionSpec spec, String declared) throws SQLException {
-        try (PreparedStatement st = c.prepareStatement("INSERT INTO " + table + " (name, spec, declared, status, position) "
-                + "VALUES (?, ?::jsonb, ?, 'active', (SELECT coalesce(max(seq), 0) FROM " + outbox + ")) ON CONFLICT (name) DO NOTHING")) {
+        try (PreparedStatement st = c.prepareStatement("INSERT INTO " + table + " (name, spec, declared, status, position, backfill) "
+                + "VALUES (?, ?::jsonb, ?, 'active', (SELECT coalesce(max(seq), 0) FROM " + outbox + "), " + backfillOf(spec) + ") "
+                + "ON CONFLICT (name) DO NOTHING")) {
             st.setString(1, spec.name());
             st.setString(2, toJson(spec.options()));
             st.setString(3, declared);
@@ -135,6 +149,43 @@ public final class SubscriptionTable {
         }
     }
 
+    /**
+     * Asks for a backfill of an existing subscription (again); false when there is no such
+     * subscription.
+     */
+    public boolean requestBackfill(Connection c, String name) throws SQLException {
+        return setBackfill(c, name, Subscription.Backfill.PENDING, null);
+    }
+
+    /**
+     * Records where a subscription's backfill is, and what more to say of it. Its {@code updated_at}
+     * stays: that says its options changed (its delivery loop starts again), and these do not.
+     */
+    public boolean setBackfill(Connection c, String name, Subscription.Backfill backfill, String note) throws SQLException {
+        try (PreparedStatement st = c.prepareStatement("UPDATE " + table + " SET backfill = ?, backfill_note = ? "
+                + "WHERE name = ?")) {
+            st.setString(1, backfill.key());
+            st.setString(2, note);
+            st.setString(3, name);
+            return st.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * The subscriptions whose backfill waits to be asked of the source, locked in the caller's
+     * transaction (those another process is asking for are passed over).
+     */
+    public List<Subscription> lockPendingBackfills(Connection c) throws SQLException {
+        List<Subscription> pending = new ArrayList<>();
+        try (PreparedStatement st = c.prepareStatement(SELECT_COLUMNS + table + " WHERE backfill = 'pending' ORDER BY name "
+                + "FOR UPDATE SKIP LOCKED"); ResultSet rs = st.executeQuery()) {
+            while (rs.next()) {
+                pending.add(read(rs));
+            }
+        }
+        return pending;
+    }
+
     private static Subscription read(ResultSet rs) throws SQLException {
         String name = rs.getString(1);
         Map<String, String> options = fromJson(rs.getString(2));
@@ -147,7 +198,7 @@ public final class SubscriptionTable {
         Timestamp failing = rs.getTimestamp(7);
         return new Subscription(spec, rs.getString(3), Subscription.Status.valueOf(rs.getString(4).toUpperCase(java.util.Locale.ROOT)),
                 rs.getString(5), rs.getLong(6), failing == null ? null : failing.toInstant(), rs.getTimestamp(8).toInstant(),
-                rs.getTimestamp(9).toInstant());
+                rs.getTimestamp(9).toInstant(), Subscription.Backfill.of(rs.getString(10)), rs.getString(11));
     }
 
     private static String toJson(Map<String, String> options) {

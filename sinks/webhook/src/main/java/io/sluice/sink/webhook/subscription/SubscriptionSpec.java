@@ -26,11 +26,12 @@ import io.sluice.sink.webhook.signing.SigningSecret;
  * @param batchMaxBytes  the largest batch the tuner tries, in bytes of changes
  * @param onFailure      what a delivery that failed for good does to the subscription
  * @param disableAfterMillis how long a subscription may fail without one success before it is disabled
+ * @param backfill       when made, it gets the current rows of its tables as {@code read} first (a re-sync for it alone)
  */
 public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set<String> operations, List<String> changedColumns,
                                List<String> columns, PayloadFormat format, List<SigningSecret> secrets, int batchMaxSize,
                                long batchMaxBytes, long timeoutMillis, int maxInFlight, long retryInitialMillis, long retryMaxMillis, long retryTimeoutMillis,
-                               OnFailure onFailure, long disableAfterMillis) {
+                               OnFailure onFailure, long disableAfterMillis, boolean backfill) {
 
     /** What becomes of the subscription when one of its deliveries fails for good. */
     public enum OnFailure {
@@ -64,6 +65,7 @@ public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set
         d.put("retry.timeout.ms", "86400000");
         d.put("on.failure", "continue");
         d.put("disable.after.ms", "432000000");
+        d.put("backfill", "false");
         return java.util.Collections.unmodifiableMap(d);
     }
 
@@ -133,6 +135,14 @@ public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set
         } catch (IllegalArgumentException e) {
             errors.add(where + "on.failure: '" + get.apply("on.failure") + "' is not allowed; use continue or pause");
         }
+        String backfillText = get.apply("backfill").toLowerCase(java.util.Locale.ROOT);
+        boolean backfill = backfillText.equals("true");
+        if (!backfill && !backfillText.equals("false")) {
+            errors.add(where + "backfill: '" + get.apply("backfill") + "' is not allowed; use true or false");
+        } else if (backfill && !operations.contains("read") && errors.size() == before) {
+            errors.add(where + "backfill is true but operations leaves out read, the operation a backfill's rows come as: add read "
+                    + "to operations, or set backfill to false");
+        }
         if (format == PayloadFormat.CLOUDEVENTS_BINARY && batch > 1) {
             errors.add(where + "batch.max.size is " + batch + " but format cloudevents-binary carries one event per request; "
                     + "use format cloudevents for batches");
@@ -141,7 +151,7 @@ public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set
             return null;
         }
         return new SubscriptionSpec(name, url, tables, operations, list(get.apply("changed.columns")), list(get.apply("columns")), format,
-                secrets, batch, batchBytes, timeout, inFlight, initial, max, retryTimeout, onFailure, disableAfter);
+                secrets, batch, batchBytes, timeout, inFlight, initial, max, retryTimeout, onFailure, disableAfter, backfill);
     }
 
     private static URI url(String text, String key, List<String> errors) {
@@ -210,6 +220,7 @@ public record SubscriptionSpec(String name, URI url, List<TableGlob> tables, Set
         o.put("retry.timeout.ms", Long.toString(retryTimeoutMillis));
         o.put("on.failure", onFailure.name().toLowerCase(java.util.Locale.ROOT));
         o.put("disable.after.ms", Long.toString(disableAfterMillis));
+        o.put("backfill", Boolean.toString(backfill));
         return o;
     }
 
