@@ -346,7 +346,12 @@ final class StreamingSetup {
             }
             if (config.publicationMode() != Publication.Mode.DISABLED) {
                 try {
-                    DdlCapture.register(target, config.publicationName(), config.includes(), config.excludes());
+                    if (!DdlCapture.register(target, config.publicationName(), config.includes(), config.excludes(), config.rowFilters(),
+                            config.columnLists())) {
+                        LOG.warn("The DDL capture on {} is from an older Sluice: tables created while streaming join publication {} "
+                                + "without their row filter or column list until the pipeline starts again. Have a superuser run "
+                                + "its script again (or `sluice init`)", where.display(), config.publicationName());
+                    }
                 } catch (SQLException e) {
                     String why = "tables created on " + where.display() + " are not added to publication " + config.publicationName()
                             + " as they are created (" + e.getMessage() + "); run `sluice init` as a superuser";

@@ -11,6 +11,8 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
 
+import io.sluice.connector.postgres.selection.ColumnLists;
+import io.sluice.connector.postgres.selection.RowFilters;
 import io.sluice.connector.postgres.selection.TablePattern;
 
 /**
@@ -96,7 +98,7 @@ public final class DdlCapture {
         boolean current;
         try (Statement s = c.createStatement();
              // The newest function: an install without it is from an older Sluice.
-             ResultSet rs = s.executeQuery("SELECT to_regprocedure('sluice_capture.announce(oid)') IS NOT NULL")) {
+             ResultSet rs = s.executeQuery("SELECT to_regprocedure('sluice_capture.register(name,text[],text[],jsonb)') IS NOT NULL")) {
             rs.next();
             current = rs.getBoolean(1);
         }
@@ -137,15 +139,44 @@ public final class DdlCapture {
         return true;
     }
 
-    /** Records which tables the publication takes when they are created (the triggers add them to it). */
-    public static void register(Connection c, String publication, List<TablePattern> includes, List<TablePattern> excludes)
-            throws SQLException {
+    /**
+     * Records which tables the publication takes when they are created (the triggers add them to
+     * it), with the row filters and column lists they take in it.
+     *
+     * @return false when there are filters or lists and the installed triggers are too old to take them (tables created
+     *         while streaming then join the publication without them)
+     */
+    public static boolean register(Connection c, String publication, List<TablePattern> includes, List<TablePattern> excludes,
+                                   RowFilters filters, ColumnLists lists) throws SQLException {
+        com.fasterxml.jackson.databind.node.ArrayNode rules = RULES.createArrayNode();
+        filters.conditions().forEach((pattern, condition) -> rules.addObject().put("re", pattern.postgresRegex()).put("where", condition));
+        lists.lists().forEach((pattern, columns) -> {
+            com.fasterxml.jackson.databind.node.ArrayNode names = rules.addObject().put("re", pattern.postgresRegex()).putArray("columns");
+            columns.forEach(names::add);
+        });
+        boolean withRules = !rules.isEmpty() && hasFunction(c, "sluice_capture.register(name,text[],text[],jsonb)");
         // Through the installer's function, so that a pipeline user who is not a superuser may register its own publication.
-        try (PreparedStatement s = c.prepareStatement("SELECT sluice_capture.register(?, ?, ?)")) {
+        try (PreparedStatement s = c.prepareStatement("SELECT sluice_capture.register(?, ?, ?" + (withRules ? ", ?::jsonb" : "") + ")")) {
             s.setString(1, publication);
             s.setArray(2, c.createArrayOf("text", includes.stream().map(TablePattern::postgresRegex).toArray()));
             s.setArray(3, c.createArrayOf("text", excludes.stream().map(TablePattern::postgresRegex).toArray()));
+            if (withRules) {
+                s.setString(4, rules.toString());
+            }
             s.execute();
+        }
+        return rules.isEmpty() || withRules;
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper RULES = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    private static boolean hasFunction(Connection c, String signature) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT to_regprocedure(?) IS NOT NULL")) {
+            s.setString(1, signature);
+            try (ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getBoolean(1);
+            }
         }
     }
 

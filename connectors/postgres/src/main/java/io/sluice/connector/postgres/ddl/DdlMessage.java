@@ -135,8 +135,12 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
      * @param now      its definition after the command; null when dropped
      * @param previous its definition before; null when new to the triggers
      * @param hasRows  whether it held rows when it became known under this name (created with rows, or renamed)
+     * @param unpublished the publications that select it but could not take it with its row filter or column list, with
+     *                    why: it is left out of them rather than published unfiltered
+     * @param joined   a publication took it only now (left out before: its filter did not fit then); its rows must be copied
      */
-    public record Table(long oid, Definition now, Definition previous, boolean hasRows) {
+    public record Table(long oid, Definition now, Definition previous, boolean hasRows, Map<String, String> unpublished,
+                        boolean joined) {
     }
 
     /** A table definition as {@code sluice.table_definition} writes it. */
@@ -175,8 +179,10 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
             List<Table> tables = new ArrayList<>();
             for (JsonNode t : root.path("tables")) {
                 boolean dropped = t.path("dropped").asBoolean(false);
+                Map<String, String> unpublished = new java.util.LinkedHashMap<>();
+                t.path("unpublished").fields().forEachRemaining(e -> unpublished.put(e.getKey(), e.getValue().asText()));
                 tables.add(new Table(t.path("oid").asLong(), dropped ? null : definition(t), definition(t.path("previous")),
-                        t.path("hasRows").asBoolean(false)));
+                        t.path("hasRows").asBoolean(false), unpublished, t.path("joined").asBoolean(false)));
             }
             List<ObjectDefinition> objects = new ArrayList<>();
             for (JsonNode o : root.path("objects")) {
@@ -375,12 +381,15 @@ public record DdlMessage(String tag, String statement, List<Table> tables, List<
         return false;
     }
 
-    /** The tables of the message that became selected under their new name and came with rows, which the stream did not carry. */
+    /**
+     * The tables of the message that became selected under their new name, or joined a publication
+     * only now, and came with rows, which the stream did not carry.
+     */
     public List<Table> arrivedWithRows(Selection selection) {
         List<Table> out = new ArrayList<>();
         for (Table t : tables) {
             if (t.now() != null && t.hasRows() && selected(selection, t.now())
-                    && (t.previous() == null || !selected(selection, t.previous()))) {
+                    && (t.previous() == null || !selected(selection, t.previous()) || t.joined())) {
                 out.add(t);
             }
         }

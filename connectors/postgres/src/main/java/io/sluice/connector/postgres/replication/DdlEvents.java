@@ -45,6 +45,16 @@ record DdlEvents(DdlMessage ddl, DdlMessage.Selection selection, boolean typesCh
         if (selection.throughRoots()) {
             warnOfDroppedPartitions(ddl, selection);
         }
+        for (DdlMessage.Table t : ddl.tables()) {
+            if (!t.unpublished().isEmpty() && t.now() != null) {
+                LOG.error("{} joined the selected tables ({}), but publication {} could not take it with its row filter or column "
+                        + "list, so it was left out rather than published without them: its changes are not streamed until it joins. "
+                        + "It joins at its next DDL once they fit (its rows are copied then), or mend the table.filter / "
+                        + "table.columns key that matches it and start the pipeline again, then copy it with `sluice resync` (on "
+                        + "Connect: a request in the signal table). Why: {}", t.now().schema() + "." + t.now().name(), ddl.tag(),
+                        String.join(", ", t.unpublished().keySet()), t.unpublished());
+            }
+        }
         return new DdlEvents(ddl, selection, typesChanged, copies, ddl.changes(selection), ddl.objectChanges(selection));
     }
 

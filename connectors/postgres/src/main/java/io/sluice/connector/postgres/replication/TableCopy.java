@@ -29,6 +29,17 @@ final class TableCopy implements AutoCloseable {
     /** Prefix of the marker messages. */
     static final String MESSAGE_PREFIX = "sluice.copy";
 
+    /** Whether a publication holds the table (or the root it is published through) with a row filter. */
+    private static boolean publishedFiltered(Connection connection, long oid) throws SQLException {
+        try (PreparedStatement s = connection.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel "
+                + "WHERE prqual IS NOT NULL AND prrelid IN (SELECT relid FROM pg_catalog.pg_partition_ancestors(?::oid)))")) {
+            s.setLong(1, oid);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(TableCopy.class);
     private static final int FETCH = 2000;
 
@@ -74,10 +85,12 @@ final class TableCopy implements AutoCloseable {
         copy.statement = connection.createStatement();
         copy.statement.setFetchSize(FETCH);
         String filter = filters.isEmpty() ? null : filters.forTable(name[0], name[1], root(connection, oid));
-        if (filter != null) {
+        if (filter != null && !publishedFiltered(connection, oid)) {
+            // The DDL capture adds a joining table with its filter; one from an older Sluice adds it as it is.
             LOG.warn("{} joined the selected tables while streaming and has a row filter ({}): its copy reads only the rows the "
-                    + "filter takes, but the publication took it without the filter (tables that join do so), so its changes flow "
-                    + "unfiltered until the pipeline starts again and sets the filter. Restart the pipeline now", table, filter);
+                    + "filter takes, but the publication took it without the filter (the DDL capture installed is from an older "
+                    + "Sluice), so its changes flow unfiltered until the pipeline starts again and sets the filter. Restart the "
+                    + "pipeline now, and have a superuser run the capture's script again", table, filter);
         }
         copy.rows = copy.statement.executeQuery("SELECT " + (relation.columns().isEmpty() ? "" : columns) + " FROM " + only + table
                 + (filter == null ? "" : " WHERE (" + filter + ")"));

@@ -90,6 +90,11 @@ public final class ColumnLists {
         return lists == null ? Map.of() : lists.keys();
     }
 
+    /** The lists, by their table pattern. */
+    public Map<TablePattern, List<String>> lists() {
+        return lists == null ? Map.of() : lists.values();
+    }
+
     /** The columns listed for a table (a partition: its own list, else its root's); null when every column flows. */
     public List<String> forTable(String schema, String name, String root) {
         return lists == null ? null : lists.forTable(schema, name, root);

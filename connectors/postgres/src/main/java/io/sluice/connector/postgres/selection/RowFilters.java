@@ -49,6 +49,11 @@ public final class RowFilters {
         return filters == null ? Map.of() : filters.keys();
     }
 
+    /** The conditions, by their table pattern. */
+    public Map<TablePattern, String> conditions() {
+        return filters == null ? Map.of() : filters.values();
+    }
+
     /**
      * The condition for a table (a partition: its own, else its root's); null when none.
      *

@@ -71,6 +71,11 @@ final class TableKeys<T> {
         return keys;
     }
 
+    /** The values, by their table pattern. */
+    Map<TablePattern, T> values() {
+        return java.util.Collections.unmodifiableMap(values);
+    }
+
     /**
      * The value for a table (a partition: its own, else its root's); null when none.
      *

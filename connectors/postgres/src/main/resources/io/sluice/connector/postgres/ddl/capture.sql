@@ -9,8 +9,9 @@
 -- 'sluice.ddl') holding the statement and the definition of every table it touched, next to
 -- the definition the table had before (kept in sluice_capture.tables), so a renamed or dropped
 -- column can be told from a new one. The message is decoded in order with the rows around it.
--- A table created under a pipeline's include patterns is added to that pipeline's publication
--- in the same transaction, so its first rows are streamed too.
+-- A table created under a pipeline's include patterns is added to that pipeline's publication,
+-- with its row filter and column list, in the same transaction, so its first rows are streamed
+-- too.
 
 -- Not "sluice": with the default search_path ("$user", public) a role named sluice would
 -- create its tables in a schema of that name.
@@ -40,6 +41,8 @@ CREATE TABLE IF NOT EXISTS sluice_capture.publications (
     includes text[] NOT NULL,
     excludes text[] NOT NULL
 );
+-- The row filters and column lists a table takes in the publication as it is created (see publish_if_selected).
+ALTER TABLE sluice_capture.publications ADD COLUMN IF NOT EXISTS rules jsonb NOT NULL DEFAULT '[]';
 
 CREATE OR REPLACE FUNCTION sluice_capture.table_definition(r oid) RETURNS jsonb
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $fn$
@@ -277,17 +280,32 @@ SELECT CASE def->>'kind'
        END
 $fn$;
 
--- Adds a table to every Sluice publication whose patterns select it and which does not have it yet.
-CREATE OR REPLACE FUNCTION sluice_capture.publish_if_selected(def jsonb) RETURNS void
+-- Adds a table to every Sluice publication whose patterns select it and which does not have it yet,
+-- with the row filter and column list the pipeline's keys give it (rules: [{"re", "where"} or
+-- {"re", "columns"}], matched like the patterns; a list keeps the key's columns too). A table
+-- the publication cannot take so is left out rather than published unfiltered: a filter naming a
+-- column it lacks, or one outside its replica identity (PostgreSQL would then refuse the table's
+-- UPDATEs and DELETEs: the user's writes must not fail for Sluice). It is tried again at the
+-- table's next DDL (say, REPLICA IDENTITY FULL). Returns {"added": [publications], "refused":
+-- {publication: why}}; the refusals go into the message, and the pipeline says so.
+DROP FUNCTION IF EXISTS sluice_capture.publish_if_selected(jsonb);
+CREATE FUNCTION sluice_capture.publish_if_selected(def jsonb) RETURNS jsonb
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $fn$
 DECLARE
     names text[];
     cap record;
+    cond text;
+    cols jsonb;
+    listed text;
+    entry text;
+    outside text;
+    added jsonb := '[]';
+    refused jsonb := '{}';
 BEGIN
     SELECT array_agg(x->>0 || chr(1) || (x->>1)) INTO names
       FROM jsonb_array_elements(jsonb_build_array(jsonb_build_array(def->>'schema', def->>'name')) || (def->'ancestors')) AS x;
     FOR cap IN
-        SELECT p.pubname FROM sluice_capture.publications s JOIN pg_publication p ON p.pubname = s.publication
+        SELECT p.pubname, s.rules FROM sluice_capture.publications s JOIN pg_publication p ON p.pubname = s.publication
          WHERE NOT p.puballtables
            AND EXISTS (SELECT 1 FROM unnest(s.includes) re, unnest(names) nm WHERE nm ~ re)
            AND NOT EXISTS (SELECT 1 FROM unnest(s.excludes) re, unnest(names) nm WHERE nm ~ re)
@@ -298,8 +316,49 @@ BEGIN
            -- UNLOGGED tables cannot be published (adding one would fail the user's DDL); their changes are not in the WAL.
            AND (SELECT c.relpersistence FROM pg_class c WHERE c.oid = (def->>'oid')::oid) = 'p'
     LOOP
-        EXECUTE format('ALTER PUBLICATION %I ADD TABLE %I.%I', cap.pubname, def->>'schema', def->>'name');
+        SELECT r->>'where' INTO cond FROM jsonb_array_elements(cap.rules) r
+         WHERE r ? 'where' AND EXISTS (SELECT 1 FROM unnest(names) nm WHERE nm ~ (r->>'re')) LIMIT 1;
+        SELECT r->'columns' INTO cols FROM jsonb_array_elements(cap.rules) r
+         WHERE r ? 'columns' AND EXISTS (SELECT 1 FROM unnest(names) nm WHERE nm ~ (r->>'re')) LIMIT 1;
+        entry := format('%I.%I', def->>'schema', def->>'name');
+        IF cols IS NOT NULL THEN
+            SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO listed
+              FROM pg_attribute a
+             WHERE a.attrelid = (def->>'oid')::oid AND a.attnum > 0 AND NOT a.attisdropped
+               AND (cols ? a.attname
+                    OR a.attnum = ANY (coalesce((SELECT i.indkey::int2[] FROM pg_index i
+                                                  WHERE i.indrelid = a.attrelid AND (i.indisprimary OR i.indisreplident)
+                                                  ORDER BY i.indisprimary DESC LIMIT 1), '{}')));
+            entry := entry || ' (' || coalesce(listed, '') || ')';
+        END IF;
+        IF cond IS NOT NULL THEN
+            entry := entry || ' WHERE (' || cond || ')';
+        END IF;
+        BEGIN
+            EXECUTE format('ALTER PUBLICATION %I ADD TABLE ', cap.pubname) || entry;
+            IF cond IS NOT NULL THEN
+                -- The filter's columns, from its stored node tree, against the replica identity's.
+                SELECT string_agg(DISTINCT a.attname, ', ') INTO outside
+                  FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid AND p.pubname = cap.pubname
+                  CROSS JOIN LATERAL regexp_matches(pr.prqual::text, ':varattno (\d+)', 'g') AS m(n)
+                  JOIN pg_attribute a ON a.attrelid = pr.prrelid AND a.attnum = m.n[1]::int2
+                  JOIN pg_class c ON c.oid = pr.prrelid
+                 WHERE pr.prrelid = (def->>'oid')::oid AND c.relreplident <> 'f'
+                   AND NOT a.attnum = ANY (coalesce((SELECT i.indkey::int2[] FROM pg_index i
+                                                      WHERE i.indrelid = c.oid AND ((c.relreplident = 'd' AND i.indisprimary)
+                                                                                    OR (c.relreplident = 'i' AND i.indisreplident))), '{}'));
+                IF outside IS NOT NULL THEN
+                    RAISE EXCEPTION 'its row filter (%) uses %, outside its replica identity: published so, PostgreSQL would refuse '
+                        'its UPDATEs and DELETEs. ALTER TABLE %.% REPLICA IDENTITY FULL, and it joins the publication then',
+                        cond, outside, quote_ident(def->>'schema'), quote_ident(def->>'name');
+                END IF;
+            END IF;
+            added := added || to_jsonb(cap.pubname);
+        EXCEPTION WHEN OTHERS THEN
+            refused := refused || jsonb_build_object(cap.pubname, SQLERRM);
+        END;
     END LOOP;
+    RETURN jsonb_build_object('added', added, 'refused', refused);
 END
 $fn$;
 
@@ -414,6 +473,8 @@ DECLARE
     previous jsonb;
     has_rows boolean;
     moved_in boolean;
+    published jsonb;
+    joined boolean;
     moves jsonb := '[]';
     move jsonb;
     tables jsonb := '[]';
@@ -464,9 +525,18 @@ BEGIN
         -- Attached to a parent or detached from one (a partition created as such comes empty).
         moved_in := previous IS NOT NULL AND CASE WHEN previous ? 'parentOid' THEN previous->'parentOid' IS DISTINCT FROM def->'parentOid'
                                                  ELSE (previous->'partitionOf' = 'null') IS DISTINCT FROM (def->'partitionOf' = 'null') END;
-        IF previous IS NULL OR previous->>'schema' <> def->>'schema' OR previous->>'name' <> def->>'name' OR moved_in THEN
-            -- New under this name or in this tree: the publication may have to take it, and rows it came with must be copied.
-            PERFORM sluice_capture.publish_if_selected(def);
+        -- New under this name or in this tree, or left out of a publication before (its filter did not fit): the
+        -- publication may have to take it now, and rows it holds must be copied.
+        published := sluice_capture.publish_if_selected(def);
+        IF published->'refused' <> '{}' THEN
+            def := def || jsonb_build_object('unpublished', published->'refused');
+        END IF;
+        joined := previous IS NOT NULL AND previous->>'schema' = def->>'schema' AND previous->>'name' = def->>'name' AND NOT moved_in
+                  AND jsonb_array_length(published->'added') > 0;
+        IF previous IS NULL OR previous->>'schema' <> def->>'schema' OR previous->>'name' <> def->>'name' OR moved_in OR joined THEN
+            IF joined THEN
+                def := def || jsonb_build_object('joined', true);
+            END IF;
             EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s %I.%I)', CASE WHEN (def->>'partitioned')::boolean THEN '' ELSE 'ONLY' END,
                            def->>'schema', def->>'name') INTO STRICT has_rows;
             def := def || jsonb_build_object('hasRows', has_rows);
@@ -479,9 +549,9 @@ BEGIN
                                                                     || quote_ident(previous->'ancestors'->-1->>1)) END),
                 'to', sluice_capture.top_of((def->>'parentOid')::oid)));
         END IF;
-        IF previous IS DISTINCT FROM (def - 'hasRows') THEN
+        IF previous IS DISTINCT FROM (def - 'hasRows' - 'unpublished' - 'joined') OR def ? 'unpublished' OR def ? 'joined' THEN
             tables := tables || jsonb_build_array(def || jsonb_build_object('previous', previous));
-            INSERT INTO sluice_capture.tables AS d VALUES (r, def - 'hasRows')
+            INSERT INTO sluice_capture.tables AS d VALUES (r, def - 'hasRows' - 'unpublished' - 'joined')
                 ON CONFLICT (relid) DO UPDATE SET definition = EXCLUDED.definition;
         END IF;
     END LOOP;
@@ -612,6 +682,15 @@ BEGIN
 END
 $fn$;
 
+-- The same with the row filters and column lists the publication's tables take as they are created.
+CREATE OR REPLACE FUNCTION sluice_capture.register(pub name, includes text[], excludes text[], rules jsonb) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
+BEGIN
+    PERFORM sluice_capture.register(pub, includes, excludes);
+    UPDATE sluice_capture.publications SET rules = coalesce($4, '[]') WHERE publication = pub;
+END
+$fn$;
+
 -- Returns how many publications stay registered.
 CREATE OR REPLACE FUNCTION sluice_capture.unregister(pub name) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $fn$
@@ -650,7 +729,7 @@ $fn$;
 
 GRANT USAGE ON SCHEMA sluice_capture TO PUBLIC;
 REVOKE EXECUTE ON ALL FUNCTIONS IN SCHEMA sluice_capture FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION sluice_capture.register(name, text[], text[]), sluice_capture.unregister(name),
+GRANT EXECUTE ON FUNCTION sluice_capture.register(name, text[], text[]), sluice_capture.register(name, text[], text[], jsonb), sluice_capture.unregister(name),
     sluice_capture.announce(oid) TO PUBLIC;
 
 DO $do$
