@@ -44,6 +44,12 @@ public final class PipelineOptions {
                     + "(the source key table.columns.TABLE; repeat for more tables; docs/filters.md)")
     Map<String, String> columns = new LinkedHashMap<>();
 
+    @Option(names = "--subset", paramLabel = "TABLE=CONDITION",
+            description = "sluice snapshot: copy a staging subset: the rows of TABLE that meet CONDITION and the rows foreign keys tie "
+                    + "to them, so none dangles, e.g. --subset \"public.customers=region = 'eu'\" (the source key subset.TABLE; repeat "
+                    + "for more roots; docs/filters.md)")
+    Map<String, String> subsets = new LinkedHashMap<>();
+
     @Option(names = "--threads", paramLabel = "N",
             description = "Reader connections on the source and COPY streams on the target (default 4)")
     Integer threads;
@@ -107,6 +113,7 @@ public final class PipelineOptions {
         }
         filters.forEach((table, condition) -> sourceSettings.put("table.filter." + table, condition));
         columns.forEach((table, list) -> sourceSettings.put("table.columns." + table, list));
+        subsets.forEach((table, condition) -> sourceSettings.put("subset." + table, condition));
         if (threads != null) {
             sourceSettings.put("snapshot.max.threads", threads.toString());
             targetSettings.put("copy.parallelism", threads.toString());

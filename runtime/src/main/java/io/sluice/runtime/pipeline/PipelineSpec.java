@@ -37,7 +37,7 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
                            Path offsets, TargetKind targetKind) {
 
     /** Keys that take one value per table: in a pipeline file, a mapping of tables to values. */
-    private static final java.util.Set<String> PER_TABLE = java.util.Set.of("table.filter", "table.columns");
+    private static final java.util.Set<String> PER_TABLE = java.util.Set.of("table.filter", "table.columns", "subset");
 
     public static PipelineSpec fromYaml(Path file) {
         JsonNode root;

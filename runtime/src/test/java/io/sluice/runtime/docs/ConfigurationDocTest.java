@@ -51,7 +51,10 @@ class ConfigurationDocTest {
                 .append("columns (only the rows that meet it are copied and streamed), and `table.columns.<schema>.<table>` = the\n")
                 .append("columns that flow, comma-separated (the key's flow too). In `pipeline.yaml` they are mappings under\n")
                 .append("`table.filter:` and `table.columns:`; on the command line `--filter TABLE=CONDITION` and\n")
-                .append("`--columns TABLE=COLUMNS`. See [filters.md](filters.md).\n\n");
+                .append("`--columns TABLE=COLUMNS`. A snapshot alone (`snapshot.mode=initial_only`, `sluice snapshot`) also takes\n")
+                .append("`subset.<schema>.<table>` = a SQL condition that makes the table a root of a staging subset (its rows that\n")
+                .append("meet it, and the rows foreign keys tie to them); in `pipeline.yaml` a mapping under `subset:`, on the\n")
+                .append("command line `--subset TABLE=CONDITION`. See [filters.md](filters.md).\n\n");
         section(s, "PostgreSQL source (`io.sluice.connector.postgres.PostgresSourceConnector`)", PostgresSourceConfig.CONFIG_DEF);
         section(s, "PostgreSQL sink (`io.sluice.sink.postgres.PostgresSinkConnector`)", PostgresSinkConfig.CONFIG_DEF);
         s.append("How the OpenSearch sink maps, orders and rebuilds: [opensearch.md](opensearch.md).\n\n");

@@ -374,6 +374,19 @@ public final class PostgresSourceConfig extends AbstractConfig {
         }
     }
 
+    /**
+     * The roots of a staging subset ({@code subset.<schema>.<table>}), keys of no fixed name.
+     *
+     * @throws org.apache.kafka.common.config.ConfigException when a key names no table or its condition is malformed
+     */
+    public io.sluice.connector.postgres.selection.SubsetRoots subsetRoots() {
+        try {
+            return io.sluice.connector.postgres.selection.SubsetRoots.of(originals());
+        } catch (IllegalArgumentException e) {
+            throw new org.apache.kafka.common.config.ConfigException(e.getMessage());
+        }
+    }
+
     /** Chooses the tables the pipeline reads, with their row filters and column lists. */
     public io.sluice.connector.postgres.selection.TableSelector tableSelector() {
         return new io.sluice.connector.postgres.selection.TableSelector(includes(), excludes(), rowFilters(), columnLists());

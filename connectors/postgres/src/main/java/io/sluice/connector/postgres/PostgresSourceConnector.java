@@ -94,6 +94,7 @@ public class PostgresSourceConnector extends SourceConnector {
         try {
             config.rowFilters();
             config.columnLists();
+            config.subsetRoots();
         } catch (org.apache.kafka.common.config.ConfigException e) {
             valueOf(result, PostgresSourceConfig.TABLE_INCLUDE).addErrorMessage(e.getMessage());
             return result;
@@ -133,7 +134,8 @@ public class PostgresSourceConnector extends SourceConnector {
         } catch (ConnectException e) {
             boolean aboutTables = e.getMessage().startsWith("No table") || e.getMessage().contains(" lacks SELECT on ")
                     || e.getMessage().contains(io.sluice.connector.postgres.selection.RowFilters.PREFIX)
-                    || e.getMessage().contains(io.sluice.connector.postgres.selection.ColumnLists.PREFIX);
+                    || e.getMessage().contains(io.sluice.connector.postgres.selection.ColumnLists.PREFIX)
+                    || e.getMessage().contains(io.sluice.connector.postgres.selection.SubsetRoots.PREFIX);
             String key = aboutTables ? PostgresSourceConfig.TABLE_INCLUDE : PostgresSourceConfig.HOSTNAME;
             valueOf(result, key).addErrorMessage(e.getMessage());
         } catch (SQLException e) {

@@ -144,7 +144,7 @@ public class PostgresSourceTask extends SourceTask {
         SnapshotRun.Settings settings = new SnapshotRun.Settings(config.topicPrefix(), selector(), mapper(),
                 config.snapshotBatchBytes(), config.snapshotThreads(), config.snapshotQueueBytes(),
                 dump == null ? null : new SnapshotRun.SchemaSource(dump, endpoint, config.schemaScope()),
-                config.rawTuples(), config.rawTuplesExcludes(), viaRoot);
+                config.rawTuples(), config.rawTuplesExcludes(), viaRoot, config.subsetRoots());
         return new SnapshotRun(settings, () -> PgConnect.open(endpoint, "sluice snapshot " + config.topicPrefix()),
                 partition -> context.offsetStorageReader().offset(partition));
     }

@@ -22,6 +22,34 @@ final class SelectionProblems {
     private SelectionProblems() {
     }
 
+    /**
+     * What is wrong with a staging subset: streaming one (planned, not built), a key that matches
+     * no selected table, a condition that is none on its table. Tried in a read-only transaction
+     * rolled back after.
+     */
+    private static java.util.Optional<String> subsetProblem(Connection c, PostgresSourceConfig config, List<SelectedTable> tables,
+                                                           boolean streaming) throws SQLException {
+        io.sluice.connector.postgres.selection.SubsetRoots roots = config.subsetRoots();
+        if (roots.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        if (streaming) {
+            return java.util.Optional.of(String.join(", ", roots.keys().values()) + ": a staging subset is taken by a snapshot alone "
+                    + "(sluice snapshot, or snapshot.mode=initial_only); streaming changes into a subset is planned, not built yet");
+        }
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        try {
+            io.sluice.connector.postgres.subset.SubsetSelection.apply(c, tables, roots);
+            return java.util.Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return java.util.Optional.of(e.getMessage());
+        } finally {
+            c.rollback();
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
     static List<String> of(Connection c, PostgresSourceConfig config, List<SelectedTable> tables) throws SQLException {
         List<String> problems = new ArrayList<>();
         boolean streaming = config.snapshotMode() != PostgresSourceConfig.SnapshotMode.INITIAL_ONLY;
@@ -31,6 +59,7 @@ final class SelectionProblems {
                 RowFilterSyntax.problem(c, t, config.rowFilters()).ifPresent(problems::add);
             }
         }
+        subsetProblem(c, config, tables, streaming).ifPresent(problems::add);
         boolean anyKey = !config.rowFilters().isEmpty() || !config.columnLists().isEmpty();
         if (!problems.isEmpty() || !streaming || !anyKey) {
             return problems; // a snapshot alone filters its reads, on any version

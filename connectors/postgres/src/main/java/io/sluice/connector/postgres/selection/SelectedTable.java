@@ -13,8 +13,14 @@ import java.util.List;
  *               decoding never sees them; the snapshot copies it, streaming cannot
  * @param rowFilter the SQL condition its rows must meet to flow ({@link RowFilters}); null for every row
  * @param columns   the columns that flow ({@link ColumnLists}; key columns flow with them, whether listed or not); null for all
+ * @param subset    the condition a staging subset adds for the snapshot's read ({@link SubsetRoots}); null when it decides nothing
  */
-public record SelectedTable(String schema, String name, long oid, String root, boolean logged, String rowFilter, List<String> columns) {
+public record SelectedTable(String schema, String name, long oid, String root, boolean logged, String rowFilter, List<String> columns,
+                            String subset) {
+
+    public SelectedTable(String schema, String name, long oid, String root, boolean logged, String rowFilter, List<String> columns) {
+        this(schema, name, oid, root, logged, rowFilter, columns, null);
+    }
 
     public SelectedTable(String schema, String name, long oid, String root, boolean logged) {
         this(schema, name, oid, root, logged, null, null);
@@ -29,9 +35,15 @@ public record SelectedTable(String schema, String name, long oid, String root, b
         return columns == null || columns.contains(column) || key.contains(column);
     }
 
-    /** The row filter as a clause to add to a query's WHERE with AND; empty when every row flows. */
+    /** The row filter (and the subset's condition) as a clause to add to a query's WHERE with AND; empty when every row flows. */
     public String filterClause() {
-        return rowFilter == null ? "" : "(" + rowFilter + ")";
+        String filter = rowFilter == null ? "" : "(" + rowFilter + ")";
+        return subset == null ? filter : filter.isEmpty() ? "(" + subset + ")" : filter + " AND (" + subset + ")";
+    }
+
+    /** The same table with the subset's condition for its snapshot read. */
+    public SelectedTable withSubset(String condition) {
+        return new SelectedTable(schema, name, oid, root, logged, rowFilter, columns, condition);
     }
 
     public String qualifiedName() {

@@ -87,6 +87,10 @@ public final class SnapshotPlanner {
                         && offset.get(TableProgress.RANGES) instanceof Number r) {
                     pagesPerRange = p.longValue();
                     rangeCount = r.intValue();
+                } else if (table.subset() != null) {
+                    // One read: each read of a subset's table runs the subset's whole query, and takes few rows.
+                    pagesPerRange = Math.max(1, pages);
+                    rangeCount = 1;
                 } else {
                     pagesPerRange = TablePlan.pagesPerRange(pages, bytes, batchBytes);
                     rangeCount = TablePlan.rangeCount(pages, pagesPerRange);

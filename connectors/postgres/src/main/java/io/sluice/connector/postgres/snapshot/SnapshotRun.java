@@ -22,6 +22,8 @@ import io.sluice.connector.postgres.schema.PgDump;
 import io.sluice.connector.postgres.schema.PostDataSplit;
 import io.sluice.connector.postgres.schema.SchemaSnapshot;
 import io.sluice.connector.postgres.selection.SelectedTable;
+import io.sluice.connector.postgres.selection.SubsetRoots;
+import io.sluice.connector.postgres.subset.SubsetSelection;
 import io.sluice.connector.postgres.selection.TablePattern;
 import io.sluice.connector.postgres.selection.TableSelector;
 import io.sluice.schemas.envelope.EventHeaders;
@@ -83,9 +85,10 @@ public final class SnapshotRun implements AutoCloseable {
      * What a run needs from the connector configuration.
      *
      * @param schema how to dump the schema; null for none
+     * @param subset the roots of a staging subset; {@link SubsetRoots#NONE} to copy the tables whole
      */
     public record Settings(String topicPrefix, TableSelector selector, TypeMapper mapper, long batchBytes, int threads, long queueBytes,
-                           SchemaSource schema, boolean rawTuples, List<TablePattern> rawExcludes, boolean viaRoot) {
+                           SchemaSource schema, boolean rawTuples, List<TablePattern> rawExcludes, boolean viaRoot, SubsetRoots subset) {
     }
 
     /** Where the schema comes from: pg_dump against the endpoint, for the chosen scope. */
@@ -154,6 +157,11 @@ public final class SnapshotRun implements AutoCloseable {
             }
         }
         List<SelectedTable> tables = settings.selector().select(coordinator, database);
+        try {
+            tables = SubsetSelection.apply(coordinator, tables, settings.subset());
+        } catch (IllegalArgumentException e) {
+            throw new ConnectException("The subset cannot be taken: " + e.getMessage(), e);
+        }
         SnapshotPlanner planner = new SnapshotPlanner(settings.topicPrefix(), settings.mapper(), settings.batchBytes(), settings.viaRoot());
         List<TablePlan> plans = planner.plan(coordinator, tables,
                 t -> storedOffsets.apply(TableProgress.partition(settings.topicPrefix(), t.qualifiedName())));

@@ -61,7 +61,8 @@ class SnapshotRunIT {
         PgEndpoint endpoint = new PgEndpoint(db.host(), db.port(), db.name(), db.user(), db.password(), "disable");
         SnapshotRun.Settings settings = new SnapshotRun.Settings("it",
                 new TableSelector(includes.stream().map(TablePattern::parse).toList(), excludes.stream().map(TablePattern::parse).toList()),
-                new TypeMapper(MappingOptions.DEFAULTS), batchBytes, 3, 4L << 20, null, false, List.of(), false);
+                new TypeMapper(MappingOptions.DEFAULTS), batchBytes, 3, 4L << 20, null, false, List.of(), false,
+                io.sluice.connector.postgres.selection.SubsetRoots.NONE);
         return new SnapshotRun(settings, () -> PgConnect.open(endpoint, "snapshot-it"), offsets::get);
     }
 

@@ -1,0 +1,64 @@
+package io.sluice.connector.postgres.subset;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * A foreign key between two tables: the child's columns reference the parent's (one of its
+ * unique keys), in order, with each column's type as {@code format_type} spells it.
+ *
+ * @param child  the referencing table, quoted and qualified
+ * @param parent the referenced table, quoted and qualified (the child itself for a self-reference)
+ */
+public record ForeignKey(String name, String child, List<String> childColumns, List<String> childTypes, String parent,
+                         List<String> parentColumns, List<String> parentTypes) {
+
+    private static final String AMONG = """
+            SELECT c.conname,
+                   '"' || replace(cn.nspname, '"', '""') || '"."' || replace(cc.relname, '"', '""') || '"',
+                   ARRAY(SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
+                           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i),
+                   ARRAY(SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
+                           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i),
+                   '"' || replace(pn.nspname, '"', '""') || '"."' || replace(pc.relname, '"', '""') || '"',
+                   ARRAY(SELECT a.attname FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
+                           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n ORDER BY k.i),
+                   ARRAY(SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
+                           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n ORDER BY k.i)
+              FROM pg_catalog.pg_constraint c
+              JOIN pg_catalog.pg_class cc ON cc.oid = c.conrelid JOIN pg_catalog.pg_namespace cn ON cn.oid = cc.relnamespace
+              JOIN pg_catalog.pg_class pc ON pc.oid = c.confrelid JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace
+             WHERE c.contype = 'f' AND c.conparentid = 0 AND c.conrelid = ANY (?) AND c.confrelid = ANY (?)
+             ORDER BY 2, 1""";
+
+    /**
+     * The foreign keys whose two tables are both among {@code tables} (oids), each once: a key a
+     * partitioned table declares, not its copies on the partitions.
+     */
+    public static List<ForeignKey> among(Connection c, Collection<Long> tables) throws SQLException {
+        List<ForeignKey> keys = new ArrayList<>();
+        Array oids = c.createArrayOf("oid", tables.toArray());
+        try (PreparedStatement s = c.prepareStatement(AMONG)) {
+            s.setArray(1, oids);
+            s.setArray(2, oids);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    keys.add(new ForeignKey(rs.getString(1), rs.getString(2), strings(rs, 3), strings(rs, 4), rs.getString(5), strings(rs, 6),
+                            strings(rs, 7)));
+                }
+            }
+        }
+        return keys;
+    }
+
+    private static List<String> strings(ResultSet rs, int column) throws SQLException {
+        return List.copyOf(Arrays.asList((String[]) rs.getArray(column).getArray()));
+    }
+}
