@@ -24,8 +24,8 @@ final class SelectionProblems {
 
     /**
      * What is wrong with a staging subset: streaming one (planned, not built), a key that matches
-     * no selected table, a condition that is none on its table. Tried in a read-only transaction
-     * rolled back after.
+     * no selected table, a condition that is none on its table (planned, not run). In a
+     * transaction rolled back after.
      */
     private static java.util.Optional<String> subsetProblem(Connection c, PostgresSourceConfig config, List<SelectedTable> tables,
                                                            boolean streaming) throws SQLException {
@@ -40,10 +40,7 @@ final class SelectionProblems {
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
         try {
-            io.sluice.connector.postgres.subset.SubsetSelection.apply(c, tables, roots);
-            return java.util.Optional.empty();
-        } catch (IllegalArgumentException e) {
-            return java.util.Optional.of(e.getMessage());
+            return io.sluice.connector.postgres.subset.SubsetSelection.problem(c, tables, roots);
         } finally {
             c.rollback();
             c.setAutoCommit(autoCommit);

@@ -18,17 +18,25 @@ import io.sluice.schemas.naming.Identifiers;
 
 /**
  * Narrows a snapshot's tables to a staging subset: the roots' rows that meet their condition
- * and the rows foreign keys tie to them ({@link SubsetClosure}), each table read with the
- * condition that takes exactly its kept rows, in the snapshot's own transaction so that every
- * table's share is of one moment. Tables no foreign key links to a root are copied whole.
+ * and the rows foreign keys tie to them ({@link SubsetClosure}'s rule), found once in the
+ * snapshot's own transaction (so every table's share is of one moment: readers that import the
+ * snapshot see the same ctids), each table then read with the condition that takes exactly its
+ * kept rows.
+ * Tables no foreign key links to a root are copied whole.
  */
 public final class SubsetSelection {
 
     private SubsetSelection() {
     }
 
+    /** Past this many kept rows in all, the subset is not listed but each table's read runs the subset's query itself. */
+    static final long LISTED_ROWS = 5_000_000;
+
     /**
-     * The tables with the subset's condition on those it decides.
+     * The tables with the subset's condition on those it decides: the subset is found once, in
+     * the snapshot's transaction ({@link SubsetWalk}), and each table's read takes the list of its
+     * kept rows' ctids; a subset of more than {@value #LISTED_ROWS} rows is not held in memory:
+     * each table's read then runs the subset's recursive query ({@link SubsetClosure}).
      *
      * @param snapshot a connection in the snapshot's transaction
      * @throws IllegalArgumentException when a key matches no selected table, or its condition is not one on its table, saying which
@@ -37,6 +45,51 @@ public final class SubsetSelection {
         if (roots.isEmpty()) {
             return tables;
         }
+        Plan plan = plan(snapshot, tables, roots);
+        SubsetWalk walk = new SubsetWalk(plan.seeds(), plan.keys(), LISTED_ROWS);
+        boolean listed = walk.walk(snapshot);
+        Set<String> decided = plan.closure().decided();
+        List<SelectedTable> out = new ArrayList<>(tables.size());
+        for (SelectedTable t : tables) {
+            List<String> names = new ArrayList<>();
+            names.add(Identifiers.quote(t.schema(), t.name()));
+            names.addAll(plan.ancestors().getOrDefault(t.oid(), List.of()));
+            names.removeIf(n -> !decided.contains(n));
+            if (names.isEmpty()) {
+                out.add(t);
+            } else if (!listed) {
+                out.add(t.withSubset(plan.closure().condition(names.get(0), t.oid(), names.subList(1, names.size()))));
+            } else {
+                StringBuilder array = new StringBuilder();
+                for (String n : names) {
+                    for (String ctid : walk.ctids(n).getOrDefault(t.oid(), List.of())) {
+                        array.append(array.length() == 0 ? "" : ",").append('"').append(ctid).append('"');
+                    }
+                }
+                out.add(t.withSubset(array.length() == 0 ? "false" : "ctid = ANY (" + Identifiers.literal("{" + array + "}") + "::tid[])"));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * What is wrong with the subset's keys for these tables: a key that matches no selected table,
+     * a condition that is none on its table; empty when nothing is. Takes no rows.
+     */
+    public static java.util.Optional<String> problem(Connection c, List<SelectedTable> tables, SubsetRoots roots) throws SQLException {
+        try {
+            plan(c, tables, roots);
+            return java.util.Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return java.util.Optional.of(e.getMessage());
+        }
+    }
+
+    /** The roots and their conditions, the foreign keys, the subset's query and each partition's ancestors. */
+    private record Plan(Map<String, String> seeds, List<ForeignKey> keys, SubsetClosure closure, Map<Long, List<String>> ancestors) {
+    }
+
+    private static Plan plan(Connection snapshot, List<SelectedTable> tables, SubsetRoots roots) throws SQLException {
         Map<String, String> seeds = new LinkedHashMap<>();
         Map<String, String> keyOf = new LinkedHashMap<>();
         Set<Long> oids = new LinkedHashSet<>();
@@ -62,18 +115,13 @@ public final class SubsetSelection {
         }
         Map<Long, List<String>> ancestors = ancestors(snapshot, tables);
         ancestors.values().forEach(list -> list.forEach(a -> oids.add(oidOf(snapshot, a))));
-        SubsetClosure closure = new SubsetClosure(seeds, ForeignKey.among(snapshot, oids));
-        check(snapshot, closure, seeds, keyOf);
-        List<SelectedTable> out = new ArrayList<>(tables.size());
-        for (SelectedTable t : tables) {
-            String condition = closure.condition(Identifiers.quote(t.schema(), t.name()), t.oid(), ancestors.getOrDefault(t.oid(), List.of()));
-            out.add(condition == null ? t : t.withSubset(condition));
-        }
-        return out;
+        List<ForeignKey> keys = ForeignKey.among(snapshot, oids);
+        check(snapshot, seeds, keyOf);
+        return new Plan(seeds, keys, new SubsetClosure(seeds, keys), ancestors);
     }
 
     /** Each root's condition planned on its table, so a wrong one is told by its key, not as a failed read later. */
-    private static void check(Connection c, SubsetClosure closure, Map<String, String> seeds, Map<String, String> keyOf) throws SQLException {
+    private static void check(Connection c, Map<String, String> seeds, Map<String, String> keyOf) throws SQLException {
         for (Map.Entry<String, String> seed : seeds.entrySet()) {
             try (Statement s = c.createStatement()) {
                 s.execute("SAVEPOINT sluice_subset_check");

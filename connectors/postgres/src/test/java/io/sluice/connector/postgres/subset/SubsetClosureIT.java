@@ -161,6 +161,33 @@ class SubsetClosureIT {
                 }
                 assertThat(kept).as("t%d's rows kept (%s)", t, c).isEqualTo(model.getOrDefault(t, Set.of()));
             }
+            // The same through the snapshot's path: the subset computed once, each table given the list of its rows.
+            Map<String, String> keys = new LinkedHashMap<>();
+            c.roots().forEach((t, below) -> keys.put("subset.sub.t" + t, "v < " + below));
+            List<io.sluice.connector.postgres.selection.SelectedTable> selected = new ArrayList<>();
+            for (int t = 0; t < c.tables(); t++) {
+                selected.add(new io.sluice.connector.postgres.selection.SelectedTable("sub", "t" + t, oids.get("\"sub\".\"t" + t + "\""),
+                        null, true));
+            }
+            conn.setAutoCommit(false);
+            List<io.sluice.connector.postgres.selection.SelectedTable> narrowed = SubsetSelection.apply(conn, selected,
+                    io.sluice.connector.postgres.selection.SubsetRoots.of(keys));
+            for (int t = 0; t < c.tables(); t++) {
+                String subset = narrowed.get(t).subset();
+                assertThat(subset == null).as("t%d left whole", t).isEqualTo(!linked.contains(t));
+                if (subset == null) {
+                    continue;
+                }
+                Set<Integer> kept = new TreeSet<>();
+                try (ResultSet rs = s.executeQuery("SELECT id FROM sub.t" + t + " WHERE " + subset)) {
+                    while (rs.next()) {
+                        kept.add(rs.getInt(1));
+                    }
+                }
+                assertThat(kept).as("t%d's rows kept through the listed ctids (%s)", t, c).isEqualTo(model.getOrDefault(t, Set.of()));
+            }
+            conn.rollback();
+            conn.setAutoCommit(true);
             for (int e = 0; e < c.edges().size(); e++) {
                 Edge edge = c.edges().get(e);
                 if (!linked.contains(edge.child())) {
