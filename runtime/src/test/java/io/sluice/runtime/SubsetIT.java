@@ -32,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * orders making a cycle, a keyless audit table) subset to the customers of one region. Each table
  * on the target holds exactly the rows a plain model of the rule keeps (their every column), the
  * target's foreign keys are made and valid, a table no key links is copied whole, and a subset
- * with streaming, or with a key that matches no table, is refused naming the key.
+ * with streaming, or with a key that matches no table, is refused naming the key. With the
+ * customers' keys anonymized, the joins still hold.
  */
 @ExtendWith(PostgresExtension.class)
 class SubsetIT {
@@ -87,6 +88,58 @@ class SubsetIT {
                     SluiceRuns.url(target), "--name", "typo", "--subset", "public.customer=region = 'eu'").get(120, TimeUnit.SECONDS);
             assertThat(unmatched.exit()).as(unmatched.out() + unmatched.err()).isEqualTo(2);
             assertThat(unmatched.err()).contains("subset.public.customer").contains("no selected table");
+        } finally {
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
+    /**
+     * With Anonymize hashing the customers' keys and every reference to them (one value, one
+     * output, in every table), the subset is taken on the source's values and its joins hold on
+     * the target: the same rows per table as the rule keeps, every foreign key valid, no source
+     * key or email left.
+     */
+    @Test
+    void anonymizedKeysKeepTheSubsetsJoins() throws Exception {
+        TestDatabase source = TestDatabases.create(SubsetIT.class);
+        TestDatabase target = TestDatabases.create(SubsetIT.class);
+        try {
+            shop(source);
+            Path pipeline = work.resolve("staging.yaml");
+            java.nio.file.Files.writeString(pipeline, """
+                    name: staging
+                    source:
+                      url: %s
+                      subset:
+                        public.customers: region = 'eu'
+                    target:
+                      url: %s
+                    transforms:
+                      transforms: anonymize
+                      transforms.anonymize.type: io.sluice.transforms.anonymize.Anonymize
+                      transforms.anonymize.secret: a secret for this test only
+                      transforms.anonymize.rules: |
+                        public.customers.id = hash(format=integer, min=1000000, max=2000000000)
+                        public.customers.referred_by = hash(format=integer, min=1000000, max=2000000000)
+                        public.orders.customer_id = hash(format=integer, min=1000000, max=2000000000)
+                        public.audit.customer_id = hash(format=integer, min=1000000, max=2000000000)
+                        public.customers.email = email
+                    """.formatted(SluiceRuns.url(source), SluiceRuns.url(target)));
+            Result snapshot = SluiceRuns.start(new CompletableFuture<>(), "snapshot", "--config", pipeline.toString())
+                    .get(300, TimeUnit.SECONDS);
+            assertThat(snapshot.exit()).as(snapshot.out() + snapshot.err()).isZero();
+            Map<String, List<String>> expected = model(source, "eu");
+            for (String table : TABLES) {
+                assertThat(rows(target, table)).as("the rows of %s", table).hasSameSizeAs(expected.get(table));
+            }
+            assertThat(target.queryText("SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint WHERE contype = 'f' "
+                    + "AND convalidated")).as("every foreign key valid on anonymized keys")
+                    .isEqualTo(source.queryText("SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint WHERE contype = 'f'"));
+            assertThat(target.queryLong("SELECT count(*) FROM customers WHERE id < 1000000 OR email LIKE '%@shop.test'"))
+                    .as("no source key or email").isZero();
+            assertThat(target.queryLong("SELECT count(*) FROM orders o JOIN customers c ON c.id = o.customer_id"))
+                    .as("every order joins its customer").isEqualTo(expected.get("orders").size());
         } finally {
             TestDatabases.drop(source);
             TestDatabases.drop(target);
