@@ -110,7 +110,8 @@ class WebhookBackfillIT {
             Result got = webhooks("get", "late", "--api", api, "--token", token);
             assertThat(JSON.readTree(got.out()).path("backfill").path("state").asText()).as(got.out()).isEqualTo("started");
             // The request is marked done once the offsets past its last chunk are stored (every few seconds).
-            java.util.regex.Pattern done = java.util.regex.Pattern.compile("re-sync of public.orders for subscription late \\(request \\d+\\): done");
+            java.util.regex.Pattern done = java.util.regex.Pattern.compile("(?s)late → .*backfill started \\(public.orders\\).*"
+                    + "re-sync of public.orders for subscription late \\(request \\d+\\): done");
             String[] said = new String[1];
             try {
                 SluiceRuns.waitFor(() -> done.matcher(said[0] = SluiceRuns.start(new CompletableFuture<>(),

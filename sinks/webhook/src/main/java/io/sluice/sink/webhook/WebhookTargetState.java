@@ -78,7 +78,9 @@ public final class WebhookTargetState {
             for (Subscription s : all) {
                 out.println("    " + s.name() + " → " + s.spec().displayUrl() + ": " + s.status().key()
                         + (s.statusReason() != null ? " (" + s.statusReason() + ")" : "") + ", " + Math.max(0, last - s.position())
-                        + " outbox row(s) past its place" + (s.failingSince() != null ? ", failing since " + s.failingSince() : ""));
+                        + " outbox row(s) past its place" + (s.failingSince() != null ? ", failing since " + s.failingSince() : "")
+                        + (s.backfill() == null ? "" : "; backfill " + s.backfill().key() + (s.backfillNote() == null ? ""
+                                : " (" + s.backfillNote() + ")")));
             }
         }
     }
