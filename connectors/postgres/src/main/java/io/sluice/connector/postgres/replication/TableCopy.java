@@ -29,17 +29,6 @@ final class TableCopy implements AutoCloseable {
     /** Prefix of the marker messages. */
     static final String MESSAGE_PREFIX = "sluice.copy";
 
-    /** Whether a publication holds the table (or the root it is published through) with a row filter. */
-    private static boolean publishedFiltered(Connection connection, long oid) throws SQLException {
-        try (PreparedStatement s = connection.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel "
-                + "WHERE prqual IS NOT NULL AND prrelid IN (SELECT relid FROM pg_catalog.pg_partition_ancestors(?::oid)))")) {
-            s.setLong(1, oid);
-            try (ResultSet rs = s.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
-            }
-        }
-    }
-
     private static final Logger LOG = LoggerFactory.getLogger(TableCopy.class);
     private static final int FETCH = 2000;
 
@@ -188,6 +177,17 @@ final class TableCopy implements AutoCloseable {
             connection.close();
         } catch (SQLException e) {
             LOG.debug("Closing the table copy's connection", e);
+        }
+    }
+
+    /** Whether a publication holds the table (or the root it is published through) with a row filter. */
+    private static boolean publishedFiltered(Connection connection, long oid) throws SQLException {
+        try (PreparedStatement s = connection.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_rel "
+                + "WHERE prqual IS NOT NULL AND prrelid IN (SELECT relid FROM pg_catalog.pg_partition_ancestors(?::oid)))")) {
+            s.setLong(1, oid);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
         }
     }
 }
