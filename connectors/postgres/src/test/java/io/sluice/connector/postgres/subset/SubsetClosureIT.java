@@ -30,7 +30,8 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 /**
  * The subset's recursive query against a real server, for schemas drawn at random: one to four
  * tables, foreign keys between any two of them, a table to itself, in cycles, several on one
- * pair, with NULL references; rows that reference anything or nothing; one or more roots whose
+ * pair, by an integer key, a text key holding quotes, commas, braces, backslashes and more, or
+ * both as one composite key, with NULL references; rows that reference anything or nothing; one or more roots whose
  * condition keeps none, some or all of their rows. Invariant: the rows each table's condition
  * keeps are those a plain model of the rule keeps (seeds, then down from rows kept going down,
  * up from every kept row, to a fixed point), no foreign key among kept rows dangles, and the
@@ -50,8 +51,23 @@ class SubsetClosureIT {
         TestDatabases.drop(db);
     }
 
-    /** A foreign key from table {@code child}'s column to table {@code parent}'s id. */
-    record Edge(int child, int parent) {
+    /**
+     * A foreign key from table {@code child} to table {@code parent}: by its id (kind 0), by its
+     * unique text code (1), or by both together (2).
+     */
+    record Edge(int child, int parent, int kind) {
+    }
+
+    /** Codes' beginnings: text a key may hold that SQL, arrays and JSON each quote their own way. */
+    private static final String[] CODES = {"", "'", "\"", "a,b", "{x}", "\\", " ", "é", "日本", "NULL", "(0,1)", "a b"};
+
+    /** Row {@code id}'s code: unique in its table. */
+    private static String code(int id) {
+        return CODES[id % CODES.length] + "#" + id;
+    }
+
+    private static String literal(String text) {
+        return "'" + text.replace("'", "''") + "'";
     }
 
     /** A schema and its rows: per table, per row (ids 1..n), v and one value per edge from the table (null: no reference). */
@@ -66,8 +82,8 @@ class SubsetClosureIT {
     @Provide
     Arbitrary<Case> cases() {
         return Arbitraries.integers().between(1, 4).flatMap(n -> {
-            Arbitrary<Edge> edge = Combinators.combine(Arbitraries.integers().between(0, n - 1), Arbitraries.integers().between(0, n - 1))
-                    .as(Edge::new);
+            Arbitrary<Edge> edge = Combinators.combine(Arbitraries.integers().between(0, n - 1), Arbitraries.integers().between(0, n - 1),
+                    Arbitraries.integers().between(0, 2)).as(Edge::new);
             Arbitrary<List<Edge>> edges = edge.list().ofMaxSize(6);
             Arbitrary<Map<Integer, Integer>> roots = Arbitraries.maps(Arbitraries.integers().between(0, n - 1),
                     Arbitraries.of(0, 1, 3, 5, 9, 10)).ofMinSize(1).ofMaxSize(n);
@@ -101,10 +117,11 @@ class SubsetClosureIT {
         try (Connection conn = db.connect(); Statement s = conn.createStatement()) {
             s.execute("DROP SCHEMA IF EXISTS sub CASCADE; CREATE SCHEMA sub");
             for (int t = 0; t < c.tables(); t++) {
-                StringBuilder ddl = new StringBuilder("CREATE TABLE sub.t" + t + " (id int PRIMARY KEY, v int NOT NULL");
+                StringBuilder ddl = new StringBuilder("CREATE TABLE sub.t" + t + " (id int PRIMARY KEY, code text NOT NULL UNIQUE, "
+                        + "v int NOT NULL, UNIQUE (id, code)");
                 for (int e = 0; e < c.edges().size(); e++) {
                     if (c.edges().get(e).child() == t) {
-                        ddl.append(", f").append(e).append(" int");
+                        ddl.append(", f").append(e).append(" int, g").append(e).append(" text");
                     }
                 }
                 s.execute(ddl.append(")").toString());
@@ -114,12 +131,14 @@ class SubsetClosureIT {
                 int id = 0;
                 for (int[] row : c.rows().get(t)) {
                     id++;
-                    StringBuilder cols = new StringBuilder("id, v");
-                    StringBuilder vals = new StringBuilder(id + ", " + row[0]);
+                    StringBuilder cols = new StringBuilder("id, code, v");
+                    StringBuilder vals = new StringBuilder(id + ", " + literal(code(id)) + ", " + row[0]);
                     for (int e = 0; e < c.edges().size(); e++) {
                         if (c.edges().get(e).child() == t) {
-                            cols.append(", f").append(e);
-                            vals.append(", ").append(row[1 + e] == 0 ? "NULL" : Integer.toString(row[1 + e]));
+                            int ref = row[1 + e];
+                            cols.append(", f").append(e).append(", g").append(e);
+                            vals.append(", ").append(ref == 0 ? "NULL" : Integer.toString(ref)).append(", ")
+                                    .append(ref == 0 ? "NULL" : literal(code(ref)));
                         }
                     }
                     s.execute("INSERT INTO sub.t" + t + " (" + cols + ") VALUES (" + vals + ")");
@@ -129,8 +148,9 @@ class SubsetClosureIT {
             conn.setAutoCommit(true);
             for (int e = 0; e < c.edges().size(); e++) {
                 Edge edge = c.edges().get(e);
-                s.execute("ALTER TABLE sub.t" + edge.child() + " ADD CONSTRAINT k" + e + " FOREIGN KEY (f" + e + ") REFERENCES sub.t"
-                        + edge.parent() + " (id)");
+                String[] by = {"f" + e + ") REFERENCES sub.t" + edge.parent() + " (id)", "g" + e + ") REFERENCES sub.t" + edge.parent()
+                        + " (code)", "f" + e + ", g" + e + ") REFERENCES sub.t" + edge.parent() + " (id, code)"};
+                s.execute("ALTER TABLE sub.t" + edge.child() + " ADD CONSTRAINT k" + e + " FOREIGN KEY (" + by[edge.kind()]);
             }
             Map<String, Long> oids = new LinkedHashMap<>();
             for (int t = 0; t < c.tables(); t++) {
