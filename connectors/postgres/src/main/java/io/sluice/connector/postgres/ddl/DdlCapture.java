@@ -95,13 +95,8 @@ public final class DdlCapture {
         if (superuser) {
             return Optional.empty(); // installs or updates them at start
         }
-        boolean current;
-        try (Statement s = c.createStatement();
-             // The newest function: an install without it is from an older Sluice.
-             ResultSet rs = s.executeQuery("SELECT to_regprocedure('sluice_capture.register(name,text[],text[],jsonb)') IS NOT NULL")) {
-            rs.next();
-            current = rs.getBoolean(1);
-        }
+        // The newest function: an install without it is from an older Sluice.
+        boolean current = hasFunction(c, "sluice_capture.register(name,text[],text[],jsonb)");
         boolean installed = installed(c);
         if (installed && current) {
             return Optional.empty();
@@ -124,13 +119,8 @@ public final class DdlCapture {
      * false when the installed capture is too old to (then the targets get no definition).
      */
     public static boolean announce(Connection c, String table) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT to_regprocedure('sluice_capture.announce(oid)') IS NOT NULL")) {
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                if (!rs.getBoolean(1)) {
-                    return false;
-                }
-            }
+        if (!hasFunction(c, "sluice_capture.announce(oid)")) {
+            return false;
         }
         try (PreparedStatement s = c.prepareStatement("SELECT sluice_capture.announce(pg_catalog.to_regclass(?))")) {
             s.setString(1, table);

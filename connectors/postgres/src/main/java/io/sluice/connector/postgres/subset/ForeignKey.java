@@ -58,6 +58,16 @@ public record ForeignKey(String name, String child, List<String> childColumns, L
         return keys;
     }
 
+    /** Per table (quoted, qualified), the columns the keys use on it, as child or as parent, in the keys' order. */
+    static java.util.Map<String, java.util.Set<String>> columnsByTable(List<ForeignKey> keys) {
+        java.util.Map<String, java.util.Set<String>> columns = new java.util.LinkedHashMap<>();
+        for (ForeignKey k : keys) {
+            columns.computeIfAbsent(k.child(), t -> new java.util.LinkedHashSet<>()).addAll(k.childColumns());
+            columns.computeIfAbsent(k.parent(), t -> new java.util.LinkedHashSet<>()).addAll(k.parentColumns());
+        }
+        return columns;
+    }
+
     private static List<String> strings(ResultSet rs, int column) throws SQLException {
         return List.copyOf(Arrays.asList((String[]) rs.getArray(column).getArray()));
     }

@@ -4,7 +4,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -29,7 +28,7 @@ public final class SubsetClosure {
 
     private final Map<String, String> roots;
     private final List<ForeignKey> keys;
-    private final Map<String, Set<String>> columns = new LinkedHashMap<>();
+    private final Map<String, Set<String>> columns;
 
     /**
      * @param roots the root tables (quoted, qualified) and each one's condition, SQL over its columns
@@ -38,10 +37,7 @@ public final class SubsetClosure {
     public SubsetClosure(Map<String, String> roots, List<ForeignKey> keys) {
         this.roots = Map.copyOf(roots);
         this.keys = List.copyOf(keys);
-        for (ForeignKey k : keys) {
-            columns.computeIfAbsent(k.child(), t -> new LinkedHashSet<>()).addAll(k.childColumns());
-            columns.computeIfAbsent(k.parent(), t -> new LinkedHashSet<>()).addAll(k.parentColumns());
-        }
+        this.columns = ForeignKey.columnsByTable(keys);
     }
 
     /**
@@ -112,11 +108,6 @@ public final class SubsetClosure {
         names.forEach(n -> in.add(Identifiers.literal(n)));
         return "ctid = ANY (ARRAY(" + with() + "SELECT DISTINCT (r->>'ctid')::tid FROM kept WHERE t IN (" + in
                 + ") AND (r->>'tableoid')::oid = " + oid + "))";
-    }
-
-    /** The whole closure, {@code (t, r)} per row kept, for tests and counts. */
-    public String keptRows() {
-        return with() + "SELECT DISTINCT t, r - 'ctid' - 'tableoid' FROM kept";
     }
 
     /** A row as the closure keeps it: where it is and the columns its foreign keys use. */

@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +40,7 @@ final class SubsetWalk {
 
     private final Map<String, String> roots;
     private final List<ForeignKey> keys;
-    private final Map<String, Set<String>> columns = new LinkedHashMap<>();
+    private final Map<String, Set<String>> columns;
     /** Per table (quoted, qualified), its kept rows by tableoid/ctid. */
     private final Map<String, Map<String, Row>> kept = new HashMap<>();
     private final long limit;
@@ -52,10 +51,7 @@ final class SubsetWalk {
         this.roots = roots;
         this.keys = keys;
         this.limit = limit;
-        for (ForeignKey k : keys) {
-            columns.computeIfAbsent(k.child(), t -> new LinkedHashSet<>()).addAll(k.childColumns());
-            columns.computeIfAbsent(k.parent(), t -> new LinkedHashSet<>()).addAll(k.parentColumns());
-        }
+        this.columns = ForeignKey.columnsByTable(keys);
     }
 
     /** Finds the kept rows; false when there are more than the limit (nothing is kept then). */
