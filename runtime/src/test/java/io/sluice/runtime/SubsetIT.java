@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * orders making a cycle, a keyless audit table) subset to the customers of one region. Each table
  * on the target holds exactly the rows a plain model of the rule keeps (their every column), the
  * target's foreign keys are made and valid, a table no key links is copied whole, and a subset
- * with streaming, or with a key that matches no table, is refused naming the key. With the
+ * streamed into webhooks, or with a key that matches no table, is refused naming the key. With the
  * customers' keys anonymized, the joins still hold.
  */
 @ExtendWith(PostgresExtension.class)
@@ -45,7 +45,7 @@ class SubsetIT {
     record Edge(String child, List<String> childColumns, String parent, List<String> parentColumns) {
     }
 
-    private static final List<Edge> EDGES = List.of(
+    static final List<Edge> EDGES = List.of(
             new Edge("customers", List.of("region"), "regions", List.of("code")),
             new Edge("customers", List.of("referred_by"), "customers", List.of("id")),
             new Edge("customers", List.of("favorite_order"), "orders", List.of("id")),
@@ -55,7 +55,7 @@ class SubsetIT {
             new Edge("products", List.of("category_id"), "categories", List.of("id")),
             new Edge("categories", List.of("parent_id"), "categories", List.of("id")),
             new Edge("audit", List.of("customer_id"), "customers", List.of("id")));
-    private static final List<String> TABLES = List.of("regions", "customers", "orders", "order_lines", "products", "categories", "audit",
+    static final List<String> TABLES = List.of("regions", "customers", "orders", "order_lines", "products", "categories", "audit",
             "settings");
 
     @Test
@@ -79,11 +79,11 @@ class SubsetIT {
                     + "AND convalidated")).as("every foreign key made on the target, and valid")
                     .isEqualTo(source.queryText("SELECT string_agg(conname, ',' ORDER BY conname) FROM pg_constraint WHERE contype = 'f'"));
 
-            Result streaming = SluiceRuns.start(new CompletableFuture<>(), "run", "--source", SluiceRuns.url(source), "--target",
-                    SluiceRuns.url(target), "--name", "streamed", "--offsets", work.resolve("streamed.offsets").toString(),
+            Result webhooks = SluiceRuns.start(new CompletableFuture<>(), "run", "--source", SluiceRuns.url(source), "--target",
+                    "webhook", "--name", "streamed", "--offsets", work.resolve("streamed.offsets").toString(),
                     "--subset", "public.customers=region = 'eu'").get(120, TimeUnit.SECONDS);
-            assertThat(streaming.exit()).as(streaming.out() + streaming.err()).isEqualTo(2);
-            assertThat(streaming.err()).contains("subset.public.customers").contains("planned");
+            assertThat(webhooks.exit()).as(webhooks.out() + webhooks.err()).isEqualTo(2);
+            assertThat(webhooks.err()).contains("subset.public.customers").contains("PostgreSQL targets only");
             Result unmatched = SluiceRuns.start(new CompletableFuture<>(), "snapshot", "--source", SluiceRuns.url(source), "--target",
                     SluiceRuns.url(target), "--name", "typo", "--subset", "public.customer=region = 'eu'").get(120, TimeUnit.SECONDS);
             assertThat(unmatched.exit()).as(unmatched.out() + unmatched.err()).isEqualTo(2);
@@ -146,7 +146,7 @@ class SubsetIT {
         }
     }
 
-    private static void shop(TestDatabase source) throws Exception {
+    static void shop(TestDatabase source) throws Exception {
         source.execute("CREATE TABLE regions (code text PRIMARY KEY, name text)",
                 "INSERT INTO regions VALUES ('eu', 'Europe'), ('us', 'Americas'), ('ap', 'Asia'), ('af', 'Africa')",
                 "CREATE TABLE categories (id int PRIMARY KEY, parent_id int REFERENCES categories, name text)",
@@ -171,7 +171,7 @@ class SubsetIT {
     }
 
     /** Every row of a table as text, its columns joined by '|', sorted. */
-    private static List<String> rows(TestDatabase db, String table) throws Exception {
+    static List<String> rows(TestDatabase db, String table) throws Exception {
         List<String> rows = new ArrayList<>();
         try (Connection c = db.connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT * FROM " + table)) {
@@ -193,7 +193,7 @@ class SubsetIT {
      * down from those to the rows referencing them; up from every kept row to what it
      * references; to a fixed point. Tables no key links to customers are whole.
      */
-    private static Map<String, List<String>> model(TestDatabase source, String region) throws Exception {
+    static Map<String, List<String>> model(TestDatabase source, String region) throws Exception {
         Map<String, List<Map<String, String>>> data = new HashMap<>();
         Map<String, List<String>> text = new HashMap<>();
         try (Connection c = source.connect(); Statement s = c.createStatement()) {

@@ -45,9 +45,9 @@ public final class PipelineOptions {
     Map<String, String> columns = new LinkedHashMap<>();
 
     @Option(names = "--subset", paramLabel = "TABLE=CONDITION",
-            description = "sluice snapshot: copy a staging subset: the rows of TABLE that meet CONDITION and the rows foreign keys tie "
-                    + "to them, so none dangles, e.g. --subset \"public.customers=region = 'eu'\" (the source key subset.TABLE; repeat "
-                    + "for more roots; docs/filters.md)")
+            description = "Copy a staging subset: the rows of TABLE that meet CONDITION and the rows foreign keys tie to them, so "
+                    + "none dangles, e.g. --subset \"public.customers=region = 'eu'\"; sluice run into PostgreSQL then keeps the changes "
+                    + "of rows that belong to it (the source key subset.TABLE; repeat for more roots; docs/filters.md)")
     Map<String, String> subsets = new LinkedHashMap<>();
 
     @Option(names = "--threads", paramLabel = "N",

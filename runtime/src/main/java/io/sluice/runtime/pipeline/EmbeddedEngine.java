@@ -101,7 +101,7 @@ final class EmbeddedEngine implements AutoCloseable {
         Map<String, String> source = new java.util.LinkedHashMap<>(spec.source());
         source.putAll(sourceOverrides);
         collect("source", new PostgresSourceConnector().validate(source), problems);
-        spec.sink().problems(spec.source()).forEach(p -> problems.add("target " + p));
+        spec.sink().problems(source).forEach(p -> problems.add("target " + p));
         for (ConfigValue v : EmbeddedSinkContext.CONFIG_DEF.validate(spec.target())) {
             v.errorMessages().forEach(message -> problems.add("target " + v.name() + ": " + message));
         }

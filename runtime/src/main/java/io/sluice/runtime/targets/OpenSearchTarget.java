@@ -53,6 +53,7 @@ final class OpenSearchTarget implements Target {
             problems.add("snapshot.raw.tuples: raw COPY tuples are for PostgreSQL targets; OpenSearch needs decoded rows: remove "
                     + "snapshot.raw.tuples from the source");
         }
+        problems.addAll(SubsetStreaming.problems(sourceKeys, "OpenSearch"));
         List<TableSchema> tables = selectedTables(sourceKeys);
         problems.addAll(keylessTables(tables));
         if (problems.isEmpty()) {

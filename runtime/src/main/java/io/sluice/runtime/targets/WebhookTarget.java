@@ -51,6 +51,7 @@ final class WebhookTarget implements Target {
             problems.add("snapshot.raw.tuples: raw COPY tuples are for PostgreSQL targets; webhooks need decoded rows: remove "
                     + "snapshot.raw.tuples from the source");
         }
+        problems.addAll(SubsetStreaming.problems(sourceKeys, "webhooks"));
         return problems;
     }
 

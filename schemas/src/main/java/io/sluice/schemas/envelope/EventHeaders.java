@@ -59,6 +59,21 @@ public final class EventHeaders {
      */
     public static final String RESYNC_FOR = "sluice.resync.for";
 
+    /**
+     * On a row of a table a staging subset decides, streamed: how the target judges it by the
+     * subset's rule against the rows it has. {@value #SUBSET_ROOT}: a root's row that meets its
+     * condition, kept; {@value #SUBSET_VIA} and a JSON array of foreign-key names: kept when the
+     * target has the row already, or the row one of those keys references; {@value #SUBSET_PARENT}:
+     * a row a following row references, taken when that row is kept and the target lacks it.
+     * Deletes carry none: a row the target lacks is not there to delete.
+     */
+    public static final String SUBSET = "sluice.subset";
+    public static final String SUBSET_ROOT = "root";
+    public static final String SUBSET_VIA = "via:";
+    public static final String SUBSET_PARENT = "parent";
+    /** The source's own note on a row between its decoding and {@link #SUBSET}'s marking; never handed out. */
+    public static final String SUBSET_VALUES = "sluice.subset.values";
+
     private EventHeaders() {
     }
 

@@ -221,7 +221,7 @@ public class PostgresSourceTask extends SourceTask {
         Map<String, Object> stored = context.offsetStorageReader().offset(partition);
         StreamRun.Settings settings = new StreamRun.Settings(config.topicPrefix(), config.slotName(), config.publicationName(), selector(),
                 mapper(), config.statusIntervalMillis(), config.reconnectTimeoutMillis(), config.copyOnColumnChange(), setup.viaRoot(),
-                signals(), config.resyncChunkRows());
+                signals(), config.resyncChunkRows(), config.subsetRoots());
         Connection catalog = PgConnect.open(endpoint, "sluice catalog " + config.topicPrefix());
         Connection replication = null;
         try {

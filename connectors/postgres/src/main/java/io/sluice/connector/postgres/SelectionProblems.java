@@ -23,19 +23,16 @@ final class SelectionProblems {
     }
 
     /**
-     * What is wrong with a staging subset: streaming one (planned, not built), a key that matches
-     * no selected table, a condition that is none on its table (planned, not run). In a
-     * transaction rolled back after.
+     * What is wrong with a staging subset: a key that matches no selected table, a condition that
+     * is none on its table (planned, not run). In a transaction rolled back after. Whether its
+     * changes can be streamed is the target's to say: the PostgreSQL sink judges them in source
+     * order (see {@code SubsetRoles}).
      */
-    private static java.util.Optional<String> subsetProblem(Connection c, PostgresSourceConfig config, List<SelectedTable> tables,
-                                                           boolean streaming) throws SQLException {
+    private static java.util.Optional<String> subsetProblem(Connection c, PostgresSourceConfig config, List<SelectedTable> tables)
+            throws SQLException {
         io.sluice.connector.postgres.selection.SubsetRoots roots = config.subsetRoots();
         if (roots.isEmpty()) {
             return java.util.Optional.empty();
-        }
-        if (streaming) {
-            return java.util.Optional.of(String.join(", ", roots.keys().values()) + ": a staging subset is taken by a snapshot alone "
-                    + "(sluice snapshot, or snapshot.mode=initial_only); streaming changes into a subset is planned, not built yet");
         }
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
@@ -56,7 +53,7 @@ final class SelectionProblems {
                 RowFilterSyntax.problem(c, t, config.rowFilters()).ifPresent(problems::add);
             }
         }
-        subsetProblem(c, config, tables, streaming).ifPresent(problems::add);
+        subsetProblem(c, config, tables).ifPresent(problems::add);
         boolean anyKey = !config.rowFilters().isEmpty() || !config.columnLists().isEmpty();
         if (!problems.isEmpty() || !streaming || !anyKey) {
             return problems; // a snapshot alone filters its reads, on any version

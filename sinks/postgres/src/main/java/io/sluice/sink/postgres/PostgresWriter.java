@@ -30,6 +30,7 @@ import io.sluice.sink.postgres.state.BatchSizes;
 import io.sluice.sink.postgres.state.KafkaOffsets;
 import io.sluice.sink.core.pgstate.PostgresBarrierStore;
 import io.sluice.sink.postgres.state.SinkTables;
+import io.sluice.sink.postgres.subset.SubsetGate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -61,6 +62,8 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
     private final BarrierTruncates truncates;
     private final OffsetLedger ledger;
     private final ReplaySkips skips;
+    /** Judges a staging subset's streamed rows. */
+    private final SubsetGate subset;
     /** Whether streamed changes have begun: the snapshot's rows are all in. */
     private volatile boolean streaming;
 
@@ -94,6 +97,20 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
         BarrierReleases releases = new BarrierReleases(gate, barriers);
         schemaEvents = new SchemaEvents(config, tables, loads, changes, schema, state, releases, ledger, this::beginStreaming);
         truncates = new BarrierTruncates(tables, loads, changes, releases, byKafkaOffset);
+        subset = new SubsetGate(config.endpoint(), tables, !byKafkaOffset);
+    }
+
+    @Override
+    public void beforePut(Collection<SinkRecord> records) throws InterruptedException {
+        if (SubsetGate.marked(records)) {
+            beginStreaming(); // judged against the target's rows: the snapshot's must all be in
+            if (subset.remembersTooMuch()) {
+                writeAll();
+            }
+        } else if (!subset.active()) {
+            return; // no staging subset: one look at each record's headers is all it costs
+        }
+        subset.judge(records);
     }
 
     private void columnsAdded() {
@@ -117,6 +134,9 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
             }
             case CHANGE -> {
                 beginStreaming();
+                if (!subset.keeps(event)) {
+                    return; // outside the staging subset
+                }
                 if (event.barrier() != null && event.op() == Operation.TRUNCATE) {
                     // On a cluster, after every partition's rows before it: emptied, and released, in one transaction.
                     truncates.truncate(event);
@@ -130,7 +150,10 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
             }
             case SEQUENCES -> advanceSequences(record, event.value());
             case HEARTBEAT -> changes.heartbeat(event);
-            case SCHEMA_CHANGE -> schemaEvents.apply(event);
+            case SCHEMA_CHANGE -> {
+                subset.schemaChanged();
+                schemaEvents.apply(event);
+            }
         }
     }
 
@@ -191,6 +214,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
     @Override
     public void writeAll() {
         changes.writeAll();
+        subset.written();
         schema.checkFailures();
         try {
             loads.sendAndAwait();
@@ -288,6 +312,7 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
 
     @Override
     public void close() {
+        subset.close();
         changes.close();
         loads.close();
         schema.close();

@@ -91,6 +91,8 @@ public final class ChangeRecords {
     private Map<String, Object> lastOffset;
 
     private SourceRecord held;
+    /** Notes the rows of the tables a staging subset decides; null without a subset. */
+    private SubsetMarks subset;
     private Begin transaction;
     /** The current transaction's block id ({@link Envelope#transactionId}), made once for all its events. */
     private String transactionId;
@@ -142,6 +144,11 @@ public final class ChangeRecords {
         this.lastCompleteEnd = confirmedEnd;
         this.skipThroughCommit = skipThroughCommit;
         this.skipThroughEvent = skipThroughEvent;
+    }
+
+    /** Notes each row of the tables a staging subset decides, for {@link SubsetMarks#mark} to mark as the batch is handed out. */
+    void markSubset(SubsetMarks marks) {
+        this.subset = marks;
     }
 
     /** Takes one message; records it completes become available from {@link #drain}. */
@@ -204,6 +211,9 @@ public final class ChangeRecords {
 
     private void schemaChange(DdlMessage message) {
         ddlFollowed.accept(message, transaction == null ? 0L : transaction.finalLsn());
+        if (subset != null) {
+            subset.reset(); // the parents' tables are described again
+        }
         for (DdlMessage.Table t : message.tables()) {
             if (resyncs.watches((int) t.oid())) {
                 resyncs.tableChanged();
@@ -301,6 +311,9 @@ public final class ChangeRecords {
     public void copied(StreamTable table, List<String[]> rows) {
         for (String[] values : rows) {
             copyRecord(table, Operation.READ, RowImages.copied(table, values));
+            if (subset != null && subset.decides(table)) {
+                subset.note(held, table, i -> values[i]);
+            }
         }
     }
 
@@ -365,7 +378,9 @@ public final class ChangeRecords {
                 transaction.commitTimestamp() + PG_EPOCH_MICROS, SourceInfo.Snapshot.INCREMENTAL, Integer.toUnsignedLong(transaction.xid()),
                 transaction.finalLsn(), null).toStruct();
         long tableEvent = 0;
-        for (Struct row : chunk.rows()) {
+        for (int n = 0; n < chunk.rows().size(); n++) {
+            Struct row = chunk.rows().get(n);
+            String[] texts = chunk.texts().get(n);
             event++;
             tableEvent++;
             if (alreadySent()) {
@@ -382,6 +397,9 @@ public final class ChangeRecords {
                 record.headers().addString(EventHeaders.RESYNC_FOR, chunk.subscription());
             }
             push(record);
+            if (subset != null && subset.decides(table)) {
+                subset.note(record, table, i -> texts[i]);
+            }
         }
         event++;
         if (alreadySent()) {
@@ -455,6 +473,14 @@ public final class ChangeRecords {
             throw new ConnectException("A delete on " + table.qualifiedName() + " came without the old row's key");
         }
         Boolean keyOnlyBefore = oldKind == 'K' ? Boolean.TRUE : null;
+        SourceRecord was = held;
+        change(table, op, before, after, keyOnlyBefore, unchanged);
+        if (subset != null && now != null && held != was && subset.decides(table)) {
+            subset.note(held, table, i -> now.kind(i) == Tuple.TEXT ? now.text(i) : null);
+        }
+    }
+
+    private void change(StreamTable table, Operation op, Struct before, Struct after, Boolean keyOnlyBefore, List<String> unchanged) {
         if (op == Operation.UPDATE && RowImages.keyChanged(table, before, after)) {
             if (unchanged.isEmpty()) {
                 // A delete of the old key first, in the old key's partition on a Connect cluster (see EventHeaders.KEY_MOVED_AWAY).

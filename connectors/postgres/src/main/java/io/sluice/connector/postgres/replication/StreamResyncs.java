@@ -46,8 +46,8 @@ final class StreamResyncs implements AutoCloseable {
      *
      * @param subscription the webhook subscription the rows are for alone (a backfill); null for every target
      */
-    record Chunk(StreamTable table, List<Struct> rows, Struct from, Struct to, List<Struct> keep, List<String> keyOrder,
-                 String subscription) {
+    record Chunk(StreamTable table, List<Struct> rows, List<String[]> texts, Struct from, Struct to, List<Struct> keep,
+                 List<String> keyOrder, String subscription) {
     }
 
     /** A request being worked on. */
@@ -183,6 +183,7 @@ final class StreamResyncs implements AutoCloseable {
         }
         StreamTable table = job.table;
         List<Struct> rows = new ArrayList<>(chunk.rows().size());
+        List<String[]> texts = new ArrayList<>(chunk.rows().size());
         List<Struct> keep = new ArrayList<>(chunk.rows().size() + unseen.keys().size());
         Struct last = null;
         for (String[] values : chunk.rows()) {
@@ -191,13 +192,14 @@ final class StreamResyncs implements AutoCloseable {
             keep.add(last);
             if (!unseen.keys().contains(KeyValues.of(row, job.keyColumns))) {
                 rows.add(row);
+                texts.add(values);
             }
         }
         for (KeyValues key : unseen.keys()) {
             keep.add(ResyncParts.keyStruct(table, key));
         }
         Struct to = chunk.complete() ? null : last;
-        Chunk out = new Chunk(table, rows, job.fromKey, to, keep, job.keyOrder, job.request.subscription());
+        Chunk out = new Chunk(table, rows, texts, job.fromKey, to, keep, job.keyOrder, job.request.subscription());
         job.fromKey = to;
         String[] lastKey = chunk.lastKey(job.shape);
         if (lastKey != null) {

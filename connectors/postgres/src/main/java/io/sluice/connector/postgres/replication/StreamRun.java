@@ -11,7 +11,9 @@ import io.sluice.connector.postgres.metrics.DecodedCounts;
 import io.sluice.connector.postgres.metrics.SourceMeters;
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.connector.postgres.resync.SignalTable;
+import io.sluice.connector.postgres.selection.SubsetRoots;
 import io.sluice.connector.postgres.selection.TableSelector;
+import io.sluice.connector.postgres.subset.SubsetRoles;
 import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.postgres.Lsn;
@@ -64,10 +66,11 @@ public final class StreamRun implements AutoCloseable {
      * @param viaRoot            whether the publication sends partitions' changes as their root's ({@code publish_via_partition_root})
      * @param signals            the table of re-sync requests ({@code signal.table}); null to take none
      * @param resyncChunkRows    rows per chunk of a re-sync ({@code resync.chunk.rows})
+     * @param subset             the roots of a staging subset whose rows the targets judge by its rule; {@link SubsetRoots#NONE} for none
      */
     public record Settings(String topicPrefix, String slot, String publication, TableSelector selector, TypeMapper mapper,
                            long statusIntervalMillis, long reconnectTimeoutMillis, boolean copyOnColumnChange, boolean viaRoot,
-                           SignalTable signals, int resyncChunkRows) {
+                           SignalTable signals, int resyncChunkRows, SubsetRoots subset) {
 
         /** Which tables DDL events are sent for, and which changes copy a table. */
         DdlMessage.Selection ddlSelection() {
@@ -97,6 +100,8 @@ public final class StreamRun implements AutoCloseable {
     private volatile boolean closed;
     private final DecodedCounts decoded;
     private final StreamResyncs resyncs;
+    /** Marks the rows of the tables a staging subset decides; null without one. */
+    private final SubsetMarks subset;
     /** Describes a table as the relation schemas now do; made once, as it is handed over between every two transactions. */
     private final java.util.function.Function<PgOutputMessage.Relation, StreamTable> resolveTable = r -> schemas.resolve(r);
 
@@ -133,6 +138,9 @@ public final class StreamRun implements AutoCloseable {
         handedOutCommit = number(stored, ChangeRecords.COMMIT_LSN);
         handedOutEvent = number(stored, ChangeRecords.EVENT);
         this.schemas = new RelationSchemas(catalog, settings.topicPrefix(), settings.mapper(), selection::selects);
+        this.subset = settings.subset().isEmpty() ? null
+                : new SubsetMarks(SubsetRoles.of(catalog, settings.selector().select(catalog, database), settings.subset()),
+                        connections.normal(), resolveTable, settings.viaRoot(), settings.topicPrefix(), database);
         this.records = newRecords(confirmed);
         this.stream = ChangeStream.start(replication, settings.slot(), settings.publication(), confirmed, messages,
                 settings.statusIntervalMillis());
@@ -141,8 +149,12 @@ public final class StreamRun implements AutoCloseable {
 
     /** Records that start after {@code confirmed} and skip what was handed out before. */
     private ChangeRecords newRecords(long confirmed) {
-        return new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
+        ChangeRecords made = new ChangeRecords(settings.topicPrefix(), database, partition, baseOffset, schemas::resolve, confirmed,
                 handedOutCommit, handedOutEvent, settings.ddlSelection(), selection::follow, seenBySnapshot, resyncs);
+        if (subset != null) {
+            made.markSubset(subset);
+        }
+        return made;
     }
 
     /**
@@ -164,6 +176,9 @@ public final class StreamRun implements AutoCloseable {
             copy = null;
         }
         resyncs.reset();
+        if (subset != null) {
+            subset.reset();
+        }
         pending = new ArrayList<>();
         RetryPolicy.reconnecting(settings.reconnectTimeoutMillis()).run(() -> {
             if (closed) {
@@ -272,6 +287,9 @@ public final class StreamRun implements AutoCloseable {
                     // it at once), or changes that end on a full batch would stay unconfirmed for seconds.
                     pending.addAll(out.subList(maxRecords - 1, out.size()));
                     out = new ArrayList<>(out.subList(0, maxRecords - 1));
+                }
+                if (subset != null && !out.isEmpty()) {
+                    out = subset.mark(out);
                 }
                 if (!out.isEmpty()) {
                     Map<String, ?> last = out.get(out.size() - 1).sourceOffset();

@@ -10,6 +10,8 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 
+import io.sluice.schemas.postgres.ConstraintColumns;
+
 /**
  * A foreign key between two tables: the child's columns reference the parent's (one of its
  * unique keys), in order, with each column's type as {@code format_type} spells it.
@@ -20,23 +22,15 @@ import java.util.List;
 public record ForeignKey(String name, String child, List<String> childColumns, List<String> childTypes, String parent,
                          List<String> parentColumns, List<String> parentTypes) {
 
-    private static final String AMONG = """
-            SELECT c.conname,
-                   '"' || replace(cn.nspname, '"', '""') || '"."' || replace(cc.relname, '"', '""') || '"',
-                   ARRAY(SELECT a.attname FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
-                           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i),
-                   ARRAY(SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM unnest(c.conkey) WITH ORDINALITY k(n, i)
-                           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = k.n ORDER BY k.i),
-                   '"' || replace(pn.nspname, '"', '""') || '"."' || replace(pc.relname, '"', '""') || '"',
-                   ARRAY(SELECT a.attname FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
-                           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n ORDER BY k.i),
-                   ARRAY(SELECT pg_catalog.format_type(a.atttypid, a.atttypmod) FROM unnest(c.confkey) WITH ORDINALITY k(n, i)
-                           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.confrelid AND a.attnum = k.n ORDER BY k.i)
-              FROM pg_catalog.pg_constraint c
-              JOIN pg_catalog.pg_class cc ON cc.oid = c.conrelid JOIN pg_catalog.pg_namespace cn ON cn.oid = cc.relnamespace
-              JOIN pg_catalog.pg_class pc ON pc.oid = c.confrelid JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace
-             WHERE c.contype = 'f' AND c.conparentid = 0 AND c.conrelid = ANY (?) AND c.confrelid = ANY (?)
-             ORDER BY 2, 1""";
+    private static final String AMONG = "SELECT c.conname, " + ConstraintColumns.quotedName("cn", "cc") + ", "
+            + ConstraintColumns.names("conkey", "conrelid") + ", " + ConstraintColumns.types("conkey", "conrelid") + ", "
+            + ConstraintColumns.quotedName("pn", "pc") + ", " + ConstraintColumns.names("confkey", "confrelid") + ", "
+            + ConstraintColumns.types("confkey", "confrelid")
+            + " FROM pg_catalog.pg_constraint c"
+            + " JOIN pg_catalog.pg_class cc ON cc.oid = c.conrelid JOIN pg_catalog.pg_namespace cn ON cn.oid = cc.relnamespace"
+            + " JOIN pg_catalog.pg_class pc ON pc.oid = c.confrelid JOIN pg_catalog.pg_namespace pn ON pn.oid = pc.relnamespace"
+            + " WHERE c.contype = 'f' AND c.conparentid = 0 AND c.conrelid = ANY (?) AND c.confrelid = ANY (?)"
+            + " ORDER BY 2, 1";
 
     /**
      * The foreign keys whose two tables are both among {@code tables} (oids), each once: a key a

@@ -86,10 +86,10 @@ public final class SubsetSelection {
     }
 
     /** The roots and their conditions, the foreign keys, the subset's query and each partition's ancestors. */
-    private record Plan(Map<String, String> seeds, List<ForeignKey> keys, SubsetClosure closure, Map<Long, List<String>> ancestors) {
+    record Plan(Map<String, String> seeds, List<ForeignKey> keys, SubsetClosure closure, Map<Long, List<String>> ancestors) {
     }
 
-    private static Plan plan(Connection snapshot, List<SelectedTable> tables, SubsetRoots roots) throws SQLException {
+    static Plan plan(Connection snapshot, List<SelectedTable> tables, SubsetRoots roots) throws SQLException {
         Map<String, String> seeds = new LinkedHashMap<>();
         Map<String, String> keyOf = new LinkedHashMap<>();
         Set<Long> oids = new LinkedHashSet<>();

@@ -52,6 +52,7 @@ public final class RecordRouter {
     }
 
     public void put(Collection<SinkRecord> records, SinkTaskContext context) throws InterruptedException {
+        writer.beforePut(records);
         for (SinkRecord record : records) {
             TopicPartition partition = SinkEvent.partitionOf(record);
             long offset = record.kafkaOffset();

@@ -42,6 +42,13 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  */
 public interface SinkWriter {
 
+    /**
+     * Called with each batch of records Connect hands over, before any of them is written: a sink
+     * that judges records by the ones around them (a staging subset's rows) looks at them here.
+     */
+    default void beforePut(java.util.Collection<org.apache.kafka.connect.sink.SinkRecord> records) throws InterruptedException {
+    }
+
     /** Writes (or gathers into a batch) one event the target does not have yet. */
     void write(SinkEvent event) throws InterruptedException;
 
