@@ -13,8 +13,8 @@ import java.util.Set;
  * follows each one): {@link #next} adds rows of every table (new regions, customers with or
  * without referrers and favourite orders, orders, lines of new and old products, categories,
  * audit rows), changes columns no key uses, deletes lines, and orders and products it made;
- * {@link #repoint} points one foreign key elsewhere or moves a customer to another region. The
- * source's keys hold throughout: nothing is deleted that a row references.
+ * {@link #repoint} points one foreign key elsewhere, moves a customer to another region or gives a
+ * line a new key. The source's keys hold throughout: nothing is deleted that a row references.
  */
 final class ShopWorkload {
 
@@ -55,8 +55,7 @@ final class ShopWorkload {
         }
         if (draw < 50) {
             String order = any("orders");
-            int line = 1 + (int) model.rows("order_lines").keySet().stream().filter(k -> k.get(0).equals(order))
-                    .mapToInt(k -> Integer.parseInt(k.get(1))).max().orElse(0);
+            int line = nextLine(order);
             return List.of(model.insert("order_lines", row("order_id", order, "line", Integer.toString(line), "product_id", any("products"),
                     "qty", Integer.toString(1 + random.nextInt(9)))));
         }
@@ -116,7 +115,7 @@ final class ShopWorkload {
 
     /** One foreign key pointed elsewhere, or a customer moved to another region (each customer once). */
     List<String> repoint() {
-        switch (random.nextInt(7)) {
+        switch (random.nextInt(8)) {
             case 0 -> {
                 List<String> customer = anyKey("customers");
                 if (!moved.add(customer.get(0))) {
@@ -142,10 +141,21 @@ final class ShopWorkload {
             case 5 -> {
                 return List.of(model.update("categories", anyKey("categories"), "parent_id", random.nextInt(4) == 0 ? null : any("categories")));
             }
-            default -> {
+            case 6 -> {
                 return List.of(model.update("orders", anyKey("orders"), "customer_id", any("customers")));
             }
+            default -> {
+                // A line's key changes: the delete of its old key comes first, then the update.
+                List<String> line = anyKey("order_lines");
+                return List.of(model.rekey("order_lines", line, "line", Integer.toString(nextLine(line.get(0)))));
+            }
         }
+    }
+
+    /** A line number the order has no line of. */
+    private int nextLine(String order) {
+        return 1 + model.rows("order_lines").keySet().stream().filter(k -> k.get(0).equals(order))
+                .mapToInt(k -> Integer.parseInt(k.get(1))).max().orElse(0);
     }
 
     /** The single key column of a random row of the table. */

@@ -104,6 +104,18 @@ final class SubsetStreamModel {
         return "UPDATE " + table + " SET " + column + " = " + literal(value) + " WHERE " + where(table, key);
     }
 
+    /** Sets a key column of a row: the row moves to its new key, on the target too when it was there; the statement. */
+    String rekey(String table, List<String> key, String column, String value) {
+        Map<String, String> row = source.get(table).remove(key);
+        boolean had = onTarget.remove(table + key);
+        row.put(column, value);
+        source.get(table).put(key(table, row), row);
+        if (had || keeps(table, row)) {
+            bring(table, row);
+        }
+        return "UPDATE " + table + " SET " + column + " = " + literal(value) + " WHERE " + where(table, key);
+    }
+
     /** Deletes a row; the statement. */
     String delete(String table, List<String> key) {
         source.get(table).remove(key);

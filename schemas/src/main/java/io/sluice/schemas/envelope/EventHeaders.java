@@ -64,11 +64,14 @@ public final class EventHeaders {
      * subset's rule against the rows it has. {@value #SUBSET_ROOT}: a root's row that meets its
      * condition, kept; {@value #SUBSET_VIA} and a JSON array of foreign-key names: kept when the
      * target has the row already, or the row one of those keys references; {@value #SUBSET_PARENT}:
-     * a row a following row references, taken when that row is kept and the target lacks it.
-     * Deletes carry none: a row the target lacks is not there to delete.
+     * a row a following row references, taken when that row is kept and the target lacks it;
+     * {@value #SUBSET_DELETE}: a delete, always applied (a row the target lacks is not there to
+     * delete), which the target notes so that an update changing the row's key after it is judged
+     * by whether the row was there.
      */
     public static final String SUBSET = "sluice.subset";
     public static final String SUBSET_ROOT = "root";
+    public static final String SUBSET_DELETE = "delete";
     public static final String SUBSET_VIA = "via:";
     public static final String SUBSET_PARENT = "parent";
     /** The source's own note on a row between its decoding and {@link #SUBSET}'s marking; never handed out. */

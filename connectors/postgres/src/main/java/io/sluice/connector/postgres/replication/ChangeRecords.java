@@ -547,6 +547,9 @@ public final class ChangeRecords {
         if (schema.holdsNotedValues()) {
             ValueNotes.describe(before, after, record.headers());
         }
+        if (op == Operation.DELETE && subset != null && subset.decides(table)) {
+            record.headers().addString(EventHeaders.SUBSET, EventHeaders.SUBSET_DELETE);
+        }
         push(record);
     }
 

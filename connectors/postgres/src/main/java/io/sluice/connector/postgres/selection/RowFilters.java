@@ -29,14 +29,8 @@ public final class RowFilters {
      * @throws IllegalArgumentException when a key names no table ({@code schema.table}) or a condition is empty, saying which
      */
     public static RowFilters of(Map<String, ?> config) {
-        TableKeys<String> keys = TableKeys.of(PREFIX, config, PREFIX + "public.orders = \"amount > 100\"", (key, condition) -> {
-            if (condition.indexOf(';') >= 0) {
-                // The condition goes into statements Sluice runs: it must not be able to end one and start another.
-                throw new IllegalArgumentException("holds a ';': a row filter is one condition, not statements (a literal with a ';' "
-                        + "cannot be filtered on)");
-            }
-            return condition;
-        });
+        TableKeys<String> keys = TableKeys.conditions(PREFIX, config, PREFIX + "public.orders = \"amount > 100\"",
+                "a row filter is one condition, not statements (a literal with a ';' cannot be filtered on)");
         return keys.isEmpty() ? NONE : new RowFilters(keys);
     }
 

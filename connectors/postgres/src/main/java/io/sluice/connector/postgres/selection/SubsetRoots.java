@@ -28,12 +28,8 @@ public final class SubsetRoots {
      * @throws IllegalArgumentException when a key names no table or its condition is empty or holds a ';', saying which
      */
     public static SubsetRoots of(Map<String, ?> config) {
-        TableKeys<String> keys = TableKeys.of(PREFIX, config, PREFIX + "public.customers = \"region = 'eu'\"", (key, condition) -> {
-            if (condition.indexOf(';') >= 0) {
-                throw new IllegalArgumentException("holds a ';': a subset's condition is one condition, not statements");
-            }
-            return condition;
-        });
+        TableKeys<String> keys = TableKeys.conditions(PREFIX, config, PREFIX + "public.customers = \"region = 'eu'\"",
+                "a subset's condition is one condition, not statements");
         return keys.isEmpty() ? NONE : new SubsetRoots(keys);
     }
 

@@ -24,6 +24,21 @@ final class TableKeys<T> {
     }
 
     /**
+     * Keys whose values are SQL conditions over their table's columns. A condition goes into
+     * statements Sluice runs: one holding a ';' could end one and start another, and is refused.
+     *
+     * @param refusal why a ';' is refused, after "holds a ';': "
+     */
+    static TableKeys<String> conditions(String prefix, Map<String, ?> config, String example, String refusal) {
+        return of(prefix, config, example, (key, condition) -> {
+            if (condition.indexOf(';') >= 0) {
+                throw new IllegalArgumentException("holds a ';': " + refusal);
+            }
+            return condition;
+        });
+    }
+
+    /**
      * The keys with the prefix among a configuration's.
      *
      * @param parse the value of a key from its text (stripped, never empty); throws {@link IllegalArgumentException} saying

@@ -57,6 +57,11 @@ public final class SubsetGate implements AutoCloseable {
     private final Map<SinkRecord, Boolean> verdicts = new IdentityHashMap<>();
     /** Rows kept (true) or deleted (false) by records written but maybe not applied yet. */
     private final Map<RowRef, Boolean> remembered = new HashMap<>();
+    /**
+     * Old keys of rows the target had when the delete before their key's change came: the update
+     * after it, maybe in the next batch, keeps the row.
+     */
+    private final Set<RowRef> movedAway = new HashSet<>();
     /** Tables emptied by a truncation written but maybe not applied yet. */
     private final Set<String> emptied = new HashSet<>();
     /** The topics of the tables the subset decides, as their marked rows showed them. */
@@ -104,30 +109,53 @@ public final class SubsetGate implements AutoCloseable {
                         + "connector), or run the pipeline with sluice run");
             }
             decidedTopics.add(r.topic());
+            if (EventHeaders.SUBSET_DELETE.equals(h.value())) {
+                Object gone = gone(r);
+                if (gone != null) {
+                    order.add(gone);
+                }
+                continue;
+            }
             Item item = item(r, h.value().toString());
             if (item != null) {
                 items.add(item);
                 order.add(item);
             }
         }
-        if (items.isEmpty()) {
+        List<RowRef> moving = order.stream().filter(o -> o instanceof MovedAway).map(o -> ((MovedAway) o).key()).toList();
+        if (items.isEmpty() && moving.isEmpty()) {
             for (Object o : order) {
                 forget(o);
             }
             return;
         }
-        Map<RowRef, Boolean> onTarget = lookUp(items);
-        // Forward: each row by the rows before it.
+        Map<RowRef, Boolean> onTarget = lookUp(items, moving);
+        // In order, as the changes were made: each row by the rows before it. A kept row takes the parent rows before it that
+        // it needs and the target lacks (and theirs), so the rows after it see them too.
+        Map<RowRef, Item> parents = new HashMap<>();
+        int missing = 0;
         for (Object o : order) {
+            if (o instanceof MovedAway m) {
+                // The delete before an update that changes the row's key: the update is judged by whether the row was there.
+                if (present(m.key(), onTarget)) {
+                    movedAway.add(m.key());
+                }
+                remembered.put(m.key(), false);
+                continue;
+            }
             if (!(o instanceof Item item)) {
                 forget(o);
                 continue;
             }
             if (EventHeaders.SUBSET_PARENT.equals(item.mark())) {
+                verdicts.put(item.record(), false); // unless a row after it needs it
+                if (item.key() != null) {
+                    parents.put(item.key(), item);
+                }
                 continue;
             }
             boolean keep = EventHeaders.SUBSET_ROOT.equals(item.mark()) || present(item.key(), onTarget)
-                    || (item.oldKey() != null && present(item.oldKey(), onTarget));
+                    || (item.oldKey() != null && (present(item.oldKey(), onTarget) || movedAway.remove(item.oldKey())));
             for (int i = 0; !keep && i < item.via().size(); i++) {
                 keep = present(item.via().get(i), onTarget);
             }
@@ -139,35 +167,56 @@ public final class SubsetGate implements AutoCloseable {
                 if (item.key() != null) {
                     remembered.put(item.key(), true);
                 }
+                missing += bringParents(item, parents, onTarget);
             }
         }
-        // Backward: the parents the kept rows after them need, and the parents those need.
-        Set<RowRef> needed = new HashSet<>();
-        for (int i = items.size() - 1; i >= 0; i--) {
-            Item item = items.get(i);
-            boolean parent = EventHeaders.SUBSET_PARENT.equals(item.mark());
-            boolean keep;
-            if (parent) {
-                keep = item.key() != null && needed.contains(item.key()) && !present(item.key(), onTarget);
-                verdicts.put(item.record(), keep);
-                if (keep) {
-                    remembered.put(item.key(), true);
-                    needed.remove(item.key());
-                }
-            } else {
-                keep = verdicts.get(item.record());
+        if (missing > 0) {
+            LOG.debug("{} rows kept rows reference were not found on the source (deleted since): their later changes follow", missing);
+        }
+    }
+
+    /** Takes the parent rows a kept row needs that the target lacks, and theirs; how many it needs that came with none. */
+    private int bringParents(Item kept, Map<RowRef, Item> parents, Map<RowRef, Boolean> onTarget) {
+        int missing = 0;
+        for (RowRef up : kept.needs()) {
+            if (present(up, onTarget)) {
+                continue;
             }
-            if (keep) {
-                for (RowRef up : item.needs()) {
-                    if (!present(up, onTarget)) {
-                        needed.add(up);
-                    }
-                }
+            Item parent = parents.remove(up);
+            if (parent == null) {
+                parent = byOtherKey(up, parents); // a foreign key to a unique key other than the primary key
+            }
+            if (parent == null) {
+                missing++;
+                continue;
+            }
+            verdicts.put(parent.record(), true);
+            remembered.put(up, true);
+            remembered.put(parent.key(), true);
+            missing += bringParents(parent, parents, onTarget);
+        }
+        return missing;
+    }
+
+    /** The parent row of the ref's table whose columns hold the ref's values, taken from those waiting; null when none does. */
+    private Item byOtherKey(RowRef ref, Map<RowRef, Item> parents) {
+        for (java.util.Iterator<Item> it = parents.values().iterator(); it.hasNext(); ) {
+            Item p = it.next();
+            if (!p.key().table().equals(ref.table())) {
+                continue;
+            }
+            Struct row = p.event().value().getStruct("after");
+            List<String> values = new ArrayList<>(ref.columns().size());
+            for (String column : ref.columns()) {
+                Field f = row.schema().field(column);
+                values.add(f == null ? null : KeyText.of(row.get(f), f.schema(), ref.table(), column));
+            }
+            if (values.equals(ref.values())) {
+                it.remove();
+                return p;
             }
         }
-        if (!needed.isEmpty()) {
-            LOG.debug("{} rows kept rows reference were not found on the source (deleted since): their later changes follow", needed.size());
-        }
+        return null;
     }
 
     /** Whether rows of the subset's tables came before: their deletes, unmarked, are looked at. */
@@ -237,9 +286,14 @@ public final class SubsetGate implements AutoCloseable {
             return table; // the partition alone: its tree's other rows may stay, so none is taken for gone
         }
         if (e.op() == Operation.DELETE) {
-            return keyOf(e, table, e.value().getStruct("before"));
+            RowRef key = keyOf(e, table, e.value().getStruct("before"));
+            return key != null && EventHeaders.isSet(r.headers(), EventHeaders.KEY_MOVED_AWAY) ? new MovedAway(key) : key;
         }
         return null;
+    }
+
+    /** The delete of a row's old key just before the update that gives it a new one. */
+    private record MovedAway(RowRef key) {
     }
 
     private void forget(Object gone) {
@@ -330,8 +384,13 @@ public final class SubsetGate implements AutoCloseable {
     }
 
     /** Whether each row the items refer to, and the batch does not settle itself, is on the target now. */
-    private Map<RowRef, Boolean> lookUp(List<Item> items) {
+    private Map<RowRef, Boolean> lookUp(List<Item> items, List<RowRef> moving) {
         Set<RowRef> asked = new java.util.LinkedHashSet<>();
+        for (RowRef ref : moving) {
+            if (!remembered.containsKey(ref)) {
+                asked.add(ref);
+            }
+        }
         for (Item item : items) {
             List<RowRef> refs = new ArrayList<>(item.needs());
             refs.add(item.key());
