@@ -78,6 +78,7 @@ public final class SluiceCommand implements Callable<Integer> {
             Map.entry("init", InitCommand::new),
             Map.entry("status", StatusCommand::new),
             Map.entry("resync", ResyncCommand::new),
+            Map.entry("verify", VerifyCommand::new),
             Map.entry("teardown", TeardownCommand::new),
             Map.entry("webhooks", WebhooksCommand::commandLine),
             Map.entry("version", VersionCommand::new),

@@ -13,18 +13,18 @@ import io.sluice.transforms.anonymize.Anonymize;
  * (then snapshot rows may travel as raw COPY tuples, which Anonymize rewrites where they are; any
  * other transform needs them decoded).
  */
-final class PipelineTransforms {
+public final class PipelineTransforms {
 
     private PipelineTransforms() {
     }
 
     /** Whether every transform of the pipeline, if it has any, is Anonymize, which rewrites raw COPY tuples too. */
-    static boolean onlyAnonymize(Map<String, String> transforms) {
+    public static boolean onlyAnonymize(Map<String, String> transforms) {
         return anonymizers(transforms).size() == aliases(transforms).size();
     }
 
     /** The pipeline's Anonymize transforms by alias, each with its own keys (without the {@code transforms.<alias>.} prefix). */
-    static Map<String, Map<String, String>> anonymizers(Map<String, String> transforms) {
+    public static Map<String, Map<String, String>> anonymizers(Map<String, String> transforms) {
         Map<String, Map<String, String>> out = new LinkedHashMap<>();
         for (String alias : aliases(transforms)) {
             String prefix = "transforms." + alias + ".";

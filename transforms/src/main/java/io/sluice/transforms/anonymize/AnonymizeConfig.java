@@ -128,6 +128,12 @@ public final class AnonymizeConfig {
         return rules;
     }
 
+    /** Whether a rule changes the column's values (a rule that keeps them does not). */
+    public boolean changes(String schema, String table, String column) {
+        RuleSet.Compiled c = rules.forColumn(schema, table, column);
+        return c != null && !c.rule().keep();
+    }
+
     public boolean strict() {
         return strict;
     }

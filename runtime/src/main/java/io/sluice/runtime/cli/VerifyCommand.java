@@ -1,0 +1,35 @@
+package io.sluice.runtime.cli;
+
+import io.sluice.runtime.pipeline.PipelineSpec;
+import io.sluice.runtime.verify.Verification;
+import picocli.CommandLine.Command;
+
+/** {@code sluice verify}. */
+@Command(name = "verify", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Compares a PostgreSQL target with its source, table by table: row counts and a hash of every row, per key "
+                + "range where they differ, down to the keys missing, added or changed. Row filters and column lists are taken "
+                + "into account; anonymized columns are left out, and said so.",
+                "It compares the two as they are while it reads them: run it when the pipeline has caught up and the source is "
+                        + "quiet, or after `sluice snapshot`. Comparing at one consistent point while changes flow is planned.",
+                "Give the same pipeline options as `sluice run` (at least --source, --target and --name, or --config); --tables "
+                        + "narrows the comparison to some of its tables."},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:every table is equal", "1:some table differs; the report names it, its ranges and keys",
+                "2:could not compare (the command line, the pipeline, a server); the message says why"})
+public final class VerifyCommand extends PipelineCommand {
+
+    public VerifyCommand(Streams streams) {
+        super(streams);
+    }
+
+    @Override
+    int run(PipelineSpec spec) {
+        try {
+            return Verification.run(spec, streams.out(), streams.err());
+        } catch (java.sql.SQLException | org.apache.kafka.connect.errors.ConnectException | IllegalStateException
+                 | IllegalArgumentException e) {
+            streams.err().println("sluice verify: " + e.getMessage());
+            return WRONG;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.sluice.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.sluice.runtime.SluiceRuns.Result;
+import io.sluice.testing.postgres.PostgresExtension;
+import io.sluice.testing.postgres.TestDatabase;
+import io.sluice.testing.postgres.TestDatabases;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sluice verify} after {@code sluice snapshot}: a target equal to its source (a filtered
+ * table, a column list, an anonymized column, a composite text key, a keyless table, values whose
+ * text depends on session settings) exits 0 saying each table is equal and what it left out.
+ * Rows deleted, changed and added behind Sluice's back in three tables, and a table dropped:
+ * exit 1, naming the tables and the keys. A target other than PostgreSQL: exit 2.
+ */
+@ExtendWith(PostgresExtension.class)
+class VerifyIT {
+
+    @TempDir
+    Path work;
+
+    @Test
+    void equalTablesPassAndDifferencesAreNamed() throws Exception {
+        TestDatabase source = TestDatabases.create(VerifyIT.class);
+        TestDatabase target = TestDatabases.create(VerifyIT.class);
+        try {
+            source.execute("CREATE TABLE accounts (id int PRIMARY KEY, balance numeric(12,2), opened timestamptz, rate float8, "
+                            + "tags text[], doc jsonb, raw bytea)",
+                    "INSERT INTO accounts SELECT g, g * 1.25, timestamptz '2026-01-01 00:00+02' + g * interval '1 hour', g / 3.0, "
+                            + "ARRAY['a', NULL, 'c''s'], jsonb_build_object('n', g), decode(md5(g::text), 'hex') FROM generate_series(1, 50000) g",
+                    "CREATE TABLE items (sku text, n int, label text, PRIMARY KEY (sku, n))",
+                    "INSERT INTO items SELECT 'sku ' || (g % 17), g, 'label ' || g FROM generate_series(1, 3000) g",
+                    "CREATE TABLE orders (id bigint PRIMARY KEY, region text, amount int)",
+                    "INSERT INTO orders SELECT g, (ARRAY['eu', 'us'])[1 + g % 2], g FROM generate_series(1, 2000) g",
+                    "CREATE TABLE customers (id int PRIMARY KEY, email text, secret text, region text)",
+                    "INSERT INTO customers SELECT g, 'c' || g || '@shop.test', 'secret ' || g, 'eu' FROM generate_series(1, 500) g",
+                    "CREATE TABLE audit (note text, at date)",
+                    "INSERT INTO audit SELECT 'note ' || (g % 50), date '2026-01-01' + g FROM generate_series(1, 300) g");
+            Path pipeline = work.resolve("verify.yaml");
+            Files.writeString(pipeline, """
+                    name: verified
+                    source:
+                      url: %s
+                      table.filter:
+                        public.orders: region = 'eu'
+                      table.columns:
+                        public.customers: id, email, region
+                    target:
+                      url: %s
+                    transforms:
+                      transforms: anonymize
+                      transforms.anonymize.type: io.sluice.transforms.anonymize.Anonymize
+                      transforms.anonymize.secret: a secret for this test only
+                      transforms.anonymize.rules: public.customers.email = email
+                    """.formatted(SluiceRuns.url(source), SluiceRuns.url(target)));
+            Result snapshot = SluiceRuns.start(new CompletableFuture<>(), "snapshot", "--config", pipeline.toString()).get(300, TimeUnit.SECONDS);
+            assertThat(snapshot.exit()).as(snapshot.out() + snapshot.err()).isZero();
+
+            Result equal = verify(pipeline);
+            assertThat(equal.exit()).as(equal.out() + equal.err()).isZero();
+            assertThat(equal.out()).contains("public.accounts: equal (50000 rows)", "public.items: equal (3000 rows)",
+                    "public.orders: equal (1000 rows)", "public.customers: equal (500 rows)", "not compared: email (anonymized)",
+                    "public.audit: equal (300 rows; no key: compared as a whole)", "5 tables equal");
+
+            target.execute("DELETE FROM accounts WHERE id IN (17, 40000)",
+                    "UPDATE accounts SET rate = rate + 1e-9 WHERE id = 23456",
+                    "UPDATE items SET label = 'changed' WHERE sku = 'sku 3' AND n = 3",
+                    "INSERT INTO orders VALUES (999999, 'eu', 1)",
+                    "DROP TABLE audit");
+            Result differs = verify(pipeline);
+            assertThat(differs.exit()).as(differs.out() + differs.err()).isEqualTo(1);
+            assertThat(differs.out())
+                    .contains("public.accounts: DIFFERS: 50000 rows on the source, 49998 on the target; missing on the target: (17) (40000); "
+                            + "changed: (23456)")
+                    .contains("public.items: DIFFERS: 3000 rows on the source, 3000 on the target; changed: (\"sku 3\",3)")
+                    .contains("public.orders: DIFFERS: 1000 rows on the source, 1001 on the target; not on the source: (999999)")
+                    .contains("public.customers: equal (500 rows)")
+                    .contains("public.audit: DIFFERS: the target has no table \"public\".\"audit\"")
+                    .contains("Some tables differ");
+
+            Result elsewhere = SluiceRuns.start(new CompletableFuture<>(), "verify", "--source", SluiceRuns.url(source), "--target",
+                    "http://localhost:9", "--name", "verified").get(60, TimeUnit.SECONDS);
+            assertThat(elsewhere.exit()).as(elsewhere.out() + elsewhere.err()).isEqualTo(2);
+            assertThat(elsewhere.err()).contains("compares PostgreSQL targets").contains("planned");
+        } finally {
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
+    private static Result verify(Path pipeline) throws Exception {
+        return SluiceRuns.start(new CompletableFuture<>(), "verify", "--config", pipeline.toString()).get(300, TimeUnit.SECONDS);
+    }
+}
