@@ -89,6 +89,8 @@ public final class SubsetGate implements AutoCloseable {
      *
      */
     public void judge(Collection<SinkRecord> records) {
+        // The batch before went through write() whole; what is left of it the router skipped (replayed records).
+        verdicts.clear();
         List<Item> items = new ArrayList<>();
         List<Object> order = new ArrayList<>(); // items, and the refs unmarked deletes and truncations drop, in order
         for (SinkRecord r : records) {
