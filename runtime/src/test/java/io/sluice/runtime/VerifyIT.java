@@ -4,10 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import io.sluice.runtime.SluiceRuns.Result;
+import io.sluice.testing.postgres.Pgbench;
 import io.sluice.testing.postgres.PostgresExtension;
 import io.sluice.testing.postgres.TestDatabase;
 import io.sluice.testing.postgres.TestDatabases;
@@ -95,6 +98,78 @@ class VerifyIT {
             TestDatabases.drop(source);
             TestDatabases.drop(target);
         }
+    }
+
+    /**
+     * While {@code sluice run} streams a pgbench workload of about 1,000 rows/s and a second one
+     * that updates rows with out-of-line (TOAST) values it does not send again: five verifies in a
+     * row find every table equal, the keyless history (only ever inserted into) among them, and
+     * the pipeline's slot stays the only one once they are done. Rows deleted, changed and added
+     * behind Sluice's back on the target in three tables are then named, exit 1, while the
+     * workload goes on.
+     */
+    @Test
+    void aStreamingTargetIsComparedAtOnePointWithoutFalseDifferences() throws Exception {
+        TestDatabase source = TestDatabases.create(VerifyIT.class);
+        TestDatabase target = TestDatabases.create(VerifyIT.class);
+        Pgbench pgbench = Pgbench.locate();
+        List<Process> workloads = new ArrayList<>();
+        CompletableFuture<Void> stop = new CompletableFuture<>();
+        String[] pipeline = {"--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", "verifiedlive",
+                "--offsets", work.resolve("live.offsets").toString()};
+        try {
+            pgbench.run(source, "-i", "-q", "-s", "2");
+            // Accounts the workload never picks (it draws from 1 to 200,000): changed behind Sluice's back, they stay changed.
+            source.execute("INSERT INTO pgbench_accounts SELECT g, 1, 0, 'beyond the workload' FROM generate_series(200001, 200100) g",
+                    "CREATE TABLE docs (id int PRIMARY KEY, n int NOT NULL, body text NOT NULL)",
+                    // Hex of random bytes compresses to about half: 40,000 characters stay far above the 2 kB that moves them out of line.
+                    "INSERT INTO docs SELECT g, 0, (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 1250)) "
+                            + "FROM generate_series(1, 200) g",
+                    "CREATE TABLE notes (id int PRIMARY KEY, note text)",
+                    "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 5000) g");
+            Path touch = work.resolve("touch.sql");
+            Files.writeString(touch, "\\set id random(1, 200)\nUPDATE docs SET n = n + 1 WHERE id = :id;\n");
+            CompletableFuture<Result> run = SluiceRuns.start(stop, SluiceRuns.with(new String[] {"run"}, pipeline));
+            SluiceRuns.awaitSame(source, "SELECT count(*) FROM docs", target, "SELECT count(*) FROM docs", run, "the snapshot");
+            workloads.add(pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "250", "-T", "3600"));
+            workloads.add(pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "1", "-R", "50", "-T", "3600", "-f",
+                    touch.toString()));
+            long historyBefore = source.queryLong("SELECT count(*) FROM pgbench_history");
+            for (int i = 0; i < 5; i++) {
+                Result equal = verify(pipeline);
+                assertThat(equal.exit()).as("verify %d: %s%s", i + 1, equal.out(), equal.err()).isZero();
+                assertThat(equal.out()).contains("The pipeline is streaming", "public.pgbench_accounts: equal (200100 rows)",
+                        "public.docs: equal (200 rows)", "public.notes: equal (5000 rows)", "; no key: compared as a whole)",
+                        "6 tables equal");
+            }
+            assertThat(source.queryLong("SELECT count(*) FROM pgbench_history")).as("the workload ran meanwhile").isGreaterThan(historyBefore);
+            assertThat(source.queryLong("SELECT sum(n) FROM docs")).as("the TOAST rows were updated meanwhile").isPositive();
+            assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots")).as("the comparisons' slots are gone").isEqualTo(1);
+
+            target.execute("DELETE FROM pgbench_accounts WHERE aid IN (200017, 200050)",
+                    "UPDATE pgbench_accounts SET filler = 'behind its back' WHERE aid = 200042",
+                    "UPDATE notes SET note = 'changed' WHERE id = 77",
+                    "INSERT INTO notes VALUES (900001, 'added')",
+                    "UPDATE docs SET body = 'short' WHERE id = 3"); // the workload's updates of it keep the body (they do not send it)
+            Result differs = verify(pipeline);
+            assertThat(differs.exit()).as(differs.out() + differs.err()).isEqualTo(1);
+            assertThat(differs.out())
+                    .contains("public.pgbench_accounts: DIFFERS: 200100 rows on the source, 200098 on the target; missing on the "
+                            + "target: (200017) (200050); changed: (200042)")
+                    .contains("public.notes: DIFFERS: 5000 rows on the source, 5001 on the target; not on the source: (900001); changed: (77)")
+                    .contains("public.docs: DIFFERS: 200 rows on the source, 200 on the target; changed: (3)")
+                    .contains("Some tables differ");
+            SluiceRuns.stopCleanly(stop, run);
+        } finally {
+            workloads.forEach(Process::destroy);
+            stop.complete(null);
+            TestDatabases.drop(source);
+            TestDatabases.drop(target);
+        }
+    }
+
+    private static Result verify(String[] pipeline) throws Exception {
+        return SluiceRuns.start(new CompletableFuture<>(), SluiceRuns.with(new String[] {"verify"}, pipeline)).get(300, TimeUnit.SECONDS);
     }
 
     private static Result verify(Path pipeline) throws Exception {

@@ -9,14 +9,19 @@ import picocli.CommandLine.Command;
         description = {"Compares a PostgreSQL target with its source, table by table: row counts and a hash of every row, per key "
                 + "range where they differ, down to the keys missing, added or changed. Row filters and column lists are taken "
                 + "into account; anonymized columns are left out, and said so.",
-                "It compares the two as they are while it reads them: run it when the pipeline has caught up and the source is "
-                        + "quiet, or after `sluice snapshot`. Comparing at one consistent point while changes flow is planned.",
+                "While the pipeline streams, it compares both at one consistent point (the source's snapshot at a position, the "
+                        + "target once it has applied past it, the changes in between accounted for), and the pipeline keeps "
+                        + "flowing. With the pipeline stopped (or after `sluice snapshot`), it compares the two as they are.",
                 "Give the same pipeline options as `sluice run` (at least --source, --target and --name, or --config); --tables "
                         + "narrows the comparison to some of its tables."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every table is equal", "1:some table differs; the report names it, its ranges and keys",
                 "2:could not compare (the command line, the pipeline, a server); the message says why"})
 public final class VerifyCommand extends PipelineCommand {
+
+    @picocli.CommandLine.Option(names = "--wait", paramLabel = "SECONDS", defaultValue = "300",
+            description = "How long to wait for the target to apply what the source had at the comparison's point (default: ${DEFAULT-VALUE})")
+    long waitSeconds;
 
     public VerifyCommand(Streams streams) {
         super(streams);
@@ -25,7 +30,7 @@ public final class VerifyCommand extends PipelineCommand {
     @Override
     int run(PipelineSpec spec) {
         try {
-            return Verification.run(spec, streams.out(), streams.err());
+            return Verification.run(spec, waitSeconds * 1000, streams.out(), streams.err());
         } catch (java.sql.SQLException | org.apache.kafka.connect.errors.ConnectException | IllegalStateException
                  | IllegalArgumentException e) {
             streams.err().println("sluice verify: " + e.getMessage());

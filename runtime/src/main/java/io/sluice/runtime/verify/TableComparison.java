@@ -31,11 +31,18 @@ final class TableComparison {
      * @param ranges the differing key ranges, as {@code column from .. to} text
      */
     record Outcome(ComparedTable table, boolean equal, long sourceRows, long targetRows, List<String> ranges, Set<String> missing,
-                   Set<String> extra, Set<String> changed) {
+                   Set<String> extra, Set<String> changed, String unsettled) {
+
+        static Outcome unsettled(ComparedTable table, String why) {
+            return new Outcome(table, false, 0, 0, List.of(), Set.of(), Set.of(), Set.of(), why);
+        }
 
         /** One line for the report. */
         String line() {
             StringBuilder out = new StringBuilder(table.name()).append(": ");
+            if (unsettled != null) {
+                return out.append("NOT COMPARED: ").append(unsettled).toString();
+            }
             if (equal) {
                 out.append("equal (").append(sourceRows).append(" rows").append(table.keyed() ? "" : "; no key: compared as a whole")
                         .append(')');
@@ -69,52 +76,70 @@ final class TableComparison {
     private TableComparison() {
     }
 
-    static Outcome compare(ComparedTable t, Connection source, Connection target) throws SQLException {
-        TableSide s = new TableSide(source, t.source(), t.columns(), t.filter());
-        TableSide d = new TableSide(target, t.target(), t.columns(), null);
+    /**
+     * Compares the table's rows on the source's snapshot with the target's, where the target has
+     * applied on top of the snapshot the changes {@code window} folds.
+     */
+    static Outcome compare(ComparedTable t, Connection source, Connection target, WindowChanges.Folded window) throws SQLException {
+        if (window.unsettled() != null) {
+            return Outcome.unsettled(t, window.unsettled());
+        }
+        ColumnTypes types = ColumnTypes.of(source, t.source());
+        String exclude = t.keyed() ? KeySet.notAmong(t.key(), types.of(t.key()), window.touched().keySet()) : null;
+        TableSide s = new TableSide(source, t.source(), t.columns(), t.filter(), exclude);
+        TableSide d = new TableSide(target, t.target(), t.columns(), null, exclude);
         TableSide.Sums sourceSums = s.total();
         TableSide.Sums targetSums = d.total();
-        boolean equal = sourceSums.equals(targetSums);
-        if (equal || !t.keyed()) {
-            return new Outcome(t, equal, sourceSums.rows(), targetSums.rows(), List.of(), Set.of(), Set.of(), Set.of());
+        if (!t.keyed()) {
+            TouchedRows.Delta added = TouchedRows.sums(t, types, window.added(), source);
+            TouchedRows.Delta removed = TouchedRows.sums(t, types, window.removed(), source);
+            sourceSums = new TableSide.Sums(sourceSums.rows() + added.rows() - removed.rows(),
+                    sourceSums.hash().add(added.hash()).subtract(removed.hash()));
+            return new Outcome(t, sourceSums.equals(targetSums), sourceSums.rows(), targetSums.rows(), List.of(), Set.of(), Set.of(),
+                    Set.of(), null);
         }
-        String column = t.key().get(0);
-        String[] type = type(source, t.source(), column);
-        boolean collatable = "t".equals(type[1]);
-        long step = Math.max(1000, sourceSums.rows() / RANGES + 1);
-        List<String> bounds = s.bounds(column, type[0], collatable, step);
-        Map<Integer, TableSide.Sums> sourceRanges = s.ranges(column, type[0], collatable, bounds);
-        Map<Integer, TableSide.Sums> targetRanges = d.ranges(column, type[0], collatable, bounds);
-        Set<Integer> differing = new TreeSet<>(sourceRanges.keySet());
-        differing.addAll(targetRanges.keySet());
-        differing.removeIf(r -> java.util.Objects.equals(sourceRanges.get(r), targetRanges.get(r)));
+        TouchedRows.Found touched = TouchedRows.check(t, types, window, source, target);
+        Set<String> missing = new TreeSet<>(touched.missing());
+        Set<String> extra = new TreeSet<>(touched.extra());
+        Set<String> changed = new TreeSet<>(touched.changed());
         List<String> ranges = new ArrayList<>();
-        Set<String> missing = new TreeSet<>();
-        Set<String> extra = new TreeSet<>();
-        Set<String> changed = new TreeSet<>();
-        for (int r : differing) {
-            long rows = Math.max(rowsOf(sourceRanges.get(r)), rowsOf(targetRanges.get(r)));
-            if (rows > ROWS_NAMED) {
-                ranges.add(describe(column, bounds, r));
-                continue;
-            }
-            Map<String, Long> here = s.rows(t.key(), column, type[0], collatable, bounds, r);
-            Map<String, Long> there = d.rows(t.key(), column, type[0], collatable, bounds, r);
-            Set<String> keys = new HashSet<>(here.keySet());
-            keys.addAll(there.keySet());
-            for (String k : keys) {
-                Long a = here.get(k);
-                Long b = there.get(k);
-                if (b == null) {
-                    missing.add(k);
-                } else if (a == null) {
-                    extra.add(k);
-                } else if (!a.equals(b)) {
-                    changed.add(k);
+        if (!sourceSums.equals(targetSums)) {
+            String column = t.key().get(0);
+            String type = types.type(column);
+            boolean collatable = types.collatable(column);
+            long step = Math.max(1000, sourceSums.rows() / RANGES + 1);
+            List<String> bounds = s.bounds(column, type, collatable, step);
+            Map<Integer, TableSide.Sums> sourceRanges = s.ranges(column, type, collatable, bounds);
+            Map<Integer, TableSide.Sums> targetRanges = d.ranges(column, type, collatable, bounds);
+            Set<Integer> differing = new TreeSet<>(sourceRanges.keySet());
+            differing.addAll(targetRanges.keySet());
+            differing.removeIf(r -> java.util.Objects.equals(sourceRanges.get(r), targetRanges.get(r)));
+            for (int r : differing) {
+                long rows = Math.max(rowsOf(sourceRanges.get(r)), rowsOf(targetRanges.get(r)));
+                if (rows > ROWS_NAMED) {
+                    ranges.add(describe(column, bounds, r));
+                    continue;
+                }
+                Map<String, Long> here = s.rows(t.key(), column, type, collatable, bounds, r);
+                Map<String, Long> there = d.rows(t.key(), column, type, collatable, bounds, r);
+                Set<String> keys = new HashSet<>(here.keySet());
+                keys.addAll(there.keySet());
+                for (String k : keys) {
+                    Long a = here.get(k);
+                    Long b = there.get(k);
+                    if (b == null) {
+                        missing.add(k);
+                    } else if (a == null) {
+                        extra.add(k);
+                    } else if (!a.equals(b)) {
+                        changed.add(k);
+                    }
                 }
             }
         }
-        return new Outcome(t, false, sourceSums.rows(), targetSums.rows(), ranges, missing, extra, changed);
+        boolean equal = sourceSums.equals(targetSums) && touched.none();
+        return new Outcome(t, equal, sourceSums.rows() + touched.expected(), targetSums.rows() + touched.held(), ranges, missing, extra,
+                changed, null);
     }
 
     private static long rowsOf(TableSide.Sums sums) {
@@ -133,19 +158,5 @@ final class TableComparison {
             return column + " >= " + bounds.get(bounds.size() - 1);
         }
         return column + " from " + bounds.get(r - 1) + " to before " + bounds.get(r);
-    }
-
-    /** The column's type as {@code format_type} spells it, and whether it is collatable ("t"). */
-    private static String[] type(Connection c, String table, String column) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_catalog.format_type(a.atttypid, a.atttypmod), "
-                + "(t.typcollation <> 0)::text FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_type t ON t.oid = a.atttypid "
-                + "WHERE a.attrelid = ?::regclass AND a.attname = ?")) {
-            s.setString(1, table);
-            s.setString(2, column);
-            try (ResultSet rs = s.executeQuery()) {
-                rs.next();
-                return new String[] {rs.getString(1), rs.getString(2).substring(0, 1)};
-            }
-        }
     }
 }

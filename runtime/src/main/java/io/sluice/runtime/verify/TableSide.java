@@ -29,15 +29,18 @@ final class TableSide {
     private final Connection connection;
     private final String table;
     private final String filter;
+    private final String exclude;
     private final String hash;
 
     /**
-     * @param filter a condition on the rows compared (the source's row filter), or null
+     * @param filter  a condition on the rows compared (the source's row filter), or null
+     * @param exclude a condition that leaves rows out of the sums (the keys the stream changed, checked apart), or null
      */
-    TableSide(Connection connection, String table, List<String> columns, String filter) {
+    TableSide(Connection connection, String table, List<String> columns, String filter, String exclude) {
         this.connection = connection;
         this.table = table;
         this.filter = filter;
+        this.exclude = exclude;
         StringJoiner row = new StringJoiner(", ", "pg_catalog.hashtextextended(ROW(", ")::text, 0)");
         columns.forEach(c -> row.add(Identifiers.quote(c)));
         this.hash = row.toString();
@@ -68,7 +71,7 @@ final class TableSide {
         List<String> out = new ArrayList<>();
         try (Statement s = connection.createStatement();
              ResultSet rs = s.executeQuery("SELECT k::text FROM (SELECT " + k + " AS k, row_number() OVER (ORDER BY " + k + ") AS n FROM "
-                     + table + where(null) + ") r WHERE n % " + step + " = 0 ORDER BY k")) {
+                     + table + where(null) + ") r WHERE n % " + step + " = 0 ORDER BY r.k")) { // r.k: the value, not its text
             while (rs.next()) {
                 if (out.isEmpty() || !out.get(out.size() - 1).equals(rs.getString(1))) {
                     out.add(rs.getString(1));
@@ -122,6 +125,9 @@ final class TableSide {
         StringJoiner w = new StringJoiner(" AND ", " WHERE ", "").setEmptyValue("");
         if (filter != null) {
             w.add("(" + filter + ")");
+        }
+        if (exclude != null) {
+            w.add(exclude);
         }
         if (more != null) {
             w.add(more);

@@ -5,29 +5,41 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.connector.postgres.SelectedTables;
+import io.sluice.connector.postgres.SourceChanges;
+import io.sluice.connector.postgres.SourcePoint;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import io.sluice.runtime.pipeline.PipelineTransforms;
 import io.sluice.runtime.targets.TargetKind;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
+import io.sluice.schemas.postgres.Lsn;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.Relations;
 import io.sluice.sink.postgres.PostgresSinkConfig;
+import io.sluice.sink.postgres.PostgresTargetState;
 import io.sluice.transforms.anonymize.AnonymizeConfig;
 
 /**
  * {@code sluice verify}: compares each selected table of a pipeline on its PostgreSQL target with
  * its source, and reports each one equal or how it differs. Row filters and column lists are
  * taken into account; columns Anonymize changes are left out (said so), and a table whose key
- * it changes is compared as a whole. It compares the two as they are while it reads them: a
- * pipeline still applying changes shows those as differences.
+ * it changes is compared as a whole.
+ *
+ * <p>While the pipeline streams, both sides are read at one consistent point and nothing waits:
+ * the source in the snapshot of a temporary slot ({@link SourcePoint}), the target in one
+ * transaction once it has applied a heartbeat written after that snapshot, and the changes
+ * between the two (read from the temporary slot) are accounted for ({@link WindowChanges}). A
+ * table those changes leave unsettled (emptied, say) is compared again at a new point, up to
+ * {@value #ROUNDS} times. With the pipeline stopped, the target is compared as it is.
  */
 public final class Verification {
 
@@ -35,6 +47,8 @@ public final class Verification {
     public static final int EQUAL = 0;
     public static final int DIFFERS = 1;
     public static final int CANNOT = 2;
+    /** Points a table is compared at, at most, while changes leave it unsettled. */
+    static final int ROUNDS = 3;
 
     private Verification() {
     }
@@ -42,9 +56,10 @@ public final class Verification {
     /**
      * Compares the tables the pipeline selects and prints the report.
      *
+     * @param waitMillis how long to wait for the target to apply what the source had at the point
      * @return {@link #EQUAL}, {@link #DIFFERS} or {@link #CANNOT}
      */
-    public static int run(PipelineSpec spec, PrintStream out, PrintStream err) throws SQLException {
+    public static int run(PipelineSpec spec, long waitMillis, PrintStream out, PrintStream err) throws SQLException {
         if (spec.targetKind() != TargetKind.POSTGRES) {
             err.println("sluice verify: compares PostgreSQL targets; comparing a " + spec.targetKind().name().toLowerCase(java.util.Locale.ROOT)
                     + " target is planned, not built yet");
@@ -62,42 +77,149 @@ public final class Verification {
             return CANNOT;
         }
         PostgresSinkConfig target = new PostgresSinkConfig(spec.target());
+        PostgresTargetState state = new PostgresTargetState(spec.target());
         List<AnonymizeConfig> anonymized = new ArrayList<>();
         for (Map<String, String> props : PipelineTransforms.anonymizers(spec.transforms()).values()) {
             anonymized.add(AnonymizeConfig.parse(props));
         }
-        try (Connection source = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice verify");
+        try (Connection catalog = PgConnect.open(PostgresSourceConnector.endpoint(config), "sluice verify");
              Connection sink = PgConnect.open(target.endpoint(), "sluice verify")) {
-            TableSide.settle(source);
             TableSide.settle(sink);
-            List<SelectedTables.Table> selected = SelectedTables.of(config, source);
             List<ComparedTable> tables = new ArrayList<>();
-            for (SelectedTables.Table t : selected) {
-                tables.add(plan(source, t, config.topicPrefix(), target.tableNameFormat(), anonymized));
+            for (SelectedTables.Table t : SelectedTables.of(config, catalog)) {
+                tables.add(plan(catalog, t, config.topicPrefix(), target.tableNameFormat(), anonymized));
             }
             if (tables.isEmpty()) {
                 err.println("sluice verify: the pipeline selects no table on the source: nothing to compare");
                 return CANNOT;
             }
-            int result = EQUAL;
+            boolean streaming = SourcePoint.streaming(config, catalog);
+            out.println(streaming ? "The pipeline is streaming: source and target are compared at one point, the changes after it "
+                    + "accounted for" : "The pipeline is not streaming (slot " + config.slotName() + " is not in use): the target is "
+                    + "compared as it is with the source as it is now; changes the pipeline has not applied show as differences");
+            Map<ComparedTable, TableComparison.Outcome> outcomes = new LinkedHashMap<>();
+            List<ComparedTable> pending = new ArrayList<>();
             for (ComparedTable t : tables) {
-                if (!Relations.exists(sink, t.target())) {
-                    out.println(t.name() + ": DIFFERS: the target has no table " + t.target());
-                    result = DIFFERS;
-                    continue;
+                if (Relations.exists(sink, t.target())) {
+                    pending.add(t);
                 }
-                TableComparison.Outcome o = TableComparison.compare(t, source, sink);
-                out.println(o.line());
-                if (!t.leftOut().isEmpty()) {
-                    out.println("  not compared: " + String.join(", ", t.leftOut()));
+                outcomes.put(t, null);
+            }
+            for (int round = 1; round <= ROUNDS && !pending.isEmpty(); round++) {
+                Map<ComparedTable, TableComparison.Outcome> found = round(config, state, streaming, spec.sourceName(), pending, catalog,
+                        sink, waitMillis);
+                outcomes.putAll(found);
+                pending = found.values().stream().filter(o -> o.unsettled() != null).map(TableComparison.Outcome::table).toList();
+            }
+            return report(outcomes, out);
+        }
+    }
+
+    /** Compares the tables at one new point. */
+    private static Map<ComparedTable, TableComparison.Outcome> round(PostgresSourceConfig config, PostgresTargetState state, boolean streaming,
+                                                                    String source, List<ComparedTable> tables, Connection catalog,
+                                                                    Connection sink, long waitMillis) throws SQLException {
+        Map<ComparedTable, TableComparison.Outcome> out = new LinkedHashMap<>();
+        try (SourcePoint point = streaming ? SourcePoint.open(config, "sluice verify") : SourcePoint.now(config, "sluice verify")) {
+            TableSide.settle(point.snapshot());
+            if (streaming) {
+                long heartbeat = point.commitOf(point.mark(config.topicPrefix()), waitMillis);
+                awaitApplied(state, sink, source, heartbeat, waitMillis);
+            }
+            try (Statement s = sink.createStatement()) {
+                s.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+            }
+            try {
+                Map<String, List<SourceChanges.Table>> carried = Map.of();
+                if (streaming) {
+                    long applied = state.appliedThrough(sink, source);
+                    carried = byTable(point.readThrough(applied, waitMillis), tables, catalog);
                 }
-                if (!o.equal()) {
-                    result = DIFFERS;
+                for (ComparedTable t : tables) {
+                    List<SourceChanges.Table> changes = carried.getOrDefault(t.name(), List.of());
+                    out.put(t, TableComparison.compare(t, point.snapshot(), sink, WindowChanges.fold(t, changes)));
+                }
+            } finally {
+                try (Statement s = sink.createStatement()) {
+                    s.execute("ROLLBACK");
                 }
             }
-            out.println(result == EQUAL ? tables.size() + " tables equal" : "Some tables differ");
-            return result;
         }
+        return out;
+    }
+
+    /** Waits until the target has applied everything through {@code commitLsn}. */
+    private static void awaitApplied(PostgresTargetState state, Connection sink, String source, long commitLsn, long waitMillis)
+            throws SQLException {
+        long deadline = System.nanoTime() + waitMillis * 1_000_000L;
+        while (Long.compareUnsigned(state.appliedThrough(sink, source), commitLsn) < 0) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the target has not applied the source's changes through " + Lsn.format(commitLsn)
+                        + " within " + waitMillis / 1000 + " s: is the pipeline keeping up (sluice status)? Give it longer with --wait");
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the target", e);
+            }
+        }
+    }
+
+    /**
+     * The stream's changes per compared table: a partition's (when partitions are published as
+     * themselves) count as its root's.
+     */
+    private static Map<String, List<SourceChanges.Table>> byTable(SourceChanges changes, List<ComparedTable> tables, Connection catalog)
+            throws SQLException {
+        java.util.Set<String> compared = new java.util.HashSet<>();
+        tables.forEach(t -> compared.add(t.name()));
+        Map<String, List<SourceChanges.Table>> out = new LinkedHashMap<>();
+        for (SourceChanges.Table t : changes.tables().values()) {
+            String name = t.schema() + "." + t.name();
+            if (!compared.contains(name)) {
+                name = root(catalog, t.schema(), t.name());
+            }
+            out.computeIfAbsent(name, k -> new ArrayList<>()).add(t);
+        }
+        return out;
+    }
+
+    private static String root(Connection c, String schema, String table) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT n.nspname || '.' || r.relname FROM pg_catalog.pg_class r "
+                + "JOIN pg_catalog.pg_namespace n ON n.oid = r.relnamespace WHERE r.oid = pg_catalog.pg_partition_root(?::regclass)")) {
+            s.setString(1, Identifiers.quote(schema, table));
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() ? rs.getString(1) : schema + "." + table;
+            }
+        } catch (SQLException e) {
+            return schema + "." + table; // gone since (dropped): its changes are no compared table's
+        }
+    }
+
+    private static int report(Map<ComparedTable, TableComparison.Outcome> outcomes, PrintStream out) {
+        int result = EQUAL;
+        for (Map.Entry<ComparedTable, TableComparison.Outcome> e : outcomes.entrySet()) {
+            ComparedTable t = e.getKey();
+            TableComparison.Outcome o = e.getValue();
+            if (o == null) {
+                out.println(t.name() + ": DIFFERS: the target has no table " + t.target());
+                result = Math.max(result, DIFFERS);
+                continue;
+            }
+            out.println(o.line());
+            if (!t.leftOut().isEmpty()) {
+                out.println("  not compared: " + String.join(", ", t.leftOut()));
+            }
+            if (o.unsettled() != null) {
+                result = CANNOT;
+            } else if (!o.equal()) {
+                result = Math.max(result, DIFFERS);
+            }
+        }
+        out.println(result == EQUAL ? outcomes.size() + " tables equal" : result == DIFFERS ? "Some tables differ"
+                : "Some tables could not be compared: changes kept them unsettled at " + ROUNDS + " points in a row; run it again");
+        return result;
     }
 
     private static ComparedTable plan(Connection source, SelectedTables.Table t, String prefix, String format,

@@ -17,10 +17,15 @@ public final class Heartbeats {
     /** The prefix of the logical decoding messages the source writes; their content is the pipeline's topic prefix. */
     public static final String MESSAGE_PREFIX = "sluice.heartbeat";
 
-    /** {@code name} (the topic prefix) and {@code ts_ms}, the heartbeat's commit time on the source. */
+    /**
+     * {@code name} (the topic prefix), {@code ts_ms}, the heartbeat's commit time on the source,
+     * and {@code lsn}, its commit position (absent from a producer before it: optional), which a
+     * target records so {@code sluice verify} knows when it has applied everything before a point.
+     */
     public static final Schema VALUE_SCHEMA = SchemaBuilder.struct().name("io.sluice.connector.postgresql.Heartbeat")
             .field("name", Schema.STRING_SCHEMA)
             .field("ts_ms", Schema.INT64_SCHEMA)
+            .field("lsn", Schema.OPTIONAL_INT64_SCHEMA)
             .build();
 
     private Heartbeats() {
@@ -30,12 +35,17 @@ public final class Heartbeats {
         return schema != null && VALUE_SCHEMA.name().equals(schema.name());
     }
 
-    public static Struct value(String source, long commitMillis) {
-        return new Struct(VALUE_SCHEMA).put("name", source).put("ts_ms", commitMillis);
+    public static Struct value(String source, long commitMillis, long commitLsn) {
+        return new Struct(VALUE_SCHEMA).put("name", source).put("ts_ms", commitMillis).put("lsn", commitLsn);
     }
 
     /** The heartbeat's commit time on the source, in milliseconds since the epoch. */
     public static long commitMillis(Struct heartbeat) {
         return heartbeat.getInt64("ts_ms");
+    }
+
+    /** The heartbeat's commit position on the source; null when its producer did not send it. */
+    public static Long commitLsn(Struct heartbeat) {
+        return heartbeat.schema().field("lsn") == null ? null : heartbeat.getInt64("lsn");
     }
 }

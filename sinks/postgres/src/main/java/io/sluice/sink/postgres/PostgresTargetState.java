@@ -122,6 +122,17 @@ public final class PostgresTargetState {
         }
     }
 
+    /**
+     * The commit position through which the target holds every change of the source, as {@code c}
+     * sees it (read it in the transaction that reads the rows): the newer of the last change
+     * applied and the last heartbeat applied; 0 when it records neither.
+     */
+    public long appliedThrough(Connection c, String source) throws SQLException {
+        long change = tables.positions().status(c, source).map(a -> a.position().commitLsn()).orElse(0L);
+        long beat = tables.positions().heartbeats().readLsn(c, source).orElse(0L);
+        return Long.compareUnsigned(change, beat) >= 0 ? change : beat;
+    }
+
     /** Forgets the source (its position, its snapshot's record and claims; the tables and rows stay); one line per thing forgotten. */
     public List<String> forget(String source) throws SQLException {
         try (Connection c = PgConnect.open(config.endpoint(), "sluice teardown")) {

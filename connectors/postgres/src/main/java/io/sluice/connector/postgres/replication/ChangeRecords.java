@@ -251,7 +251,7 @@ public final class ChangeRecords {
         }
         long commitMillis = (transaction.commitTimestamp() + PG_EPOCH_MICROS) / 1000;
         push(new SourceRecord(partition, offset(), TopicNames.forHeartbeats(topicPrefix), null, null, null, Heartbeats.VALUE_SCHEMA,
-                Heartbeats.value(topicPrefix, commitMillis)));
+                Heartbeats.value(topicPrefix, commitMillis, transaction.finalLsn())));
     }
 
     /** Rows a partition brought into its root or took out of it, while partitions are published through their root. */

@@ -70,6 +70,21 @@ public final class ReplicationSlot {
         }
     }
 
+    /**
+     * Creates a temporary slot, which the server drops when the connection closes, and exports
+     * its snapshot; on a connection opened with {@code replication=database}.
+     */
+    public static Created createTemporary(Connection replication, String name) throws SQLException {
+        if (!validName(name)) {
+            throw new IllegalArgumentException("Invalid replication slot name " + name);
+        }
+        try (Statement s = replication.createStatement();
+             ResultSet rs = s.executeQuery("CREATE_REPLICATION_SLOT " + name + " TEMPORARY LOGICAL pgoutput EXPORT_SNAPSHOT")) {
+            rs.next();
+            return new Created(rs.getString(1), Lsn.parse(rs.getString(2)), rs.getString(3));
+        }
+    }
+
     /** Why this server cannot keep a failover slot; empty when it can (17 and later). */
     public static Optional<String> failoverProblem(Connection sql) throws SQLException {
         if (sql.getMetaData().getDatabaseMajorVersion() >= 17) {

@@ -49,7 +49,7 @@ class HeartbeatSpreadProperties {
     @Provide
     Arbitrary<List<SourceRecord>> batches() {
         Arbitrary<SourceRecord> heartbeat = Arbitraries.longs().between(0, Long.MAX_VALUE).map(at -> new SourceRecord(Map.of("server", "p"),
-                Map.of("lsn_commit", at), "p.heartbeats", null, null, null, Heartbeats.VALUE_SCHEMA, Heartbeats.value("p", at)));
+                Map.of("lsn_commit", at), "p.heartbeats", null, null, null, Heartbeats.VALUE_SCHEMA, Heartbeats.value("p", at, at)));
         Arbitrary<SourceRecord> change = Arbitraries.strings().ofMaxLength(5).map(v -> new SourceRecord(Map.of("server", "p"),
                 Map.of("lsn_commit", 1L), "p.public.t", null, Schema.STRING_SCHEMA, v, Schema.STRING_SCHEMA, v));
         return Arbitraries.oneOf(heartbeat, change).list().ofMaxSize(30);

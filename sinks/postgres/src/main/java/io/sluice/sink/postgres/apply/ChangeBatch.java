@@ -9,9 +9,10 @@ import java.util.Set;
 
 import org.apache.kafka.common.TopicPartition;
 
+import io.sluice.sink.core.position.SourcePosition;
+import io.sluice.sink.postgres.state.AppliedHeartbeats;
 import io.sluice.sink.postgres.state.AppliedPositions;
 import io.sluice.sink.postgres.state.KafkaOffsets;
-import io.sluice.sink.core.position.SourcePosition;
 
 /**
  * Changes sealed for one target transaction: the tables to empty first, each table's coalesced
@@ -24,12 +25,12 @@ import io.sluice.sink.core.position.SourcePosition;
  * @param counts    per source, how many changes were taken (for the position table's statistics)
  * @param offsets   per topic partition, the Kafka offset after the newest change (on Kafka Connect; else empty)
  * @param partitionPositions per topic partition, the source position of its newest change (on Kafka Connect)
- * @param heartbeats per source, the commit time of its newest heartbeat taken, in milliseconds since the epoch
+ * @param heartbeats per source, its newest heartbeat taken
  * @param changes   changes taken, before coalescing
  */
 record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<String, SourcePosition> positions,
                    Map<String, Long> counts, Map<TopicPartition, Long> offsets, Map<TopicPartition, SourcePosition> partitionPositions,
-                   Map<String, Long> heartbeats, long changes) {
+                   Map<String, AppliedHeartbeats.Beat> heartbeats, long changes) {
 
     /**
      * Writes the batch inside the connection's open transaction; the caller commits. Each table's

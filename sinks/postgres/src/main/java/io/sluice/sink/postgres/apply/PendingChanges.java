@@ -10,6 +10,7 @@ import java.util.Set;
 
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.sink.core.position.SourcePosition;
+import io.sluice.sink.postgres.state.AppliedHeartbeats;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -27,7 +28,7 @@ public final class PendingChanges {
     private final Map<String, Long> counts = new HashMap<>();
     private final Map<TopicPartition, Long> offsets = new HashMap<>();
     private final Map<TopicPartition, SourcePosition> partitionPositions = new HashMap<>();
-    private final Map<String, Long> heartbeats = new HashMap<>();
+    private final Map<String, AppliedHeartbeats.Beat> heartbeats = new HashMap<>();
     /** When the oldest pending change was taken ({@link System#nanoTime}); 0 when none is. */
     private long since;
 
@@ -78,9 +79,9 @@ public final class PendingChanges {
         touched();
     }
 
-    /** A heartbeat of a source was taken: its commit time is written with the batch, so it is applied once the batch is. */
-    public void heartbeat(String source, long commitMillis) {
-        heartbeats.merge(source, commitMillis, Math::max);
+    /** A heartbeat of a source was taken: its commit time and position are written with the batch, so it is applied once the batch is. */
+    public void heartbeat(String source, AppliedHeartbeats.Beat beat) {
+        heartbeats.merge(source, beat, AppliedHeartbeats.Beat::newer);
         touched();
     }
 

@@ -4,13 +4,13 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 import io.sluice.schemas.envelope.Envelope;
-import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.KeyRanges;
+import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SourceInfo;
-import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.batch.TunedBatchSize.Closing;
+import io.sluice.sink.core.batch.TunedBatchSize;
 import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.core.position.ReplaySkips;
 import io.sluice.sink.core.position.SourcePosition;
@@ -18,6 +18,7 @@ import io.sluice.sink.core.routing.SinkEvent;
 import io.sluice.sink.postgres.copy.RowEncoder;
 import io.sluice.sink.postgres.schema.MissingColumns;
 import io.sluice.sink.postgres.schema.TargetTables;
+import io.sluice.sink.postgres.state.AppliedHeartbeats;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
@@ -161,7 +162,8 @@ public final class StreamedChanges implements AutoCloseable {
      * offset after it is written too: its partition resumes past it.
      */
     public void heartbeat(SinkEvent event) {
-        pending.heartbeat(event.value().getString("name"), Heartbeats.commitMillis(event.value()));
+        pending.heartbeat(event.value().getString("name"), new AppliedHeartbeats.Beat(Heartbeats.commitMillis(event.value()),
+                Heartbeats.commitLsn(event.value())));
         if (byKafkaOffset) {
             pending.takenAt(event.partition(), event.offset() + 1, null);
         }

@@ -133,7 +133,7 @@ class StreamedChangesIT {
 
             proxy.cut();
             long committed = 1_700_000_123_456L;
-            SinkRecord beat = new SinkRecord("src.heartbeats", 0, null, null, Heartbeats.VALUE_SCHEMA, Heartbeats.value("src", committed),
+            SinkRecord beat = new SinkRecord("src.heartbeats", 0, null, null, Heartbeats.VALUE_SCHEMA, Heartbeats.value("src", committed, 0x100),
                     0);
             changes.heartbeat(SinkEvent.of(beat));
             ledger.taken(HEARTBEATS, 0);
@@ -157,7 +157,7 @@ class StreamedChangesIT {
                     .isEqualTo("src@" + committed);
             // An older heartbeat (sent again after a restart) never moves it back.
             changes.heartbeat(SinkEvent.of(new SinkRecord("src.heartbeats", 0, null, null, Heartbeats.VALUE_SCHEMA,
-                    Heartbeats.value("src", committed - 5_000), 1)));
+                    Heartbeats.value("src", committed - 5_000, 0x80), 1)));
             changes.writeAll();
             assertThat(target.queryText("SELECT (extract(epoch FROM committed_at) * 1000)::bigint::text FROM sluice.heartbeats"))
                     .isEqualTo(Long.toString(committed));
