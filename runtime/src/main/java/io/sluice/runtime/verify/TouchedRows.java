@@ -148,7 +148,7 @@ final class TouchedRows {
             throws SQLException {
         List<List<String>> origins = new ArrayList<>();
         for (WindowChanges.Touched k : touched) {
-            if (k.image() != null && k.image().containsValue(SourceChanges.UNCHANGED)) {
+            if (k.image() != null && WindowChanges.unsent(k.image())) {
                 origins.add(k.origin());
             }
         }
@@ -165,7 +165,7 @@ final class TouchedRows {
             return v;
         });
         for (WindowChanges.Touched k : touched) {
-            if (k.image() == null || !k.image().containsValue(SourceChanges.UNCHANGED)) {
+            if (k.image() == null || !WindowChanges.unsent(k.image())) {
                 continue;
             }
             String[] at = rows.get(k.origin());

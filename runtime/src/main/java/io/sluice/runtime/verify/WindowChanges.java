@@ -51,12 +51,16 @@ final class WindowChanges {
 
     /** Folds the changes the stream carried of the table (of its partitions too, each named by the stream). */
     static Folded fold(ComparedTable t, List<SourceChanges.Table> carried) {
-        boolean truncated = carried.stream().anyMatch(SourceChanges.Table::truncated);
+        List<SourceChanges.Change> changes = new ArrayList<>();
+        carried.forEach(c -> changes.addAll(c.changes()));
+        return fold(t, carried.stream().anyMatch(SourceChanges.Table::truncated), changes);
+    }
+
+    /** Folds changes in commit order; {@code truncated}: one of them emptied the table. */
+    static Folded fold(ComparedTable t, boolean truncated, List<SourceChanges.Change> changes) {
         if (truncated) {
             return unsettled("it was emptied (TRUNCATE) while it was compared");
         }
-        List<SourceChanges.Change> changes = new ArrayList<>();
-        carried.forEach(c -> changes.addAll(c.changes()));
         if (changes.isEmpty()) {
             return Folded.none();
         }
@@ -86,7 +90,7 @@ final class WindowChanges {
                 }
                 image.put(column, v);
             }
-            if (image.containsValue(SourceChanges.UNCHANGED) && origin == null) {
+            if (unsent(image) && origin == null) {
                 return unsettled("an inserted row's image lacks a value");
             }
             if (from != null && !from.equals(to)) {
@@ -146,6 +150,16 @@ final class WindowChanges {
             out.add(v);
         }
         return out;
+    }
+
+    /** Whether the image has a value the stream did not send (by identity: no value sent is the marker object). */
+    static boolean unsent(Map<String, String> image) {
+        for (String v : image.values()) {
+            if (v == SourceChanges.UNCHANGED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Folded unsettled(String why) {
