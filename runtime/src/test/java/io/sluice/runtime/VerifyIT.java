@@ -106,7 +106,8 @@ class VerifyIT {
      * row find every table equal, the keyless history (only ever inserted into) among them, and
      * the pipeline's slot stays the only one once they are done. Rows deleted, changed and added
      * behind Sluice's back on the target in three tables are then named, exit 1, while the
-     * workload goes on.
+     * workload goes on; {@code --repair} re-syncs those rows through the pipeline (the one only the
+     * target had deleted, the TOAST value written whole), and the next verify exits 0.
      */
     @Test
     void aStreamingTargetIsComparedAtOnePointWithoutFalseDifferences() throws Exception {
@@ -159,6 +160,16 @@ class VerifyIT {
                     .contains("public.notes: DIFFERS: 5000 rows on the source, 5001 on the target; not on the source: (900001); changed: (77)")
                     .contains("public.docs: DIFFERS: 200 rows on the source, 200 on the target; changed: (3)")
                     .contains("Some tables differ");
+
+            Result repaired = SluiceRuns.start(new CompletableFuture<>(), SluiceRuns.with(new String[] {"verify", "--repair"}, pipeline))
+                    .get(300, TimeUnit.SECONDS);
+            assertThat(repaired.exit()).as(repaired.out() + repaired.err()).isZero();
+            assertThat(repaired.out()).contains("Repairing 3 rows of public.pgbench_accounts", "Repairing 2 rows of public.notes",
+                    "Repairing 1 row of public.docs", "Comparing again after the repair:", "6 tables equal");
+            Result after = verify(pipeline);
+            assertThat(after.exit()).as(after.out() + after.err()).isZero();
+            assertThat(target.queryLong("SELECT count(*) FROM notes WHERE id = 900001")).as("the row only the target had").isZero();
+            assertThat(target.queryLong("SELECT length(body) FROM docs WHERE id = 3")).as("the TOAST value repaired").isEqualTo(40_000);
             SluiceRuns.stopCleanly(stop, run);
         } finally {
             workloads.forEach(Process::destroy);

@@ -23,6 +23,11 @@ public final class VerifyCommand extends PipelineCommand {
             description = "How long to wait for the target to apply what the source had at the comparison's point (default: ${DEFAULT-VALUE})")
     long waitSeconds;
 
+    @picocli.CommandLine.Option(names = "--repair", description = "Re-sync what differs through the running pipeline (the rows by key, "
+            + "or the whole table where the differences are not narrowed down to rows), then compare again; the exit code is that "
+            + "comparison's")
+    boolean repair;
+
     public VerifyCommand(Streams streams) {
         super(streams);
     }
@@ -30,7 +35,7 @@ public final class VerifyCommand extends PipelineCommand {
     @Override
     int run(PipelineSpec spec) {
         try {
-            return Verification.run(spec, waitSeconds * 1000, streams.out(), streams.err());
+            return Verification.run(spec, waitSeconds * 1000, repair, streams.out(), streams.err());
         } catch (java.sql.SQLException | org.apache.kafka.connect.errors.ConnectException | IllegalStateException
                  | IllegalArgumentException e) {
             streams.err().println("sluice verify: " + e.getMessage());

@@ -38,8 +38,17 @@ final class KeySet {
         return "NOT EXISTS (SELECT 1 FROM unnest(" + arrays + ") AS x(" + names + ") WHERE " + match + ")";
     }
 
-    /** A key's name in the report: its texts in parentheses, as PostgreSQL prints a row. */
+    /**
+     * A key's name in the report: its texts in parentheses, as PostgreSQL prints a row (a value
+     * that is empty or holds a space, comma, parenthesis, quote or backslash in double quotes).
+     */
     static String name(List<String> key) {
-        return "(" + String.join(",", key) + ")";
+        StringJoiner out = new StringJoiner(",", "(", ")");
+        for (String v : key) {
+            boolean quote = v.isEmpty() || v.chars().anyMatch(c -> c == '"' || c == '\\' || c == '(' || c == ')' || c == ','
+                    || Character.isWhitespace(c));
+            out.add(quote ? '"' + v.replace("\\", "\\\\").replace("\"", "\"\"") + '"' : v);
+        }
+        return out.toString();
     }
 }

@@ -1,40 +1,38 @@
 package io.sluice.runtime.verify;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
+import io.sluice.schemas.naming.Identifiers;
+
 /**
  * Compares one table's rows on the source and the target: the count and hash sum of all rows
- * first; when they differ, per range of the key (about a 64th of the rows each, bounds taken on
- * the source), and within each differing range of a few thousand rows at most, row by row, to
- * name the keys missing, extra or changed. A table without a key is compared as a whole.
+ * first; when they differ, per range of the key's first column (about a 64th of the rows each),
+ * and again within each differing range, until a differing range holds few enough rows to be
+ * read row by row and its keys missing, extra or changed are named. A table without a key is
+ * compared as a whole.
  */
 final class TableComparison {
 
     /** Ranges narrowed down to rows when neither side has more rows in them than this. */
     static final int ROWS_NAMED = 10_000;
-    /** Keys named per table, at most. */
+    /** Keys named per table in the report, at most. */
     static final int KEYS_SHOWN = 10;
     private static final int RANGES = 64;
+    /** Times a range is cut again, at most: 64^4 ranges reach single rows of any table a server holds. */
+    private static final int DEPTH = 4;
 
-    /**
-     * What a comparison found.
-     *
-     * @param ranges the differing key ranges, as {@code column from .. to} text
-     */
-    record Outcome(ComparedTable table, boolean equal, long sourceRows, long targetRows, List<String> ranges, Set<String> missing,
-                   Set<String> extra, Set<String> changed, String unsettled) {
+    /** What a comparison found. */
+    record Outcome(ComparedTable table, boolean equal, long sourceRows, long targetRows, Differences found, String unsettled) {
 
         static Outcome unsettled(ComparedTable table, String why) {
-            return new Outcome(table, false, 0, 0, List.of(), Set.of(), Set.of(), Set.of(), why);
+            return new Outcome(table, false, 0, 0, new Differences(), why);
         }
 
         /** One line for the report. */
@@ -52,17 +50,17 @@ final class TableComparison {
             if (!table.keyed()) {
                 return out.append(" (no key: compared as a whole)").toString();
             }
-            if (!missing.isEmpty()) {
-                out.append("; missing on the target: ").append(shown(missing));
+            if (!found.missing.isEmpty()) {
+                out.append("; missing on the target: ").append(shown(found.missing.keySet()));
             }
-            if (!extra.isEmpty()) {
-                out.append("; not on the source: ").append(shown(extra));
+            if (!found.extra.isEmpty()) {
+                out.append("; not on the source: ").append(shown(found.extra.keySet()));
             }
-            if (!changed.isEmpty()) {
-                out.append("; changed: ").append(shown(changed));
+            if (!found.changed.isEmpty()) {
+                out.append("; changed: ").append(shown(found.changed.keySet()));
             }
-            if (!ranges.isEmpty()) {
-                out.append("; in ").append(String.join(", ", ranges));
+            if (!found.ranges.isEmpty()) {
+                out.append("; in ").append(String.join(", ", found.ranges));
             }
             return out.toString();
         }
@@ -90,73 +88,101 @@ final class TableComparison {
         TableSide d = new TableSide(target, t.target(), t.columns(), null, exclude);
         TableSide.Sums sourceSums = s.total();
         TableSide.Sums targetSums = d.total();
+        Differences found = new Differences();
         if (!t.keyed()) {
             TouchedRows.Delta added = TouchedRows.sums(t, types, window.added(), source);
             TouchedRows.Delta removed = TouchedRows.sums(t, types, window.removed(), source);
             sourceSums = new TableSide.Sums(sourceSums.rows() + added.rows() - removed.rows(),
                     sourceSums.hash().add(added.hash()).subtract(removed.hash()));
-            return new Outcome(t, sourceSums.equals(targetSums), sourceSums.rows(), targetSums.rows(), List.of(), Set.of(), Set.of(),
-                    Set.of(), null);
+            return new Outcome(t, sourceSums.equals(targetSums), sourceSums.rows(), targetSums.rows(), found, null);
         }
-        TouchedRows.Found touched = TouchedRows.check(t, types, window, source, target);
-        Set<String> missing = new TreeSet<>(touched.missing());
-        Set<String> extra = new TreeSet<>(touched.extra());
-        Set<String> changed = new TreeSet<>(touched.changed());
-        List<String> ranges = new ArrayList<>();
+        TouchedRows.Found touched = TouchedRows.check(t, types, window, source, target, found);
         if (!sourceSums.equals(targetSums)) {
+            new Narrowing(t, types, s, d, found).range(null, null, sourceSums.rows(), targetSums.rows(), 0);
+        }
+        return new Outcome(t, found.none() && sourceSums.equals(targetSums), sourceSums.rows() + touched.expected(),
+                targetSums.rows() + touched.held(), found, null);
+    }
+
+    /** Cuts a differing range into parts until the differing ones can be read row by row. */
+    private record Narrowing(ComparedTable t, ColumnTypes types, TableSide s, TableSide d, Differences found) {
+
+        /** A differing range of the first key column: from {@code low} on (null: the start) up to before {@code high} (null: the end). */
+        void range(String low, String high, long sourceRows, long targetRows, int depth) throws SQLException {
             String column = t.key().get(0);
-            String type = types.type(column);
-            boolean collatable = types.collatable(column);
-            long step = Math.max(1000, sourceSums.rows() / RANGES + 1);
-            List<String> bounds = s.bounds(column, type, collatable, step);
-            Map<Integer, TableSide.Sums> sourceRanges = s.ranges(column, type, collatable, bounds);
-            Map<Integer, TableSide.Sums> targetRanges = d.ranges(column, type, collatable, bounds);
-            Set<Integer> differing = new TreeSet<>(sourceRanges.keySet());
-            differing.addAll(targetRanges.keySet());
-            differing.removeIf(r -> java.util.Objects.equals(sourceRanges.get(r), targetRanges.get(r)));
-            for (int r : differing) {
-                long rows = Math.max(rowsOf(sourceRanges.get(r)), rowsOf(targetRanges.get(r)));
-                if (rows > ROWS_NAMED) {
-                    ranges.add(describe(column, bounds, r));
-                    continue;
-                }
-                Map<String, Long> here = s.rows(t.key(), column, type, collatable, bounds, r);
-                Map<String, Long> there = d.rows(t.key(), column, type, collatable, bounds, r);
-                Set<String> keys = new HashSet<>(here.keySet());
-                keys.addAll(there.keySet());
-                for (String k : keys) {
-                    Long a = here.get(k);
-                    Long b = there.get(k);
-                    if (b == null) {
-                        missing.add(k);
-                    } else if (a == null) {
-                        extra.add(k);
-                    } else if (!a.equals(b)) {
-                        changed.add(k);
-                    }
+            String range = condition(column, low, high);
+            if (Math.max(sourceRows, targetRows) <= ROWS_NAMED) {
+                rows(range);
+                return;
+            }
+            TableSide larger = sourceRows >= targetRows ? s : d;
+            List<String> bounds = depth >= DEPTH ? List.of()
+                    : larger.bounds(column, types.collatable(column), Math.max(1000, Math.max(sourceRows, targetRows) / RANGES + 1), range);
+            bounds = bounds.stream().filter(b -> !b.equals(low)).toList(); // a part from low up to before low is empty
+            if (bounds.isEmpty()) {
+                found.ranges.add(describe(column, low, high)); // one value of the first column holds that many rows
+                return;
+            }
+            Map<Integer, TableSide.Sums> here = s.ranges(column, types.type(column), types.collatable(column), bounds, range);
+            Map<Integer, TableSide.Sums> there = d.ranges(column, types.type(column), types.collatable(column), bounds, range);
+            Set<Integer> parts = new TreeSet<>(here.keySet());
+            parts.addAll(there.keySet());
+            for (int p : parts) {
+                if (!Objects.equals(here.get(p), there.get(p))) {
+                    range(p == 0 ? low : bounds.get(p - 1), p == bounds.size() ? high : bounds.get(p), rowsOf(here.get(p)),
+                            rowsOf(there.get(p)), depth + 1);
                 }
             }
         }
-        boolean equal = sourceSums.equals(targetSums) && touched.none();
-        return new Outcome(t, equal, sourceSums.rows() + touched.expected(), targetSums.rows() + touched.held(), ranges, missing, extra,
-                changed, null);
+
+        private void rows(String range) throws SQLException {
+            Map<List<String>, Long> here = s.rows(t.key(), range);
+            Map<List<String>, Long> there = d.rows(t.key(), range);
+            Set<List<String>> keys = new HashSet<>(here.keySet());
+            keys.addAll(there.keySet());
+            for (List<String> k : keys) {
+                Long a = here.get(k);
+                Long b = there.get(k);
+                if (b == null) {
+                    found.missing(k);
+                } else if (a == null) {
+                    found.extra(k);
+                } else if (!a.equals(b)) {
+                    found.changed(k);
+                }
+            }
+        }
+
+        /** The rows from {@code low} up to before {@code high} (either null: open), compared as the cuts were made. */
+        private String condition(String column, String low, String high) {
+            if (low == null && high == null) {
+                return null;
+            }
+            boolean collatable = types.collatable(column);
+            String k = Identifiers.quote(column) + (collatable ? " COLLATE \"C\"" : "");
+            String c = collatable ? " COLLATE \"C\"" : "";
+            String type = types.type(column);
+            String lower = low == null ? null : k + " >= " + Identifiers.literal(low) + "::" + type + c;
+            String upper = high == null ? null : k + " < " + Identifiers.literal(high) + "::" + type + c;
+            return lower == null ? upper : upper == null ? lower : lower + " AND " + upper;
+        }
     }
 
     private static long rowsOf(TableSide.Sums sums) {
         return sums == null ? 0 : sums.rows();
     }
 
-    /** The key range of range {@code r}, for the report. */
-    private static String describe(String column, List<String> bounds, int r) {
-        if (bounds.isEmpty()) {
+    /** A key range, for the report. */
+    private static String describe(String column, String low, String high) {
+        if (low == null && high == null) {
             return "all of " + column;
         }
-        if (r == 0) {
-            return column + " < " + bounds.get(0);
+        if (low == null) {
+            return column + " < " + high;
         }
-        if (r >= bounds.size()) {
-            return column + " >= " + bounds.get(bounds.size() - 1);
+        if (high == null) {
+            return column + " >= " + low;
         }
-        return column + " from " + bounds.get(r - 1) + " to before " + bounds.get(r);
+        return column + " from " + low + " to before " + high;
     }
 }

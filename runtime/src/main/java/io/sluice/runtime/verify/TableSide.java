@@ -55,23 +55,28 @@ final class TableSide {
     }
 
     Sums total() throws SQLException {
+        return sums(null);
+    }
+
+    /** The sums of the rows meeting {@code range} (null: all). */
+    Sums sums(String range) throws SQLException {
         try (Statement s = connection.createStatement();
-             ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(" + hash + "), 0) FROM " + table + where(null))) {
+             ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(" + hash + "), 0) FROM " + table + where(range))) {
             rs.next();
             return new Sums(rs.getLong(1), rs.getBigDecimal(2));
         }
     }
 
     /**
-     * Every {@code step}-th value of the key's first column in key order (without repeats): the
-     * upper bounds of ranges of about {@code step} rows each.
+     * Every {@code step}-th value of the key's first column among the rows meeting {@code range},
+     * in key order (without repeats): the upper bounds of ranges of about {@code step} rows each.
      */
-    List<String> bounds(String column, String type, boolean collatable, long step) throws SQLException {
+    List<String> bounds(String column, boolean collatable, long step, String range) throws SQLException {
         String k = Identifiers.quote(column) + (collatable ? " COLLATE \"C\"" : "");
         List<String> out = new ArrayList<>();
         try (Statement s = connection.createStatement();
              ResultSet rs = s.executeQuery("SELECT k::text FROM (SELECT " + k + " AS k, row_number() OVER (ORDER BY " + k + ") AS n FROM "
-                     + table + where(null) + ") r WHERE n % " + step + " = 0 ORDER BY r.k")) { // r.k: the value, not its text
+                     + table + where(range) + ") r WHERE n % " + step + " = 0 ORDER BY r.k")) { // r.k: the value, not its text
             while (rs.next()) {
                 if (out.isEmpty() || !out.get(out.size() - 1).equals(rs.getString(1))) {
                     out.add(rs.getString(1));
@@ -81,12 +86,16 @@ final class TableSide {
         return out;
     }
 
-    /** Per range (0 before the first bound, i from bound i-1 up to bound i, the last after the last), its sums. */
-    Map<Integer, Sums> ranges(String column, String type, boolean collatable, List<String> bounds) throws SQLException {
+    /**
+     * Per part of {@code range} cut at {@code bounds} (0 before the first bound, i from bound i-1
+     * up to bound i, the last from the last bound on), its sums.
+     */
+    Map<Integer, Sums> ranges(String column, String type, boolean collatable, List<String> bounds, String range) throws SQLException {
         Map<Integer, Sums> out = new HashMap<>();
-        String bucket = bucket(column, type, collatable);
+        String k = Identifiers.quote(column) + (collatable ? " COLLATE \"C\"" : "");
+        String bucket = "pg_catalog.width_bucket(" + k + ", ?::text[]::" + type + "[]" + (collatable ? " COLLATE \"C\"" : "") + ")";
         try (PreparedStatement s = connection.prepareStatement("SELECT " + bucket + " AS b, count(*), sum(" + hash + ") FROM " + table
-                + where(null) + " GROUP BY 1")) {
+                + where(range) + " GROUP BY 1")) {
             s.setArray(1, connection.createArrayOf("text", bounds.toArray()));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
@@ -97,28 +106,22 @@ final class TableSide {
         return out;
     }
 
-    /** The rows of one range: each one's key (as its row text) and hash. */
-    Map<String, Long> rows(List<String> key, String column, String type, boolean collatable, List<String> bounds, int range)
-            throws SQLException {
-        StringJoiner k = new StringJoiner(", ", "ROW(", ")::text");
-        key.forEach(c -> k.add(Identifiers.quote(c)));
-        Map<String, Long> out = new HashMap<>();
-        try (PreparedStatement s = connection.prepareStatement("SELECT " + k + ", " + hash + " FROM " + table
-                + where(bucket(column, type, collatable) + " = ?"))) {
-            s.setArray(1, connection.createArrayOf("text", bounds.toArray()));
-            s.setInt(2, range);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    out.put(rs.getString(1), rs.getLong(2));
+    /** The rows meeting {@code range}: each one's key (its columns' text, in key order) and hash. */
+    Map<List<String>, Long> rows(List<String> key, String range) throws SQLException {
+        StringJoiner k = new StringJoiner(", ");
+        key.forEach(c -> k.add(Identifiers.quote(c) + "::text"));
+        Map<List<String>, Long> out = new HashMap<>();
+        try (Statement s = connection.createStatement();
+             ResultSet rs = s.executeQuery("SELECT " + hash + ", " + k + " FROM " + table + where(range))) {
+            while (rs.next()) {
+                List<String> values = new ArrayList<>(key.size());
+                for (int i = 0; i < key.size(); i++) {
+                    values.add(rs.getString(i + 2));
                 }
+                out.put(values, rs.getLong(1));
             }
         }
         return out;
-    }
-
-    private static String bucket(String column, String type, boolean collatable) {
-        String k = Identifiers.quote(column) + (collatable ? " COLLATE \"C\"" : "");
-        return "pg_catalog.width_bucket(" + k + ", ?::text[]::" + type + "[]" + (collatable ? " COLLATE \"C\"" : "") + ")";
     }
 
     private String where(String more) {

@@ -8,9 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.StringJoiner;
-import java.util.TreeSet;
 
 import io.sluice.connector.postgres.SourceChanges;
 import io.sluice.schemas.naming.Identifiers;
@@ -24,15 +22,8 @@ import io.sluice.schemas.naming.Identifiers;
  */
 final class TouchedRows {
 
-    /**
-     * The keys the target holds wrongly, by name; of the touched keys, how many the source has
-     * (kept by the row filter) and the target holds.
-     */
-    record Found(Set<String> missing, Set<String> extra, Set<String> changed, long expected, long held) {
-
-        boolean none() {
-            return missing.isEmpty() && extra.isEmpty() && changed.isEmpty();
-        }
+    /** Of the touched keys, how many the source has (kept by the row filter) and the target holds. */
+    record Found(long expected, long held) {
     }
 
     /** Rows' count and hash sum. */
@@ -42,9 +33,9 @@ final class TouchedRows {
     private TouchedRows() {
     }
 
-    /** Checks each touched key of a keyed table. */
-    static Found check(ComparedTable t, ColumnTypes types, WindowChanges.Folded folded, Connection source, Connection target)
-            throws SQLException {
+    /** Checks each touched key of a keyed table, noting those the target holds wrongly. */
+    static Found check(ComparedTable t, ColumnTypes types, WindowChanges.Folded folded, Connection source, Connection target,
+                       Differences found) throws SQLException {
         List<WindowChanges.Touched> touched = new ArrayList<>(folded.touched().values());
         fillUnsent(t, types, touched, source);
         Map<List<String>, Long> expected = new HashMap<>();
@@ -63,21 +54,18 @@ final class TouchedRows {
             }
         }
         Map<List<String>, Long> held = held(t, types, touched, target);
-        Set<String> missing = new TreeSet<>();
-        Set<String> extra = new TreeSet<>();
-        Set<String> changed = new TreeSet<>();
         for (WindowChanges.Touched k : touched) {
             Long want = expected.get(k.key());
             Long have = held.get(k.key());
             if (want != null && have == null) {
-                missing.add(KeySet.name(k.key()));
+                found.missing(k.key());
             } else if (want == null && have != null) {
-                extra.add(KeySet.name(k.key()));
+                found.extra(k.key());
             } else if (want != null && !want.equals(have)) {
-                changed.add(KeySet.name(k.key()));
+                found.changed(k.key());
             }
         }
-        return new Found(missing, extra, changed, expected.size(), held.size());
+        return new Found(expected.size(), held.size());
     }
 
     /** Count and hash sum of whole images, over those the row filter keeps. */

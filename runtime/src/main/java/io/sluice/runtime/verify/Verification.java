@@ -14,6 +14,7 @@ import java.util.Map;
 import io.sluice.connector.postgres.PostgresSourceConfig;
 import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.connector.postgres.SelectedTables;
+import io.sluice.connector.postgres.SourceAdmin;
 import io.sluice.connector.postgres.SourceChanges;
 import io.sluice.connector.postgres.SourcePoint;
 import io.sluice.runtime.pipeline.PipelineSpec;
@@ -56,10 +57,11 @@ public final class Verification {
     /**
      * Compares the tables the pipeline selects and prints the report.
      *
-     * @param waitMillis how long to wait for the target to apply what the source had at the point
-     * @return {@link #EQUAL}, {@link #DIFFERS} or {@link #CANNOT}
+     * @param waitMillis how long to wait for the target to apply what the source had at the point (and for a repair)
+     * @param repair     re-sync what differs through the running pipeline, then compare again
+     * @return {@link #EQUAL}, {@link #DIFFERS} or {@link #CANNOT} (after a repair, the second comparison's)
      */
-    public static int run(PipelineSpec spec, long waitMillis, PrintStream out, PrintStream err) throws SQLException {
+    public static int run(PipelineSpec spec, long waitMillis, boolean repair, PrintStream out, PrintStream err) throws SQLException {
         if (spec.targetKind() != TargetKind.POSTGRES) {
             err.println("sluice verify: compares PostgreSQL targets; comparing a " + spec.targetKind().name().toLowerCase(java.util.Locale.ROOT)
                     + " target is planned, not built yet");
@@ -97,22 +99,44 @@ public final class Verification {
             out.println(streaming ? "The pipeline is streaming: source and target are compared at one point, the changes after it "
                     + "accounted for" : "The pipeline is not streaming (slot " + config.slotName() + " is not in use): the target is "
                     + "compared as it is with the source as it is now; changes the pipeline has not applied show as differences");
-            Map<ComparedTable, TableComparison.Outcome> outcomes = new LinkedHashMap<>();
-            List<ComparedTable> pending = new ArrayList<>();
-            for (ComparedTable t : tables) {
-                if (Relations.exists(sink, t.target())) {
-                    pending.add(t);
-                }
-                outcomes.put(t, null);
+            Map<ComparedTable, TableComparison.Outcome> outcomes = compareAll(config, state, streaming, spec.sourceName(), tables, catalog,
+                    sink, waitMillis);
+            int result = report(outcomes, out);
+            if (!repair || result != DIFFERS) {
+                return result;
             }
-            for (int round = 1; round <= ROUNDS && !pending.isEmpty(); round++) {
-                Map<ComparedTable, TableComparison.Outcome> found = round(config, state, streaming, spec.sourceName(), pending, catalog,
-                        sink, waitMillis);
-                outcomes.putAll(found);
-                pending = found.values().stream().filter(o -> o.unsettled() != null).map(TableComparison.Outcome::table).toList();
+            if (!streaming) {
+                err.println("sluice verify: --repair re-syncs what differs through the running pipeline, and pipeline " + spec.name()
+                        + " is not streaming: start it (sluice run), then run verify --repair again");
+                return CANNOT;
             }
-            return report(outcomes, out);
+            if (!Repair.run(new SourceAdmin(spec.source()), outcomes, waitMillis, out, err)) {
+                return CANNOT;
+            }
+            out.println("Comparing again after the repair:");
+            return report(compareAll(config, state, true, spec.sourceName(), tables, catalog, sink, waitMillis), out);
         }
+    }
+
+    /** Compares the tables, those changes leave unsettled again at new points; a table missing on the target maps to null. */
+    private static Map<ComparedTable, TableComparison.Outcome> compareAll(PostgresSourceConfig config, PostgresTargetState state,
+                                                                         boolean streaming, String source, List<ComparedTable> tables,
+                                                                         Connection catalog, Connection sink, long waitMillis)
+            throws SQLException {
+        Map<ComparedTable, TableComparison.Outcome> outcomes = new LinkedHashMap<>();
+        List<ComparedTable> pending = new ArrayList<>();
+        for (ComparedTable t : tables) {
+            if (Relations.exists(sink, t.target())) {
+                pending.add(t);
+            }
+            outcomes.put(t, null);
+        }
+        for (int round = 1; round <= ROUNDS && !pending.isEmpty(); round++) {
+            Map<ComparedTable, TableComparison.Outcome> found = round(config, state, streaming, source, pending, catalog, sink, waitMillis);
+            outcomes.putAll(found);
+            pending = found.values().stream().filter(o -> o.unsettled() != null).map(TableComparison.Outcome::table).toList();
+        }
+        return outcomes;
     }
 
     /** Compares the tables at one new point. */

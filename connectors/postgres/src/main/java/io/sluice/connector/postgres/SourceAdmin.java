@@ -200,6 +200,22 @@ public final class SourceAdmin {
     }
 
     /**
+     * Asks the running pipeline to re-sync the rows of a table with these keys (texts per key
+     * column, in key order; a key the source lacks is deleted on the targets): a repair; the
+     * request's id.
+     */
+    public long requestRepair(String table, List<String[]> keys) throws SQLException {
+        SignalTable signals = signals();
+        try (Connection c = openWritable("repair")) {
+            Optional<String> problem = signals.ensure(c);
+            if (problem.isPresent()) {
+                throw new IllegalStateException(problem.get());
+            }
+            return signals.request(c, config.topicPrefix(), table, null, keys.toArray(new String[0][]));
+        }
+    }
+
+    /**
      * Asks the running pipeline for a webhook subscription's backfill: a re-sync, for that
      * subscription alone, of every table the pipeline streams that {@code wants} takes (by the
      * name its events carry: a partitioned table's root when partitions are published through it),

@@ -386,20 +386,27 @@ public final class ChangeRecords {
             if (alreadySent()) {
                 continue;
             }
-            Struct value = Envelope.create(schema.envelopeSchema(), Operation.READ, null, row, source,
-                    Envelope.transaction(transactionId, event, tableEvent), now * 1000L);
-            SourceRecord record = new SourceRecord(partition, offset(), schema.topic(), null, schema.keySchema(), schema.key(row),
-                    schema.envelopeSchema(), value);
+            SourceRecord record = resyncRecord(schema, Operation.READ, row, source, tableEvent, now, chunk.subscription());
             if (schema.holdsNotedValues()) {
                 ValueNotes.describe(null, row, record.headers());
-            }
-            if (chunk.subscription() != null) {
-                record.headers().addString(EventHeaders.RESYNC_FOR, chunk.subscription());
             }
             push(record);
             if (subset != null && subset.decides(table)) {
                 subset.note(record, table, i -> texts[i]);
             }
+        }
+        for (Struct gone : chunk.deletes()) {
+            event++;
+            tableEvent++;
+            if (alreadySent()) {
+                continue;
+            }
+            SourceRecord record = resyncRecord(schema, Operation.DELETE, gone, source, tableEvent, now, chunk.subscription());
+            record.headers().addBoolean(EventHeaders.KEY_ONLY_BEFORE, true);
+            push(record);
+        }
+        if (!chunk.ranged()) {
+            return; // a repair's chunk of given keys covers no range: nothing else in one is the chunk's to drop
         }
         event++;
         if (alreadySent()) {
@@ -413,6 +420,19 @@ public final class ChangeRecords {
             record.headers().addString(EventHeaders.RESYNC_FOR, chunk.subscription());
         }
         push(record);
+    }
+
+    /** A re-synced row (a read of it, or a delete of a key the source lacks), at the current event of the watermark's transaction. */
+    private SourceRecord resyncRecord(TableSchema schema, Operation op, Struct row, Struct source, long tableEvent, long now,
+                                      String subscription) {
+        Struct value = Envelope.create(schema.envelopeSchema(), op, op == Operation.DELETE ? row : null, op == Operation.DELETE ? null : row,
+                source, Envelope.transaction(transactionId, event, tableEvent), now * 1000L);
+        SourceRecord record = new SourceRecord(partition, offset(), schema.topic(), null, schema.keySchema(), schema.key(row),
+                schema.envelopeSchema(), value);
+        if (subscription != null) {
+            record.headers().addString(EventHeaders.RESYNC_FOR, subscription);
+        }
+        return record;
     }
 
     private long capped(long confirm) {

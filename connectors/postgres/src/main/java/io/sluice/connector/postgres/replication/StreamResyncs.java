@@ -45,30 +45,12 @@ final class StreamResyncs implements AutoCloseable {
      * What the re-sync of one chunk hands out at its watermark.
      *
      * @param subscription the webhook subscription the rows are for alone (a backfill); null for every target
+     * @param ranged       whether the chunk covers its key range from {@code from} to {@code to}, so that the targets drop
+     *                     the rows in it it does not {@code keep}; false for a repair's chunk of given keys
+     * @param deletes      rows (their key columns set) to delete: a repair's keys the source does not have
      */
     record Chunk(StreamTable table, List<Struct> rows, List<String[]> texts, Struct from, Struct to, List<Struct> keep,
-                 List<String> keyOrder, String subscription) {
-    }
-
-    /** A request being worked on. */
-    private static final class Job {
-        final SignalTable.Request request;
-        final List<ResyncParts.Part> parts;
-        int part;
-        StreamTable table;
-        ChunkRead.Shape shape;
-        List<String> keyColumns;
-        List<String> keyOrder;
-        String[] afterKey;
-        Struct fromKey;
-        long rows;
-        long chunks;
-        final long startedNanos = System.nanoTime();
-
-        Job(SignalTable.Request request, List<ResyncParts.Part> parts) {
-            this.request = request;
-            this.parts = parts;
-        }
+                 List<String> keyOrder, String subscription, boolean ranged, List<Struct> deletes) {
     }
 
     /** A chunk handed out: durable once the stored offset reaches its watermark's commit. */
@@ -84,7 +66,7 @@ final class StreamResyncs implements AutoCloseable {
     private final boolean viaRoot;
     private final BiPredicate<String, String> selects;
     private Connection connection;
-    private Job job;
+    private ResyncJob job;
     private ChunkRead.Chunk inFlight;
     private final ChangedKeys changed = new ChangedKeys();
     /** What the stream decoded before the current part was watched, for what its first chunks' snapshots may not have seen. */
@@ -181,39 +163,19 @@ final class StreamResyncs implements AutoCloseable {
                     job.table.qualifiedName());
             return null;
         }
-        StreamTable table = job.table;
-        List<Struct> rows = new ArrayList<>(chunk.rows().size());
-        List<String[]> texts = new ArrayList<>(chunk.rows().size());
-        List<Struct> keep = new ArrayList<>(chunk.rows().size() + unseen.keys().size());
-        Struct last = null;
-        for (String[] values : chunk.rows()) {
-            Struct row = RowImages.copied(table, values);
-            last = table.schema().key(row);
-            keep.add(last);
-            if (!unseen.keys().contains(KeyValues.of(row, job.keyColumns))) {
-                rows.add(row);
-                texts.add(values);
-            }
-        }
-        for (KeyValues key : unseen.keys()) {
-            keep.add(ResyncParts.keyStruct(table, key));
-        }
-        Struct to = chunk.complete() ? null : last;
-        Chunk out = new Chunk(table, rows, texts, job.fromKey, to, keep, job.keyOrder, job.request.subscription());
-        job.fromKey = to;
-        String[] lastKey = chunk.lastKey(job.shape);
-        if (lastKey != null) {
-            job.afterKey = lastKey;
-        }
-        job.rows += rows.size();
-        job.chunks++;
-        SourceMeters.RESYNC_ROWS.labelValues(pipeline, job.request.target()).inc(rows.size());
+        Chunk out = job.keys != null ? job.repaired(chunk, unseen) : job.ranged(chunk, unseen);
+        SourceMeters.RESYNC_ROWS.labelValues(pipeline, job.request.target()).inc(out.rows().size());
         SourceMeters.RESYNC_CHUNKS.labelValues(pipeline, job.request.target()).inc();
-        ResyncParts.Part part = job.parts.get(job.part);
         boolean partDone = chunk.complete();
         boolean jobDone = partDone && job.part == job.parts.size() - 1;
-        String[] progress = partDone ? (jobDone ? null : new String[] {Long.toString(job.parts.get(job.part + 1).oid())})
-                : ResyncParts.withPart(part.oid(), job.afterKey);
+        String[] progress = job.keys != null || jobDone ? null : partDone ? new String[] {Long.toString(job.parts.get(job.part + 1).oid())}
+                : ResyncParts.withPart(job.parts.get(job.part).oid(), job.afterKey);
+        hand(commitLsn, progress, jobDone, partDone);
+        return out;
+    }
+
+    /** Notes a chunk handed out (durable once the stored offset reaches its commit), and moves the job on. */
+    private void hand(long commitLsn, String[] progress, boolean jobDone, boolean partDone) {
         synchronized (this) {
             handed.add(new Handed(job.request.id(), job.request.target(), commitLsn, progress, job.rows, job.chunks, jobDone,
                     job.startedNanos));
@@ -227,7 +189,6 @@ final class StreamResyncs implements AutoCloseable {
             job.table = null; // the next part is described before its first chunk
             changed.clear();
         }
-        return out;
     }
 
     /** The runtime stored offsets through this commit position: chunks up to it are durable. */
@@ -273,7 +234,14 @@ final class StreamResyncs implements AutoCloseable {
                 if (job.table == null) {
                     describe(schemas);
                 }
-                inFlight = ChunkRead.read(connection(), job.shape, job.afterKey, chunkRows, pipeline);
+                if (job.keys != null) {
+                    int n = Math.min(chunkRows, job.keys.size() - job.keysDone);
+                    inFlight = ChunkRead.readKeys(connection(), job.shape, job.keys.subList(job.keysDone, job.keysDone + n),
+                            job.keysDone + n >= job.keys.size(), pipeline);
+                    job.keysInFlight = n;
+                } else {
+                    inFlight = ChunkRead.read(connection(), job.shape, job.afterKey, chunkRows, pipeline);
+                }
                 rereads = 0;
             }
         } catch (SQLException | RuntimeException e) {
@@ -348,8 +316,15 @@ final class StreamResyncs implements AutoCloseable {
             signals.end(c, request.id(), SignalTable.State.FAILED, 0, 0, problem.get());
             return;
         }
-        Job next = new Job(request, parts);
-        String[] after = request.afterKey();
+        if (request.keys() != null && parts.size() != 1) {
+            String why = "repairing rows by key is built for a table whose rows the stream sends under one name; " + request.target()
+                    + "'s partitions are published as themselves: re-sync the whole table";
+            LOG.warn("Cannot repair {} (request {}): {}", request.target(), request.id(), why);
+            signals.end(c, request.id(), SignalTable.State.FAILED, 0, 0, why);
+            return;
+        }
+        ResyncJob next = new ResyncJob(request, parts);
+        String[] after = request.keys() != null ? null : request.afterKey(); // a repair that stopped starts over: its rows are few
         if (after != null && after.length > 0) {
             // Progress: the part being re-synced (an oid) and the key copied through in it, if any.
             long oid = Long.parseLong(after[0]);
@@ -365,7 +340,8 @@ final class StreamResyncs implements AutoCloseable {
         job = next;
         SourceMeters.RESYNC_RUNNING.labelValues(pipeline).set(1);
         signals.progress(c, request.id(), after, next.rows, next.chunks);
-        LOG.info("Re-syncing {} while streaming (request {}{})", request.target(), request.id(),
+        LOG.info("{} {} while streaming (request {}{})", request.keys() == null ? "Re-syncing" : "Repairing " + request.keys().length
+                + " rows of", request.target(), request.id(),
                 next.afterKey == null ? "" : ", going on after the " + next.chunks + " chunks copied before");
     }
 
@@ -377,6 +353,10 @@ final class StreamResyncs implements AutoCloseable {
         job.keyColumns = d.keyColumns();
         job.keyOrder = d.keyOrder();
         job.fromKey = d.fromKey();
+        if (job.keys != null && job.keys.stream().anyMatch(k -> k.length != d.shape().keys().length)) {
+            throw new IllegalStateException("the request's keys have other than the " + d.shape().keys().length + " columns of "
+                    + job.request.target() + "'s key " + d.keyColumns());
+        }
         changed.clear();
         recent.watchFromNow();
     }

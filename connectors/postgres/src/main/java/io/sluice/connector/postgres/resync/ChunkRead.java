@@ -67,6 +67,28 @@ public final class ChunkRead {
             }
             return "SELECT " + select + " FROM " + (only ? "ONLY " : "") + quoted + where + " ORDER BY " + key + " LIMIT ?";
         }
+
+        /** The query of the rows with given keys: one text array per key column, bound in key order. */
+        String keysSql() {
+            StringJoiner select = new StringJoiner(", ");
+            for (int i = 0; i < columns.size(); i++) {
+                select.add(Identifiers.quote(columns.get(i)) + "::text AS \"$" + i + "\"");
+            }
+            StringJoiner key = new StringJoiner(", ");
+            StringJoiner given = new StringJoiner(", ");
+            StringJoiner arrays = new StringJoiner(", ");
+            StringJoiner names = new StringJoiner(", ");
+            for (int i = 0; i < keys.length; i++) {
+                key.add(Identifiers.quote(columns.get(keys[i])));
+                given.add("x.a" + i + "::" + keyTypes.get(i));
+                arrays.add("?::text[]");
+                names.add("a" + i);
+            }
+            String rowKey = keys.length == 1 ? key.toString() : "(" + key + ")";
+            String where = (filter == null ? "" : "(" + filter + ") AND ") + rowKey + " IN (SELECT " + given + " FROM unnest(" + arrays
+                    + ") AS x(" + names + "))";
+            return "SELECT " + select + " FROM " + (only ? "ONLY " : "") + quoted + " WHERE " + where + " ORDER BY " + key;
+        }
     }
 
     /**
@@ -101,6 +123,44 @@ public final class ChunkRead {
      * watermark, in one transaction on {@code c}, which must be a primary's.
      */
     public static Chunk read(Connection c, Shape shape, String[] afterKey, int limit, String pipeline) throws SQLException {
+        return inSnapshot(c, pipeline, () -> {
+            PreparedStatement s = c.prepareStatement(shape.sql(afterKey == null));
+            int p = 1;
+            for (int i = 0; afterKey != null && i < shape.keys().length; i++) {
+                s.setString(p++, afterKey[i]);
+            }
+            s.setInt(p, limit);
+            s.setFetchSize(Math.min(limit, 2000));
+            return s;
+        }, shape.columns().size(), rows -> rows.size() < limit);
+    }
+
+    /**
+     * Reads the rows with these keys (texts per key column, in key order) and writes the
+     * watermark, as {@link #read} does; {@code last}: the chunk ends the request.
+     */
+    public static Chunk readKeys(Connection c, Shape shape, List<String[]> keys, boolean last, String pipeline) throws SQLException {
+        return inSnapshot(c, pipeline, () -> {
+            PreparedStatement s = c.prepareStatement(shape.keysSql());
+            for (int i = 0; i < shape.keys().length; i++) {
+                String[] column = new String[keys.size()];
+                for (int r = 0; r < column.length; r++) {
+                    column[r] = keys.get(r)[i];
+                }
+                s.setArray(i + 1, c.createArrayOf("text", column));
+            }
+            s.setFetchSize(2000);
+            return s;
+        }, shape.columns().size(), rows -> last);
+    }
+
+    @FunctionalInterface
+    private interface Query {
+        PreparedStatement prepare() throws SQLException;
+    }
+
+    private static Chunk inSnapshot(Connection c, String pipeline, Query query, int width,
+                                    java.util.function.Predicate<List<String[]>> complete) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         c.setAutoCommit(false);
         c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -112,22 +172,13 @@ public final class ChunkRead {
                 seen = VisibleTransactions.of(rs.getString(1), Lsn.parse(rs.getString(2)));
             }
             List<String[]> rows = new ArrayList<>();
-            try (PreparedStatement s = c.prepareStatement(shape.sql(afterKey == null))) {
-                int p = 1;
-                for (int i = 0; afterKey != null && i < shape.keys().length; i++) {
-                    s.setString(p++, afterKey[i]);
-                }
-                s.setInt(p, limit);
-                s.setFetchSize(Math.min(limit, 2000));
-                int n = shape.columns().size();
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        String[] row = new String[n];
-                        for (int i = 0; i < n; i++) {
-                            row[i] = rs.getString(i + 1);
-                        }
-                        rows.add(row);
+            try (PreparedStatement s = query.prepare(); ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    String[] row = new String[width];
+                    for (int i = 0; i < width; i++) {
+                        row[i] = rs.getString(i + 1);
                     }
+                    rows.add(row);
                 }
             }
             String marker = pipeline + "/" + UUID.randomUUID();
@@ -143,7 +194,7 @@ public final class ChunkRead {
                 s.execute();
             }
             c.commit();
-            return new Chunk(rows, seen, marker, rows.size() < limit);
+            return new Chunk(rows, seen, marker, complete.test(rows));
         } catch (SQLException | RuntimeException e) {
             try {
                 c.rollback();

@@ -52,9 +52,10 @@ public final class SignalTable {
      *
      * @param afterKey     the key (as text, per key column) the re-sync has copied through durably; null before its first chunk
      * @param subscription the webhook subscription the copied rows are for alone (a backfill); null for every target
+     * @param keys         the rows to re-sync, by key (as text, per key column), for a repair; null for the whole table
      */
     public record Request(long id, String pipeline, String target, String subscription, State state, String[] afterKey, long rows,
-                          long chunks, String requestedAt, String updatedAt, String message) {
+                          long chunks, String requestedAt, String updatedAt, String message, String[][] keys) {
     }
 
     private final String table;
@@ -85,6 +86,7 @@ public final class SignalTable {
                 + "  kind text NOT NULL CHECK (kind IN ('resync')),\n"
                 + "  target text NOT NULL,\n"
                 + "  subscription text,\n"
+                + "  keys text[],\n"
                 + "  state text NOT NULL DEFAULT 'requested' CHECK (state IN ('requested', 'running', 'done', 'failed')),\n"
                 + "  after_key text[],\n"
                 + "  rows_copied bigint NOT NULL DEFAULT 0,\n"
@@ -112,7 +114,7 @@ public final class SignalTable {
      */
     public Optional<String> ensure(Connection c) throws SQLException {
         boolean exists = exists(c);
-        if (exists && hasSubscriptionColumn(c)) {
+        if (exists && hasColumn(c, "subscription") && hasColumn(c, "keys")) {
             return Optional.empty();
         }
         boolean autoCommit = c.getAutoCommit();
@@ -121,8 +123,9 @@ public final class SignalTable {
             // One creator at a time: two pipelines starting together would race on CREATE ... IF NOT EXISTS.
             s.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('sluice_signals.requests'))");
             if (exists) {
-                // Made by a version before backfills: the column a backfill's request names its subscription in.
-                s.execute("ALTER TABLE " + quoted + " ADD COLUMN IF NOT EXISTS subscription text");
+                // Made by a version before backfills (the column a backfill's request names its subscription in) or before
+                // repairs (the keys a repair re-syncs).
+                s.execute("ALTER TABLE " + quoted + " ADD COLUMN IF NOT EXISTS subscription text, ADD COLUMN IF NOT EXISTS keys text[]");
             } else {
                 for (String statement : createSql().split(";\n")) {
                     s.execute(statement);
@@ -135,8 +138,9 @@ public final class SignalTable {
             if ("42501".equals(e.getSQLState())) {
                 String user = c.getMetaData().getUserName();
                 return Optional.of(exists
-                        ? "User " + user + " may not add the column subscription to the signal table " + table + " (" + e.getMessage()
-                                + "): have its owner run ALTER TABLE " + quoted + " ADD COLUMN subscription text"
+                        ? "User " + user + " may not add the columns subscription and keys to the signal table " + table + " ("
+                                + e.getMessage() + "): have its owner run ALTER TABLE " + quoted
+                                + " ADD COLUMN IF NOT EXISTS subscription text, ADD COLUMN IF NOT EXISTS keys text[]"
                         : "User " + user + " may not create the signal table " + table + " (" + e.getMessage() + "): have a user that "
                                 + "may create it run\n" + createSql() + ";\nand GRANT SELECT, INSERT, UPDATE ON " + quoted + " TO " + user
                                 + ", or set signal.table to a table it may write, or to nothing to take no requests (no `sluice resync`)");
@@ -147,10 +151,11 @@ public final class SignalTable {
         }
     }
 
-    private boolean hasSubscriptionColumn(Connection c) throws SQLException {
+    private boolean hasColumn(Connection c, String column) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = "
-                + "pg_catalog.to_regclass(?) AND attname = 'subscription' AND NOT attisdropped)")) {
+                + "pg_catalog.to_regclass(?) AND attname = ? AND NOT attisdropped)")) {
             s.setString(1, quoted);
+            s.setString(2, column);
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 return rs.getBoolean(1);
@@ -169,12 +174,21 @@ public final class SignalTable {
      * @param subscription the webhook subscription the rows are for alone (a backfill); null for every target
      */
     public long request(Connection c, String pipeline, String target, String subscription) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + quoted + " (pipeline, kind, target, subscription) "
-                + "VALUES (?, ?, ?, ?) RETURNING id")) {
+        return request(c, pipeline, target, subscription, null);
+    }
+
+    /**
+     * Asks {@code pipeline} to re-sync rows of {@code target}: those with these keys (texts per key
+     * column, in key order), or all when null; the request's id.
+     */
+    public long request(Connection c, String pipeline, String target, String subscription, String[][] keys) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO " + quoted + " (pipeline, kind, target, subscription, keys) "
+                + "VALUES (?, ?, ?, ?, ?) RETURNING id")) {
             s.setString(1, pipeline);
             s.setString(2, RESYNC);
             s.setString(3, target);
             s.setString(4, subscription);
+            s.setArray(5, keys == null ? null : c.createArrayOf("text", keys));
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 return rs.getLong(1);
@@ -201,7 +215,7 @@ public final class SignalTable {
     private List<Request> read(Connection c, String where, String pipeline, Long id) throws SQLException {
         List<Request> out = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement("SELECT id, pipeline, target, state, after_key, rows_copied, chunks, "
-                + "requested_at::text, updated_at::text, message, subscription FROM " + quoted + " WHERE kind = 'resync' AND " + where)) {
+                + "requested_at::text, updated_at::text, message, subscription, keys FROM " + quoted + " WHERE kind = 'resync' AND " + where)) {
             if (pipeline != null) {
                 s.setString(1, pipeline);
             } else {
@@ -210,13 +224,22 @@ public final class SignalTable {
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     Array key = rs.getArray(5);
+                    Array keys = rs.getArray(12);
                     out.add(new Request(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getString(11), State.of(rs.getString(4)),
                             key == null ? null : (String[]) key.getArray(), rs.getLong(6), rs.getLong(7), rs.getString(8),
-                            rs.getString(9), rs.getString(10)));
+                            rs.getString(9), rs.getString(10), keys == null ? null : keys(keys.getArray())));
                 }
             }
         }
         return out;
+    }
+
+    /** The keys of a repair as the driver reads them: a two-dimensional text array (an empty one reads as one dimension). */
+    private static String[][] keys(Object array) {
+        if (array instanceof String[][] twoD) {
+            return twoD;
+        }
+        return new String[0][];
     }
 
     /** Records a request's progress: copied durably through {@code afterKey}. */

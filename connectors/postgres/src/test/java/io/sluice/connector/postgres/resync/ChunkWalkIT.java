@@ -63,15 +63,7 @@ class ChunkWalkIT {
         String filter = filtered ? "k2 % 3 <> 0" : null;
         try (Connection c = db.connect()) {
             c.createStatement().execute("TRUNCATE walk");
-            try (PreparedStatement insert = c.prepareStatement("INSERT INTO walk VALUES (?, ?, ?)")) {
-                for (Key k : keys) {
-                    insert.setString(1, k.k1());
-                    insert.setLong(2, k.k2());
-                    insert.setString(3, k.k1() + "/" + k.k2());
-                    insert.addBatch();
-                }
-                insert.executeBatch();
-            }
+            insert(c, keys);
             List<String> expected = new ArrayList<>();
             try (ResultSet rs = c.createStatement().executeQuery("SELECT k1, k2::text AS t2, v FROM walk" + (filter == null ? "" : " WHERE " + filter)
                     + " ORDER BY k1, k2")) {
@@ -97,6 +89,57 @@ class ChunkWalkIT {
             }
             assertThat(read).isEqualTo(expected);
             assertThat(c.getAutoCommit()).as("the connection is left as it was").isTrue();
+        }
+    }
+
+    /**
+     * A repair's keys, written into the signal table as text and read back (a two-dimensional
+     * array: quotes, braces, commas, backslashes and blanks in it), find exactly the rows with
+     * those keys that the filter takes, and none of the keys asked for that the table lacks.
+     */
+    @Property(tries = 60)
+    void keysThroughTheSignalTableFindTheirRows(@ForAll("keys") List<Key> keys, @ForAll("keys") List<Key> absent,
+                                                 @ForAll boolean filtered) throws Exception {
+        String filter = filtered ? "k2 % 3 <> 0" : null;
+        SignalTable signals = new SignalTable("walk_signals.requests");
+        try (Connection c = db.connect()) {
+            c.createStatement().execute("TRUNCATE walk");
+            assertThat(signals.ensure(c)).isEmpty();
+            insert(c, keys);
+            List<Key> asked = new ArrayList<>(keys.subList(0, keys.size() / 2));
+            absent.stream().filter(k -> !keys.contains(k)).forEach(asked::add);
+            String[][] texts = asked.stream().map(k -> new String[] {k.k1(), Long.toString(k.k2())}).toArray(String[][]::new);
+            long id = signals.request(c, "walk", "public.walk", null, texts);
+            SignalTable.Request request = signals.get(c, id).orElseThrow();
+            assertThat(request.keys()).isDeepEqualTo(texts);
+
+            ChunkRead.Shape shape = new ChunkRead.Shape("public.walk", true, List.of("k1", "k2", "v"), new int[] {0, 1},
+                    List.of("text", "bigint"), filter);
+            ChunkRead.Chunk chunk = ChunkRead.readKeys(c, shape, Arrays.asList(request.keys()), true, "walk");
+            java.util.Set<String> found = new java.util.HashSet<>();
+            chunk.rows().forEach(r -> found.add(r[0] + "|" + r[1]));
+            java.util.Set<String> expected = new java.util.HashSet<>();
+            for (Key k : keys.subList(0, keys.size() / 2)) {
+                if (!filtered || k.k2() % 3 != 0) {
+                    expected.add(k.k1() + "|" + k.k2());
+                }
+            }
+            assertThat(found).isEqualTo(expected);
+            assertThat(chunk.rows()).hasSize(expected.size());
+            assertThat(chunk.complete()).isTrue();
+            c.createStatement().execute("TRUNCATE walk_signals.requests");
+        }
+    }
+
+    private static void insert(Connection c, List<Key> keys) throws Exception {
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO walk VALUES (?, ?, ?)")) {
+            for (Key k : keys) {
+                insert.setString(1, k.k1());
+                insert.setLong(2, k.k2());
+                insert.setString(3, k.k1() + "/" + k.k2());
+                insert.addBatch();
+            }
+            insert.executeBatch();
         }
     }
 }
