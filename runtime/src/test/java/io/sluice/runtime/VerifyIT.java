@@ -102,8 +102,10 @@ class VerifyIT {
 
     /**
      * While {@code sluice run} streams a pgbench workload of about 1,000 rows/s and a second one
-     * that updates rows with out-of-line (TOAST) values it does not send again: five verifies in a
-     * row find every table equal, the keyless history (only ever inserted into) among them, and
+     * that updates rows with out-of-line (TOAST) values it does not send again, moves rows between
+     * partitions (each its own table, as {@code sluice run} publishes them into PostgreSQL), into and out of a row filter, and updates a table
+     * whose key is anonymized and one with an anonymized column: five verifies in a row find every
+     * table equal, the keyless history (only ever inserted into) among them, and
      * the pipeline's slot stays the only one once they are done. Rows deleted, changed and added
      * behind Sluice's back on the target in three tables are then named, exit 1, while the
      * workload goes on; {@code --repair} re-syncs those rows through the pipeline (the one only the
@@ -116,9 +118,23 @@ class VerifyIT {
         Pgbench pgbench = Pgbench.locate();
         List<Process> workloads = new ArrayList<>();
         CompletableFuture<Void> stop = new CompletableFuture<>();
-        String[] pipeline = {"--source", SluiceRuns.url(source), "--target", SluiceRuns.url(target), "--name", "verifiedlive",
-                "--offsets", work.resolve("live.offsets").toString()};
+        Path config = work.resolve("live.yaml");
+        String[] pipeline = {"--config", config.toString(), "--offsets", work.resolve("live.offsets").toString()};
         try {
+            Files.writeString(config, """
+                    name: verifiedlive
+                    source:
+                      url: %s
+                      table.filter:
+                        public.tickets: state = 'open'
+                    target:
+                      url: %s
+                    transforms:
+                      transforms: anonymize
+                      transforms.anonymize.type: io.sluice.transforms.anonymize.Anonymize
+                      transforms.anonymize.secret: a secret for this test only
+                      transforms.anonymize.rules: public.people.email = email; public.codes.code = hash
+                    """.formatted(SluiceRuns.url(source), SluiceRuns.url(target)));
             pgbench.run(source, "-i", "-q", "-s", "2");
             // Accounts the workload never picks (it draws from 1 to 200,000): changed behind Sluice's back, they stay changed.
             source.execute("INSERT INTO pgbench_accounts SELECT g, 1, 0, 'beyond the workload' FROM generate_series(200001, 200100) g",
@@ -127,11 +143,35 @@ class VerifyIT {
                     "INSERT INTO docs SELECT g, 0, (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 1250)) "
                             + "FROM generate_series(1, 200) g",
                     "CREATE TABLE notes (id int PRIMARY KEY, note text)",
-                    "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 5000) g");
+                    "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 5000) g",
+                    // Published through its root: rows move between partitions (their key changes with them).
+                    "CREATE TABLE orders_p (id int, region text, amount int, PRIMARY KEY (id, region)) PARTITION BY LIST (region)",
+                    "CREATE TABLE orders_p_eu PARTITION OF orders_p FOR VALUES IN ('eu')",
+                    "CREATE TABLE orders_p_us PARTITION OF orders_p FOR VALUES IN ('us')",
+                    "INSERT INTO orders_p SELECT g, (ARRAY['eu', 'us'])[1 + g % 2], g FROM generate_series(1, 300) g",
+                    // Filtered: rows move into the filter and out of it.
+                    "CREATE TABLE tickets (id int PRIMARY KEY, state text NOT NULL, n int NOT NULL)",
+                    "INSERT INTO tickets SELECT g, (ARRAY['open', 'closed'])[1 + g % 2], 0 FROM generate_series(1, 300) g",
+                    "ALTER TABLE tickets REPLICA IDENTITY FULL", // a filter on a column outside the key needs it
+                    // Anonymized key: compared as a whole, by the key it has on the source.
+                    "CREATE TABLE codes (code text PRIMARY KEY, n int NOT NULL)",
+                    "INSERT INTO codes SELECT 'code ' || g, 0 FROM generate_series(1, 300) g",
+                    // An anonymized column: left out.
+                    "CREATE TABLE people (id int PRIMARY KEY, email text NOT NULL, n int NOT NULL)",
+                    "INSERT INTO people SELECT g, 'p' || g || '@shop.test', 0 FROM generate_series(1, 300) g");
             Path touch = work.resolve("touch.sql");
-            Files.writeString(touch, "\\set id random(1, 200)\nUPDATE docs SET n = n + 1 WHERE id = :id;\n");
+            Files.writeString(touch, """
+                    \\set id random(1, 200)
+                    \\set other random(1, 300)
+                    UPDATE docs SET n = n + 1 WHERE id = :id;
+                    UPDATE orders_p SET region = CASE region WHEN 'eu' THEN 'us' ELSE 'eu' END, amount = amount + 1 WHERE id = :other;
+                    UPDATE tickets SET state = CASE state WHEN 'open' THEN 'closed' ELSE 'open' END, n = n + 1 WHERE id = :other;
+                    UPDATE codes SET n = n + 1 WHERE code = 'code ' || :other;
+                    UPDATE people SET n = n + 1, email = 'q' || n || '@shop.test' WHERE id = :other;
+                    """);
             CompletableFuture<Result> run = SluiceRuns.start(stop, SluiceRuns.with(new String[] {"run"}, pipeline));
             SluiceRuns.awaitSame(source, "SELECT count(*) FROM docs", target, "SELECT count(*) FROM docs", run, "the snapshot");
+            SluiceRuns.waitFor(() -> source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE active") == 1, run, "streaming");
             workloads.add(pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "250", "-T", "3600"));
             workloads.add(pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "1", "-R", "50", "-T", "3600", "-f",
                     touch.toString()));
@@ -140,8 +180,9 @@ class VerifyIT {
                 Result equal = verify(pipeline);
                 assertThat(equal.exit()).as("verify %d: %s%s", i + 1, equal.out(), equal.err()).isZero();
                 assertThat(equal.out()).contains("The pipeline is streaming", "public.pgbench_accounts: equal (200100 rows)",
-                        "public.docs: equal (200 rows)", "public.notes: equal (5000 rows)", "; no key: compared as a whole)",
-                        "6 tables equal");
+                        "public.docs: equal (200 rows)", "public.notes: equal (5000 rows)", "public.orders_p_eu: equal (",
+                        "public.orders_p_us: equal (", "public.tickets: equal (", "public.codes: equal (300 rows; no key: compared as a whole)",
+                        "public.people: equal (300 rows)", "not compared: email (anonymized)", "11 tables equal");
             }
             assertThat(source.queryLong("SELECT count(*) FROM pgbench_history")).as("the workload ran meanwhile").isGreaterThan(historyBefore);
             assertThat(source.queryLong("SELECT sum(n) FROM docs")).as("the TOAST rows were updated meanwhile").isPositive();
@@ -165,7 +206,7 @@ class VerifyIT {
                     .get(300, TimeUnit.SECONDS);
             assertThat(repaired.exit()).as(repaired.out() + repaired.err()).isZero();
             assertThat(repaired.out()).contains("Repairing 3 rows of public.pgbench_accounts", "Repairing 2 rows of public.notes",
-                    "Repairing 1 row of public.docs", "Comparing again after the repair:", "6 tables equal");
+                    "Repairing 1 row of public.docs", "Comparing again after the repair:", "11 tables equal");
             Result after = verify(pipeline);
             assertThat(after.exit()).as(after.out() + after.err()).isZero();
             assertThat(target.queryLong("SELECT count(*) FROM notes WHERE id = 900001")).as("the row only the target had").isZero();

@@ -83,14 +83,18 @@ final class TableComparison {
             return Outcome.unsettled(t, window.unsettled());
         }
         ColumnTypes types = ColumnTypes.of(source, t.source());
-        String exclude = t.keyed() ? KeySet.notAmong(t.key(), types.of(t.key()), window.touched().keySet()) : null;
+        // Keys the window touched leave the sums: of both sides when rows are matched by key, of the source's alone when the
+        // table is compared as a whole (the target's rows cannot be told by key), where their last images join instead.
+        String exclude = KeySet.notAmong(t.sourceKey(), types.of(t.sourceKey()), window.touched().keySet());
         TableSide s = new TableSide(source, t.source(), t.columns(), t.filter(), exclude);
-        TableSide d = new TableSide(target, t.target(), t.columns(), null, exclude);
-        TableSide.Sums sourceSums = s.total();
-        TableSide.Sums targetSums = d.total();
+        TableSide d = new TableSide(target, t.target(), t.columns(), null, t.keyed() ? exclude : null);
+        BothSides.Results<TableSide.Sums> totals = BothSides.run(s::total, d::total);
+        TableSide.Sums sourceSums = totals.source();
+        TableSide.Sums targetSums = totals.target();
         Differences found = new Differences();
         if (!t.keyed()) {
-            TouchedRows.Delta added = TouchedRows.sums(t, types, window.added(), source);
+            TouchedRows.Delta added = window.touched().isEmpty() ? TouchedRows.sums(t, types, window.added(), source)
+                    : TouchedRows.lastImages(t, types, window, source);
             TouchedRows.Delta removed = TouchedRows.sums(t, types, window.removed(), source);
             sourceSums = new TableSide.Sums(sourceSums.rows() + added.rows() - removed.rows(),
                     sourceSums.hash().add(added.hash()).subtract(removed.hash()));
@@ -116,18 +120,21 @@ final class TableComparison {
                 return;
             }
             TableSide larger = sourceRows >= targetRows ? s : d;
-            List<String> bounds = depth >= DEPTH ? List.of()
-                    : larger.bounds(column, types.collatable(column), Math.max(1000, Math.max(sourceRows, targetRows) / RANGES + 1), range);
-            bounds = bounds.stream().filter(b -> !b.equals(low)).toList(); // a part from low up to before low is empty
+            List<String> bounds = (depth >= DEPTH ? List.<String>of()
+                    : larger.bounds(column, types.collatable(column), Math.max(1000, Math.max(sourceRows, targetRows) / RANGES + 1), range))
+                    .stream().filter(b -> !b.equals(low)).toList(); // a part from low up to before low is empty
             if (bounds.isEmpty()) {
                 found.ranges.add(describe(column, low, high)); // one value of the first column holds that many rows
                 return;
             }
-            Map<Integer, TableSide.Sums> here = s.ranges(column, types.type(column), types.collatable(column), bounds, range);
-            Map<Integer, TableSide.Sums> there = d.ranges(column, types.type(column), types.collatable(column), bounds, range);
-            Set<Integer> parts = new TreeSet<>(here.keySet());
-            parts.addAll(there.keySet());
-            for (int p : parts) {
+            BothSides.Results<Map<Integer, TableSide.Sums>> parts = BothSides.run(
+                    () -> s.ranges(column, types.type(column), types.collatable(column), bounds, range),
+                    () -> d.ranges(column, types.type(column), types.collatable(column), bounds, range));
+            Map<Integer, TableSide.Sums> here = parts.source();
+            Map<Integer, TableSide.Sums> there = parts.target();
+            Set<Integer> differing = new TreeSet<>(here.keySet());
+            differing.addAll(there.keySet());
+            for (int p : differing) {
                 if (!Objects.equals(here.get(p), there.get(p))) {
                     range(p == 0 ? low : bounds.get(p - 1), p == bounds.size() ? high : bounds.get(p), rowsOf(here.get(p)),
                             rowsOf(there.get(p)), depth + 1);
@@ -136,8 +143,9 @@ final class TableComparison {
         }
 
         private void rows(String range) throws SQLException {
-            Map<List<String>, Long> here = s.rows(t.key(), range);
-            Map<List<String>, Long> there = d.rows(t.key(), range);
+            BothSides.Results<Map<List<String>, Long>> rows = BothSides.run(() -> s.rows(t.key(), range), () -> d.rows(t.key(), range));
+            Map<List<String>, Long> here = rows.source();
+            Map<List<String>, Long> there = rows.target();
             Set<List<String>> keys = new HashSet<>(here.keySet());
             keys.addAll(there.keySet());
             for (List<String> k : keys) {

@@ -68,6 +68,18 @@ final class TouchedRows {
         return new Found(expected.size(), held.size());
     }
 
+    /**
+     * Count and hash sum of the touched keys' last images (of a table compared as a whole by a key
+     * it has on the source), over those the row filter keeps: what joins the sums of its other rows.
+     */
+    static Delta lastImages(ComparedTable t, ColumnTypes types, WindowChanges.Folded folded, Connection source) throws SQLException {
+        List<WindowChanges.Touched> touched = new ArrayList<>(folded.touched().values());
+        fillUnsent(t, types, touched, source);
+        List<Map<String, String>> images = new ArrayList<>();
+        touched.stream().filter(k -> k.image() != null).forEach(k -> images.add(k.image()));
+        return sums(t, types, images, source);
+    }
+
     /** Count and hash sum of whole images, over those the row filter keeps. */
     static Delta sums(ComparedTable t, ColumnTypes types, List<Map<String, String>> images, Connection source) throws SQLException {
         long rows = 0;
@@ -128,7 +140,8 @@ final class TouchedRows {
             throws SQLException {
         StringJoiner row = new StringJoiner(", ", "pg_catalog.hashtextextended(ROW(", ")::text, 0)");
         t.columns().forEach(c -> row.add("t." + Identifiers.quote(c)));
-        return byKey(t, types, touched.stream().map(WindowChanges.Touched::key).toList(), target, t.target(), row.toString(), rs -> rs.getLong(1));
+        return byKey(t.key(), types, touched.stream().map(WindowChanges.Touched::key).toList(), target, t.target(), row.toString(),
+                rs -> rs.getLong(1));
     }
 
     /** Values the stream did not send (unchanged since the point): read from the snapshot's row of the key's origin. */
@@ -145,7 +158,7 @@ final class TouchedRows {
         }
         StringJoiner values = new StringJoiner(", ");
         t.columns().forEach(c -> values.add("t." + Identifiers.quote(c) + "::text"));
-        Map<List<String>, String[]> rows = byKey(t, types, origins, source, t.source(), values.toString(), rs -> {
+        Map<List<String>, String[]> rows = byKey(t.sourceKey(), types, origins, source, t.source(), values.toString(), rs -> {
             String[] v = new String[t.columns().size()];
             for (int i = 0; i < v.length; i++) {
                 v[i] = rs.getString(i + 1);
@@ -170,8 +183,8 @@ final class TouchedRows {
     }
 
     /** Reads what {@code select} gives of the rows of {@code table} with these keys, by key. */
-    private static <V> Map<List<String>, V> byKey(ComparedTable t, ColumnTypes types, List<List<String>> keys, Connection c, String table,
-                                                  String select, Reader<V> reader) throws SQLException {
+    private static <V> Map<List<String>, V> byKey(List<String> keyColumns, ColumnTypes types, List<List<String>> keys, Connection c,
+                                                  String table, String select, Reader<V> reader) throws SQLException {
         Map<List<String>, V> out = new HashMap<>();
         if (keys.isEmpty()) {
             return out;
@@ -179,14 +192,14 @@ final class TouchedRows {
         StringJoiner unnest = new StringJoiner(", ");
         StringJoiner names = new StringJoiner(", ");
         StringJoiner match = new StringJoiner(" AND ");
-        for (int i = 0; i < t.key().size(); i++) {
+        for (int i = 0; i < keyColumns.size(); i++) {
             unnest.add("?::text[]");
             names.add("a" + i);
-            match.add("t." + Identifiers.quote(t.key().get(i)) + " = x.a" + i + "::" + types.type(t.key().get(i)));
+            match.add("t." + Identifiers.quote(keyColumns.get(i)) + " = x.a" + i + "::" + types.type(keyColumns.get(i)));
         }
         try (PreparedStatement s = c.prepareStatement("SELECT " + select + ", x.i FROM unnest(" + unnest + ") WITH ORDINALITY AS x("
                 + names + ", i) JOIN " + table + " t ON " + match)) {
-            for (int i = 0; i < t.key().size(); i++) {
+            for (int i = 0; i < keyColumns.size(); i++) {
                 String[] values = new String[keys.size()];
                 for (int r = 0; r < keys.size(); r++) {
                     values[r] = keys.get(r).get(i);

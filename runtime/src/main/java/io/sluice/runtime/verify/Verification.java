@@ -95,10 +95,13 @@ public final class Verification {
                 err.println("sluice verify: the pipeline selects no table on the source: nothing to compare");
                 return CANNOT;
             }
-            boolean streaming = SourcePoint.streaming(config, catalog);
+            boolean slotInUse = SourcePoint.streaming(config, catalog);
+            boolean streaming = slotInUse && state.recordsPositions(sink, spec.sourceName());
             out.println(streaming ? "The pipeline is streaming: source and target are compared at one point, the changes after it "
-                    + "accounted for" : "The pipeline is not streaming (slot " + config.slotName() + " is not in use): the target is "
-                    + "compared as it is with the source as it is now; changes the pipeline has not applied show as differences");
+                    + "accounted for" : (slotInUse ? "The target records no source position of pipeline " + spec.name() + " (a Kafka "
+                    + "Connect sink keeps Kafka offsets instead)" : "The pipeline is not streaming (slot "
+                    + config.slotName() + " is not in use)") + ": the target is compared as it is with the source as it is now; changes "
+                    + "the pipeline has not applied show as differences");
             Map<ComparedTable, TableComparison.Outcome> outcomes = compareAll(config, state, streaming, spec.sourceName(), tables, catalog,
                     sink, waitMillis);
             int result = report(outcomes, out);
@@ -150,13 +153,15 @@ public final class Verification {
                 long heartbeat = point.commitOf(point.mark(config.topicPrefix()), waitMillis);
                 awaitApplied(state, sink, source, heartbeat, waitMillis);
             }
-            try (Statement s = sink.createStatement()) {
-                s.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+            long applied = streaming ? wholeSnapshot(state, sink, source, waitMillis) : 0;
+            if (!streaming) {
+                try (Statement s = sink.createStatement()) {
+                    s.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+                }
             }
             try {
                 Map<String, List<SourceChanges.Table>> carried = Map.of();
                 if (streaming) {
-                    long applied = state.appliedThrough(sink, source);
                     carried = byTable(point.readThrough(applied, waitMillis), tables, catalog);
                 }
                 for (ComparedTable t : tables) {
@@ -172,11 +177,42 @@ public final class Verification {
         return out;
     }
 
+    /**
+     * Opens the target's repeatable-read transaction at a moment it holds whole source
+     * transactions only (a batch of the pipeline may end inside one, and the next one completes
+     * it soon after); the commit position it has applied through.
+     */
+    private static long wholeSnapshot(PostgresTargetState state, Connection sink, String source, long waitMillis) throws SQLException {
+        long deadline = System.nanoTime() + waitMillis * 1_000_000L;
+        while (true) {
+            try (Statement s = sink.createStatement()) {
+                s.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+            }
+            PostgresTargetState.Applied applied = state.appliedThrough(sink, source);
+            if (applied.whole()) {
+                return applied.commitLsn();
+            }
+            try (Statement s = sink.createStatement()) {
+                s.execute("ROLLBACK");
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the target was inside a source transaction each time it was read for " + waitMillis / 1000
+                        + " s (one too large for a batch?): give it longer with --wait");
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the target", e);
+            }
+        }
+    }
+
     /** Waits until the target has applied everything through {@code commitLsn}. */
     private static void awaitApplied(PostgresTargetState state, Connection sink, String source, long commitLsn, long waitMillis)
             throws SQLException {
         long deadline = System.nanoTime() + waitMillis * 1_000_000L;
-        while (Long.compareUnsigned(state.appliedThrough(sink, source), commitLsn) < 0) {
+        while (Long.compareUnsigned(state.appliedThrough(sink, source).commitLsn(), commitLsn) < 0) {
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("the target has not applied the source's changes through " + Lsn.format(commitLsn)
                         + " within " + waitMillis / 1000 + " s: is the pipeline keeping up (sluice status)? Give it longer with --wait");
@@ -265,6 +301,7 @@ public final class Verification {
                 compared.add(c);
             }
         }
+        List<String> sourceKey = key;
         if (key.stream().anyMatch(k -> !compared.contains(k))) {
             leftOut.add("its key is anonymized: rows compared as a whole");
             key = List.of();
@@ -273,7 +310,7 @@ public final class Verification {
                 .replace("${topic}", TopicNames.forTable(prefix, t.schema(), t.name()));
         int dot = name.indexOf('.');
         String targetTable = dot < 0 ? Identifiers.quote("public", name) : Identifiers.quote(name.substring(0, dot), name.substring(dot + 1));
-        return new ComparedTable(t.schema() + "." + t.name(), quoted, targetTable, key, compared, leftOut, t.rowFilter());
+        return new ComparedTable(t.schema() + "." + t.name(), quoted, targetTable, key, compared, leftOut, t.rowFilter(), sourceKey);
     }
 
     private static boolean changes(List<AnonymizeConfig> anonymized, String schema, String table, String column) {

@@ -13,9 +13,11 @@ import io.sluice.connector.postgres.SourceChanges;
  * comparison: the target holds the source's snapshot with those changes on top. For a table
  * compared by key, each key a change touched is taken out of the sums of both sides and checked
  * alone: the target must hold the key's last image (or lack it, if its last change deleted it).
- * For a table compared as a whole, the rows the changes added and removed are known when every
- * image is whole (inserts, and updates and deletes under REPLICA IDENTITY FULL), and move the
- * source's sums. Anything else (a truncation, an image without the key, an update of a table
+ * A table compared as a whole whose source rows have a key (one Anonymize changes) is folded by
+ * that key too: the touched keys leave the source's sums and their last images join them. For a
+ * table without a key, the rows the changes added and removed are known when every image is
+ * whole (inserts, and updates and deletes under REPLICA IDENTITY FULL), and move the source's
+ * sums. Anything else (a truncation, an image without the key, an update of a table
  * compared as a whole that sends only the old key) leaves the table unsettled for this round.
  */
 final class WindowChanges {
@@ -64,14 +66,15 @@ final class WindowChanges {
         if (changes.isEmpty()) {
             return Folded.none();
         }
-        return t.keyed() ? byKey(t, changes) : whole(t, changes);
+        // A table compared as a whole whose source rows have a key (anonymized on the target) is folded by that key.
+        return !t.sourceKey().isEmpty() ? byKey(t, t.sourceKey(), changes) : whole(t, changes);
     }
 
-    private static Folded byKey(ComparedTable t, List<SourceChanges.Change> changes) {
+    private static Folded byKey(ComparedTable t, List<String> keyColumns, List<SourceChanges.Change> changes) {
         Map<List<String>, Touched> last = new LinkedHashMap<>();
         for (SourceChanges.Change c : changes) {
-            List<String> from = c.before() == null ? null : key(t, c.before());
-            List<String> to = c.after() == null ? null : key(t, c.after());
+            List<String> from = c.before() == null ? null : key(keyColumns, c.before());
+            List<String> to = c.after() == null ? null : key(keyColumns, c.after());
             if ((c.before() != null && from == null) || (c.after() != null && to == null)) {
                 return unsettled("a change's image lacks its key");
             }
@@ -140,9 +143,9 @@ final class WindowChanges {
     }
 
     /** The key's texts in key order; null when the image lacks one of its columns. */
-    private static List<String> key(ComparedTable t, Map<String, String> image) {
-        List<String> out = new ArrayList<>(t.key().size());
-        for (String column : t.key()) {
+    private static List<String> key(List<String> keyColumns, Map<String, String> image) {
+        List<String> out = new ArrayList<>(keyColumns.size());
+        for (String column : keyColumns) {
             String v = image.get(column);
             if (v == null || v == SourceChanges.UNCHANGED) {
                 return null;

@@ -46,6 +46,13 @@ public final class EventHeaders {
     public static final String KEY_MOVED_AWAY = "sluice.key.moved.away";
 
     /**
+     * On the last event of a source transaction (value {@code true}): a target that has applied
+     * it has the whole transaction, which it records with its position, so that {@code sluice
+     * verify} reads the target only between whole transactions (a batch may end inside one).
+     */
+    public static final String TRANSACTION_END = "sluice.transaction.end";
+
+    /**
      * On a row event whose images hold values their Connect form cannot carry everywhere (array
      * lower bounds other than 1; NaN, ±Infinity and -0 floats, which Kafka's JSON converter loses):
      * where they are and what they are, as JSON ({@link ValueNotes}).

@@ -2,8 +2,11 @@ package io.sluice.connector.postgres;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
+import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.selection.SelectedTable;
 
 /** The tables a pipeline selects on its source, as the command sees them (for {@code sluice verify}). */
@@ -21,9 +24,20 @@ public final class SelectedTables {
     private SelectedTables() {
     }
 
-    /** The tables the configuration selects, as the source has them now. */
+    /**
+     * The tables the configuration selects, as the source has them now and as the stream names
+     * them: a partitioned table once, as its root, when partitions are published through it.
+     */
     public static List<Table> of(PostgresSourceConfig config, Connection source) throws SQLException {
-        return config.tableSelector().select(source, source.getCatalog()).stream()
-                .map((SelectedTable t) -> new Table(t.schema(), t.name(), t.rowFilter(), t.columns())).toList();
+        boolean viaRoot = Publication.viaRootInUse(source, config.publicationName(), config.publicationMode(), config.viaPartitionRoot(),
+                true);
+        Map<String, Table> published = new LinkedHashMap<>();
+        for (SelectedTable t : config.tableSelector().select(source, source.getCatalog())) {
+            boolean asRoot = viaRoot && t.root() != null;
+            String schema = asRoot ? t.rootSchema() : t.schema();
+            String name = asRoot ? t.rootName() : t.name();
+            published.putIfAbsent(schema + "." + name, new Table(schema, name, t.rowFilter(), t.columns()));
+        }
+        return List.copyOf(published.values());
     }
 }

@@ -123,14 +123,32 @@ public final class PostgresTargetState {
     }
 
     /**
-     * The commit position through which the target holds every change of the source, as {@code c}
-     * sees it (read it in the transaction that reads the rows): the newer of the last change
-     * applied and the last heartbeat applied; 0 when it records neither.
+     * Whether the target records the source positions it has applied the source's changes
+     * through (in the transactions that apply them), as the sink does unless it keeps Kafka
+     * offsets instead ({@code position.mode=kafka}, on a Connect cluster).
      */
-    public long appliedThrough(Connection c, String source) throws SQLException {
+    public boolean recordsPositions(Connection c, String source) throws SQLException {
+        return tables.positions().status(c, source).isPresent() || !tables.kafkaOffsets().any(c);
+    }
+
+    /**
+     * How far the target has applied a source's changes.
+     *
+     * @param commitLsn the commit position of the newest transaction it has applied (0: none)
+     * @param whole     whether it holds that transaction whole (a batch may end inside one)
+     */
+    public record Applied(long commitLsn, boolean whole) {
+    }
+
+    /**
+     * How far the target has applied the source's changes, as {@code c} sees it (read it in the
+     * transaction that reads the rows): the newer of the last change applied and the last
+     * heartbeat applied (a transaction of its own, so whole).
+     */
+    public Applied appliedThrough(Connection c, String source) throws SQLException {
         long change = tables.positions().status(c, source).map(a -> a.position().commitLsn()).orElse(0L);
         long beat = tables.positions().heartbeats().readLsn(c, source).orElse(0L);
-        return Long.compareUnsigned(change, beat) >= 0 ? change : beat;
+        return Long.compareUnsigned(change, beat) > 0 ? new Applied(change, tables.positions().whole(c, source)) : new Applied(beat, true);
     }
 
     /** Forgets the source (its position, its snapshot's record and claims; the tables and rows stay); one line per thing forgotten. */

@@ -165,6 +165,7 @@ public final class ChangeRecords {
         } else if (message instanceof Commit c) {
             if (held != null && transaction != null) {
                 held = withConfirm(held, capped(c.endLsn()));
+                held.headers().addBoolean(EventHeaders.TRANSACTION_END, true);
             }
             release();
             lastCompleteEnd = c.endLsn();

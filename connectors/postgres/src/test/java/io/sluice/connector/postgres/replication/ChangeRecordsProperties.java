@@ -91,13 +91,13 @@ class ChangeRecordsProperties {
                     event++;
                     boolean sent = Long.compareUnsigned(finalLsn, skipCommit) < 0 || (finalLsn == skipCommit && event <= skipEvent);
                     if (!sent) {
-                        ofTx.add(new Expected(op, finalLsn, event, previousEnd));
+                        ofTx.add(new Expected(op, finalLsn, event, previousEnd, false));
                     }
                 }
             }
             if (!ofTx.isEmpty()) {
                 Expected last = ofTx.remove(ofTx.size() - 1);
-                ofTx.add(new Expected(last.op(), last.commit(), last.event(), txs.get(t)[1]));
+                ofTx.add(new Expected(last.op(), last.commit(), last.event(), txs.get(t)[1], true));
             }
             expected.addAll(ofTx);
             previousEnd = txs.get(t)[1];
@@ -121,7 +121,8 @@ class ChangeRecordsProperties {
         assertThat(actual).isEqualTo(expected);
     }
 
-    record Expected(String op, long commit, long event, long confirm) {
+    /** @param ends the record says it ends its transaction */
+    record Expected(String op, long commit, long event, long confirm, boolean ends) {
     }
 
     private static Expected observed(SourceRecord r) {
@@ -131,7 +132,7 @@ class ChangeRecordsProperties {
             op = op + "-moved";
         }
         return new Expected(op, (Long) offset.get(ChangeRecords.COMMIT_LSN), (Long) offset.get(ChangeRecords.EVENT),
-                (Long) offset.get(ChangeRecords.CONFIRM_LSN));
+                (Long) offset.get(ChangeRecords.CONFIRM_LSN), r.headers().lastWithName(EventHeaders.TRANSACTION_END) != null);
     }
 
     private static int recordsOf(Change c) {

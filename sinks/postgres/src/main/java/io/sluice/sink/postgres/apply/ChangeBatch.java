@@ -22,13 +22,14 @@ import io.sluice.sink.postgres.state.KafkaOffsets;
  *
  * @param truncated the tables emptied before the changes, quoted, each after ONLY unless partitioned
  * @param positions per source, the newest position among the changes
+ * @param whole     per source, whether the change at that position ends its source transaction
  * @param counts    per source, how many changes were taken (for the position table's statistics)
  * @param offsets   per topic partition, the Kafka offset after the newest change (on Kafka Connect; else empty)
  * @param partitionPositions per topic partition, the source position of its newest change (on Kafka Connect)
  * @param heartbeats per source, its newest heartbeat taken
  * @param changes   changes taken, before coalescing
  */
-record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<String, SourcePosition> positions,
+record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<String, SourcePosition> positions, Map<String, Boolean> whole,
                    Map<String, Long> counts, Map<TopicPartition, Long> offsets, Map<TopicPartition, SourcePosition> partitionPositions,
                    Map<String, AppliedHeartbeats.Beat> heartbeats, long changes) {
 
@@ -47,7 +48,7 @@ record ChangeBatch(List<String> truncated, List<ChangeTable.Sealed> tables, Map<
                 table.apply(c, s, createdStages, queue);
             }
             if (!positions.isEmpty()) {
-                queue.add(s, positionTable.writeSql(positions, counts), rows -> { });
+                queue.add(s, positionTable.writeSql(positions, counts, whole), rows -> { });
             }
             if (!heartbeats.isEmpty()) {
                 queue.add(s, positionTable.heartbeats().writeSql(heartbeats), rows -> { });

@@ -26,6 +26,8 @@ public final class PendingChanges {
     private final Set<String> truncated = new LinkedHashSet<>();
     private final Map<String, SourcePosition> positions = new HashMap<>();
     private final Map<String, Long> counts = new HashMap<>();
+    /** Per source, whether its newest change taken ends its transaction. */
+    private final Map<String, Boolean> whole = new HashMap<>();
     private final Map<TopicPartition, Long> offsets = new HashMap<>();
     private final Map<TopicPartition, SourcePosition> partitionPositions = new HashMap<>();
     private final Map<String, AppliedHeartbeats.Beat> heartbeats = new HashMap<>();
@@ -63,9 +65,21 @@ public final class PendingChanges {
 
     /** A change of a source was taken: the position written with the batch moves on. */
     public void taken(String source, SourcePosition position) {
+        taken(source, position, false);
+    }
+
+    /**
+     * A change of a source was taken: the position written with the batch moves on.
+     *
+     * @param ends whether the change is the last of its source transaction
+     */
+    public void taken(String source, SourcePosition position, boolean ends) {
         if (position != null) {
             positions.merge(source, position, SourcePosition::newer);
             counts.merge(source, 1L, Long::sum);
+            if (positions.get(source).equals(position)) {
+                whole.put(source, ends);
+            }
         }
         touched();
     }
@@ -121,10 +135,11 @@ public final class PendingChanges {
                 sealed.add(s);
             }
         }
-        ChangeBatch batch = new ChangeBatch(List.copyOf(truncated), sealed, Map.copyOf(positions), Map.copyOf(counts),
+        ChangeBatch batch = new ChangeBatch(List.copyOf(truncated), sealed, Map.copyOf(positions), Map.copyOf(whole), Map.copyOf(counts),
                 Map.copyOf(offsets), Map.copyOf(partitionPositions), Map.copyOf(heartbeats), changes);
         truncated.clear();
         positions.clear();
+        whole.clear();
         counts.clear();
         offsets.clear();
         partitionPositions.clear();

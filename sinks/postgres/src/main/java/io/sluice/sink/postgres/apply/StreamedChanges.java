@@ -176,7 +176,7 @@ public final class StreamedChanges implements AutoCloseable {
             pending.takenAt(partition, record.kafkaOffset() + 1, position);
             skips.took(partition, position);
         } else {
-            pending.taken(sourceName, position);
+            pending.taken(sourceName, position, record.headers().lastWithName(EventHeaders.TRANSACTION_END) != null);
         }
     }
 

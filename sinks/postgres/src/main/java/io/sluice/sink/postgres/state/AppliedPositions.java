@@ -57,12 +57,35 @@ public final class AppliedPositions {
     public void ensure(Connection c) throws SQLException {
         OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema), "CREATE TABLE IF NOT EXISTS " + qualified
                 + " (source text PRIMARY KEY, lsn_commit pg_lsn NOT NULL, event bigint NOT NULL, applied_at timestamptz NOT NULL "
-                + "DEFAULT now(), changes bigint NOT NULL DEFAULT 0)");
+                + "DEFAULT now(), changes bigint NOT NULL DEFAULT 0, whole boolean)",
+                "ALTER TABLE " + qualified + " ADD COLUMN IF NOT EXISTS whole boolean");
         heartbeats.ensure(c);
     }
 
     /** What the table says of one source. */
     public record Applied(SourcePosition position, java.time.OffsetDateTime appliedAt, long changes) {
+    }
+
+    /**
+     * Whether the target holds the whole source transaction of the source's position (a batch
+     * may end inside one); true when it does not record it (a target written before it did).
+     */
+    public boolean whole(Connection c, String source) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT whole FROM " + qualified + " WHERE source = ?")) {
+            s.setString(1, source);
+            try (ResultSet rs = s.executeQuery()) {
+                if (!rs.next()) {
+                    return true;
+                }
+                boolean whole = rs.getBoolean(1);
+                return rs.wasNull() || whole;
+            }
+        } catch (SQLException e) {
+            if (MissingRelation.is(e) || "42703".equals(e.getSQLState())) {
+                return true;
+            }
+            throw e;
+        }
     }
 
     /** The row of a source, empty when nothing of it was applied (or the table does not exist). */
@@ -100,7 +123,7 @@ public final class AppliedPositions {
      */
     public void write(Connection c, Map<String, SourcePosition> positions, Map<String, Long> changes) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.executeUpdate(writeSql(positions, changes));
+            s.executeUpdate(writeSql(positions, changes, Map.of()));
         }
     }
 
@@ -108,14 +131,15 @@ public final class AppliedPositions {
      * The statement {@link #write} runs, with the values in it: the streamed changes' applier
      * sends it together with the statements that write the changes, in one round trip.
      */
-    public String writeSql(Map<String, SourcePosition> positions, Map<String, Long> changes) {
+    public String writeSql(Map<String, SourcePosition> positions, Map<String, Long> changes, Map<String, Boolean> whole) {
         StringJoiner rows = new StringJoiner(", ");
         for (Map.Entry<String, SourcePosition> e : positions.entrySet()) {
+            Boolean ends = whole.get(e.getKey());
             rows.add("(" + Identifiers.literal(e.getKey()) + ", " + Identifiers.literal(e.getValue().lsnText()) + "::pg_lsn, "
-                    + e.getValue().event() + ", " + changes.getOrDefault(e.getKey(), 0L) + ")");
+                    + e.getValue().event() + ", " + changes.getOrDefault(e.getKey(), 0L) + ", " + (ends == null ? "NULL" : ends) + "::boolean)");
         }
-        return "INSERT INTO " + qualified + " AS p (source, lsn_commit, event, changes) VALUES " + rows
+        return "INSERT INTO " + qualified + " AS p (source, lsn_commit, event, changes, whole) VALUES " + rows
                 + " ON CONFLICT (source) DO UPDATE SET lsn_commit = EXCLUDED.lsn_commit, event = EXCLUDED.event, applied_at = now(), "
-                + "changes = p.changes + EXCLUDED.changes";
+                + "changes = p.changes + EXCLUDED.changes, whole = EXCLUDED.whole";
     }
 }

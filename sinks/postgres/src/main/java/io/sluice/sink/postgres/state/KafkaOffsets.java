@@ -60,6 +60,19 @@ public final class KafkaOffsets {
                 + "ALTER TABLE " + qualified + " ADD COLUMN IF NOT EXISTS source_lsn pg_lsn, ADD COLUMN IF NOT EXISTS source_event bigint");
     }
 
+    /** Whether any connector has recorded offsets in this target (the table may not exist). */
+    public boolean any(Connection c) throws SQLException {
+        try (java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT EXISTS (SELECT 1 FROM " + qualified + ")")) {
+            rs.next();
+            return rs.getBoolean(1);
+        } catch (SQLException e) {
+            if (MissingRelation.is(e)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
     /** The offsets after the last records applied, of the partitions that have any; the table may not exist yet. */
     public Map<TopicPartition, Long> read(Connection c, Collection<TopicPartition> partitions) throws SQLException {
         Map<TopicPartition, Long> offsets = new HashMap<>();

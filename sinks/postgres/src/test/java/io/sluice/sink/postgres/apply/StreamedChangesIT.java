@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.sluice.schemas.envelope.Envelope;
+import io.sluice.schemas.envelope.EventHeaders;
 import io.sluice.schemas.envelope.Heartbeats;
 import io.sluice.schemas.envelope.Operation;
 import io.sluice.schemas.envelope.SourceInfo;
@@ -102,6 +103,31 @@ class StreamedChangesIT {
         assertThat(changes.applied()).isEqualTo(5);
     }
 
+    /**
+     * A batch may end inside a source transaction (the apply delay ran out while the rest was on
+     * its way): the stored position says whether the target holds its transaction whole, which
+     * {@code sluice verify} waits for before it reads the target.
+     */
+    @Test
+    void theStoredPositionSaysWhetherItsTransactionIsWhole() throws Exception {
+        change(Operation.CREATE, null, row(1, "a"), 100, 1);
+        change(Operation.CREATE, null, row(2, "b"), 100, 2, true);
+        Thread.sleep(150);
+        awaitReported(2);
+        assertThat(target.queryText("SELECT lsn_commit::text || '#' || event || ' ' || whole FROM sluice.applied_position "
+                + "WHERE source = 'src'")).isEqualTo(new SourcePosition(100, 2) + " true");
+
+        change(Operation.CREATE, null, row(3, "c"), 200, 1);
+        Thread.sleep(150);
+        awaitReported(3);
+        assertThat(target.queryText("SELECT whole::text FROM sluice.applied_position WHERE source = 'src'")).as("200 goes on").isEqualTo("false");
+
+        change(Operation.CREATE, null, row(4, "d"), 200, 2, true);
+        Thread.sleep(150);
+        awaitReported(4);
+        assertThat(target.queryText("SELECT whole::text FROM sluice.applied_position WHERE source = 'src'")).isEqualTo("true");
+    }
+
     @Test
     void afterARestartChangesAtOrBelowTheStoredPositionAreSkipped() throws Exception {
         change(Operation.CREATE, null, row(1, "a"), 100, 1);
@@ -165,10 +191,18 @@ class StreamedChangesIT {
     }
 
     private void change(Operation op, Struct before, Struct after, long lsn, long event) {
+        change(op, before, after, lsn, event, false);
+    }
+
+    /** @param ends the change is its transaction's last (the source's header says so) */
+    private void change(Operation op, Struct before, Struct after, long lsn, long event, boolean ends) {
         SourceInfo source = new SourceInfo("src", "src", "app", "t", 1_700_000_000_000_000L, SourceInfo.Snapshot.FALSE, lsn, lsn, null);
         Struct value = Envelope.create(ENVELOPE, op, before, after, source, 1_700_000_000_000_000L);
         value.put(Envelope.TRANSACTION, Envelope.transaction(lsn, lsn, event, event));
         SinkRecord record = new SinkRecord(TOPIC, 0, null, null, ENVELOPE, value, offset);
+        if (ends) {
+            record.headers().addBoolean(EventHeaders.TRANSACTION_END, true);
+        }
         changes.change(record, record.topic(), value, op, value.getStruct(Envelope.SOURCE), SourcePosition.of(value));
         ledger.taken(P, offset++);
     }
