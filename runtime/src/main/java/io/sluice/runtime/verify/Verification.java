@@ -286,16 +286,19 @@ public final class Verification {
                                       List<AnonymizeConfig> anonymized)
             throws SQLException {
         String quoted = Identifiers.quote(t.schema(), t.name());
-        List<String> all = columns(source, quoted);
+        Map<String, Boolean> all = columns(source, quoted);
         List<String> key = key(source, quoted);
         List<String> compared = new ArrayList<>();
         List<String> leftOut = new ArrayList<>();
-        for (String c : all) {
+        for (String c : all.keySet()) {
             boolean listed = t.columns() == null || t.columns().contains(c) || key.contains(c);
             if (!listed) {
                 continue;
             }
-            if (changes(anonymized, t.schema(), t.name(), c)) {
+            if (all.get(c)) {
+                // The stream does not carry it (PostgreSQL computes it on each side), so a changed row's image lacks it.
+                leftOut.add(c + " (generated)");
+            } else if (changes(anonymized, t.schema(), t.name(), c)) {
                 leftOut.add(c + " (anonymized)");
             } else {
                 compared.add(c);
@@ -317,14 +320,15 @@ public final class Verification {
         return anonymized.stream().anyMatch(a -> a.changes(schema, table, column));
     }
 
-    private static List<String> columns(Connection c, String table) throws SQLException {
-        List<String> out = new ArrayList<>();
-        try (PreparedStatement s = c.prepareStatement("SELECT attname FROM pg_catalog.pg_attribute WHERE attrelid = ?::regclass "
-                + "AND attnum > 0 AND NOT attisdropped ORDER BY attnum")) {
+    /** The table's columns in order, each with whether it is generated ({@code GENERATED ALWAYS AS}). */
+    private static Map<String, Boolean> columns(Connection c, String table) throws SQLException {
+        Map<String, Boolean> out = new LinkedHashMap<>();
+        try (PreparedStatement s = c.prepareStatement("SELECT attname, attgenerated <> '' FROM pg_catalog.pg_attribute "
+                + "WHERE attrelid = ?::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum")) {
             s.setString(1, table);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
-                    out.add(rs.getString(1));
+                    out.put(rs.getString(1), rs.getBoolean(2));
                 }
             }
         }
