@@ -26,6 +26,8 @@ command -v pgcopydb >/dev/null || { echo "pgcopydb is missing: apt-get install p
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
 . "$root/scripts/lib/throwaway-postgres.sh"
+# shellcheck source=lib/dataset.sh
+. "$here/lib/dataset.sh"
 tp_init bench
 chmod 777 "$tp_work"
 server_options=(max_wal_size=4GB checkpoint_timeout=30min max_connections=100)
@@ -38,22 +40,7 @@ echo "Building sluice..."
 (cd "$root" && ./mvnw -q -B -ntp -DskipTests -pl runtime -am package)
 
 echo "Loading the data set (pgbench scale $scale with foreign keys, plus orders with jsonb, a GIN index and foreign keys)..."
-"${psql[@]}" "postgres://sluice@127.0.0.1:$source_port/postgres" -c "CREATE DATABASE bench"
-"$tp_bin/pgbench" -q -i -s "$scale" --foreign-keys "$src" 2>/dev/null
-"${psql[@]}" "$src" <<SQL
-CREATE TABLE orders (id bigserial PRIMARY KEY, account int NOT NULL REFERENCES pgbench_accounts (aid),
-  items jsonb NOT NULL, placed timestamptz NOT NULL, note text);
-INSERT INTO orders (account, items, placed, note)
-  SELECT 1 + (g::bigint * 7919) % ($scale * 100000), jsonb_build_object('sku', 'SKU-' || g % 5000, 'qty', g % 9, 'tags', jsonb_build_array('a', g % 3)),
-         now() - g * interval '1 second', md5(g::text)
-  FROM generate_series(1, $scale * 30000) g;
-CREATE INDEX orders_items ON orders USING gin (items);
-CREATE INDEX orders_placed ON orders (placed);
-CREATE INDEX orders_account ON orders (account);
-CREATE INDEX accounts_bid ON pgbench_accounts (bid);
-VACUUM ANALYZE;
-CHECKPOINT;
-SQL
+bench_load_dataset "$scale"
 size="$("$tp_bin/psql" -X -At "$src" -c "SELECT pg_size_pretty(pg_database_size('bench'))")"
 check="SELECT (SELECT count(*) FROM pgbench_accounts) || '/' || (SELECT count(*) FROM orders) || '/' ||
   (SELECT count(*) FROM pg_indexes WHERE schemaname = 'public') || '/' || (SELECT count(*) FROM pg_constraint WHERE contype = 'f')"

@@ -98,6 +98,8 @@ warmup_rows="${WARMUP_ROWS:-100000}"
 . "$root/scripts/lib/throwaway-postgres.sh"
 # shellcheck source=lib/kafka.sh
 . "$here/lib/kafka.sh"
+# shellcheck source=lib/latency.sh
+. "$here/lib/latency.sh"
 tp_init bench-stream
 chmod 777 "$tp_work"
 source_port="$(tp_free_port 55420)"
@@ -477,19 +479,7 @@ for round in $(seq 1 "$rounds"); do
 done
 
 # Latency: each pipeline alone under a steady workload; the other catches up afterwards.
-cat >"$tp_work/latency.sql" <<'EOF'
-\set aid random(1, 100000 * :scale)
-\set bid random(1, 1 * :scale)
-\set tid random(1, 10 * :scale)
-\set delta random(-5000, 5000)
-BEGIN;
-UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
-UPDATE pgbench_tellers SET tbalance = tbalance + :delta WHERE tid = :tid;
-UPDATE pgbench_branches SET bbalance = bbalance + :delta WHERE bid = :bid;
-INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (:tid, :bid, :aid, :delta, CURRENT_TIMESTAMP);
-INSERT INTO probe DEFAULT VALUES;
-END;
-EOF
+bench_latency_script "$tp_work/latency.sql"
 latency_report=""
 for rate in "${rates[@]}"; do
 for tool in "${tools[@]}"; do
@@ -504,17 +494,7 @@ for tool in "${tools[@]}"; do
     >"$tp_work/latency-$tool-$rate.out" 2>&1
   await_caught_up "$tool" "$(now)" >/dev/null
   pause "$tool"
-  # Each probe's source commit time, next to the time its row arrived on the target.
-  copy="postgres://sluice@127.0.0.1:$target_port/$(target_of "$tool")"
-  "${psql[@]}" "$copy" -c "DROP TABLE IF EXISTS probe_commit" -c "CREATE TABLE probe_commit (id bigint PRIMARY KEY, committed timestamptz)"
-  "$tp_bin/psql" -X -At "$src" -c "COPY (SELECT id, pg_xact_commit_timestamp(xmin) FROM probe WHERE id > $first) TO STDOUT" \
-    | "${psql[@]}" "$copy" -c "COPY probe_commit FROM STDIN"
-  stats="$("$tp_bin/psql" -X -At -F $'\t' "$copy" -c "
-    SELECT count(*), round(1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
-           round(1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM arrived - committed)))::int,
-           round(1000 * max(extract(epoch FROM arrived - committed)))::int
-    FROM probe JOIN probe_commit USING (id)
-    WHERE committed >= (SELECT min(committed) FROM probe_commit) + interval '$warmup_seconds seconds'")"
+  stats="$(bench_latency_stats "postgres://sluice@127.0.0.1:$target_port/$(target_of "$tool")" "$first" "$warmup_seconds")"
   achieved="$(grep -Eo 'tps = [0-9.]+' "$tp_work/latency-$tool-$rate.out" | head -1 | grep -Eo '[0-9.]+')"
   printf 'latency\t%s\t%s\tprobes=%s p50_ms=%s p99_ms=%s max_ms=%s\t%s tps\n' "$tool" "$rate" $stats "$achieved" | tee -a "$tsv"
   latency_report+="| $rate | $tool | $(echo "$achieved * 5" | bc | cut -d. -f1) | $(echo "$stats" | cut -f2) | $(echo "$stats" | cut -f3) | $(echo "$stats" | cut -f4) |"$'\n'

@@ -28,6 +28,11 @@ public final class VerifyCommand extends PipelineCommand {
             + "comparison's")
     boolean repair;
 
+    @picocli.CommandLine.Option(names = "--jobs", paramLabel = "N", defaultValue = "2",
+            description = "Tables compared at once, each on a connection of its own to either server, all in one snapshot (default: "
+                    + "${DEFAULT-VALUE})")
+    int jobs;
+
     public VerifyCommand(Streams streams) {
         super(streams);
     }
@@ -35,7 +40,8 @@ public final class VerifyCommand extends PipelineCommand {
     @Override
     int run(PipelineSpec spec) {
         try {
-            return Verification.run(spec, waitSeconds * 1000, repair, streams.out(), streams.err());
+            return Verification.run(spec, new Verification.Settings(waitSeconds * 1000, repair, jobs), streams.out(),
+                    streams.err());
         } catch (java.sql.SQLException | org.apache.kafka.connect.errors.ConnectException | IllegalStateException
                  | IllegalArgumentException e) {
             streams.err().println("sluice verify: " + e.getMessage());

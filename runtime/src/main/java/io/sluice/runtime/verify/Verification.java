@@ -24,6 +24,7 @@ import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.naming.TopicNames;
 import io.sluice.schemas.postgres.Lsn;
 import io.sluice.schemas.postgres.PgConnect;
+import io.sluice.schemas.postgres.PgEndpoint;
 import io.sluice.schemas.postgres.Relations;
 import io.sluice.sink.postgres.PostgresSinkConfig;
 import io.sluice.sink.postgres.PostgresTargetState;
@@ -55,13 +56,22 @@ public final class Verification {
     }
 
     /**
-     * Compares the tables the pipeline selects and prints the report.
+     * How to compare.
      *
      * @param waitMillis how long to wait for the target to apply what the source had at the point (and for a repair)
      * @param repair     re-sync what differs through the running pipeline, then compare again
+     * @param jobs       tables compared at once
+     */
+    public record Settings(long waitMillis, boolean repair, int jobs) {
+    }
+
+    /**
+     * Compares the tables the pipeline selects and prints the report.
+     *
      * @return {@link #EQUAL}, {@link #DIFFERS} or {@link #CANNOT} (after a repair, the second comparison's)
      */
-    public static int run(PipelineSpec spec, long waitMillis, boolean repair, PrintStream out, PrintStream err) throws SQLException {
+    public static int run(PipelineSpec spec, Settings settings, PrintStream out, PrintStream err) throws SQLException {
+        long waitMillis = settings.waitMillis();
         if (spec.targetKind() != TargetKind.POSTGRES) {
             err.println("sluice verify: compares PostgreSQL targets; comparing a " + spec.targetKind().name().toLowerCase(java.util.Locale.ROOT)
                     + " target is planned, not built yet");
@@ -102,10 +112,11 @@ public final class Verification {
                     + "Connect sink keeps Kafka offsets instead)" : "The pipeline is not streaming (slot "
                     + config.slotName() + " is not in use)") + ": the target is compared as it is with the source as it is now; changes "
                     + "the pipeline has not applied show as differences");
+            Endpoints endpoints = new Endpoints(PostgresSourceConnector.endpoint(config), target.endpoint());
             Map<ComparedTable, TableComparison.Outcome> outcomes = compareAll(config, state, streaming, spec.sourceName(), tables, catalog,
-                    sink, waitMillis);
+                    sink, settings, endpoints);
             int result = report(outcomes, out);
-            if (!repair || result != DIFFERS) {
+            if (!settings.repair() || result != DIFFERS) {
                 return result;
             }
             if (!streaming) {
@@ -117,15 +128,15 @@ public final class Verification {
                 return CANNOT;
             }
             out.println("Comparing again after the repair:");
-            return report(compareAll(config, state, true, spec.sourceName(), tables, catalog, sink, waitMillis), out);
+            return report(compareAll(config, state, true, spec.sourceName(), tables, catalog, sink, settings, endpoints), out);
         }
     }
 
     /** Compares the tables, those changes leave unsettled again at new points; a table missing on the target maps to null. */
     private static Map<ComparedTable, TableComparison.Outcome> compareAll(PostgresSourceConfig config, PostgresTargetState state,
                                                                          boolean streaming, String source, List<ComparedTable> tables,
-                                                                         Connection catalog, Connection sink, long waitMillis)
-            throws SQLException {
+                                                                         Connection catalog, Connection sink, Settings settings,
+                                                                         Endpoints endpoints) throws SQLException {
         Map<ComparedTable, TableComparison.Outcome> outcomes = new LinkedHashMap<>();
         List<ComparedTable> pending = new ArrayList<>();
         for (ComparedTable t : tables) {
@@ -135,7 +146,8 @@ public final class Verification {
             outcomes.put(t, null);
         }
         for (int round = 1; round <= ROUNDS && !pending.isEmpty(); round++) {
-            Map<ComparedTable, TableComparison.Outcome> found = round(config, state, streaming, source, pending, catalog, sink, waitMillis);
+            Map<ComparedTable, TableComparison.Outcome> found = round(config, state, streaming, source, pending, catalog, sink,
+                    settings.waitMillis(), endpoints, settings.jobs());
             outcomes.putAll(found);
             pending = found.values().stream().filter(o -> o.unsettled() != null).map(TableComparison.Outcome::table).toList();
         }
@@ -145,7 +157,8 @@ public final class Verification {
     /** Compares the tables at one new point. */
     private static Map<ComparedTable, TableComparison.Outcome> round(PostgresSourceConfig config, PostgresTargetState state, boolean streaming,
                                                                     String source, List<ComparedTable> tables, Connection catalog,
-                                                                    Connection sink, long waitMillis) throws SQLException {
+                                                                    Connection sink, long waitMillis, Endpoints endpoints, int jobs)
+            throws SQLException {
         Map<ComparedTable, TableComparison.Outcome> out = new LinkedHashMap<>();
         try (SourcePoint point = streaming ? SourcePoint.open(config, "sluice verify") : SourcePoint.now(config, "sluice verify")) {
             TableSide.settle(point.snapshot());
@@ -164,14 +177,67 @@ public final class Verification {
                 if (streaming) {
                     carried = byTable(point.readThrough(applied, waitMillis), tables, catalog);
                 }
-                for (ComparedTable t : tables) {
-                    List<SourceChanges.Table> changes = carried.getOrDefault(t.name(), List.of());
-                    out.put(t, TableComparison.compare(t, point.snapshot(), sink, WindowChanges.fold(t, changes)));
-                }
+                out.putAll(compareAtOnce(tables, carried, point.snapshot(), sink, endpoints, jobs));
             } finally {
                 try (Statement s = sink.createStatement()) {
                     s.execute("ROLLBACK");
                 }
+            }
+        }
+        return out;
+    }
+
+    /** The two servers, for the connections that compare tables at once. */
+    private record Endpoints(PgEndpoint source, PgEndpoint target) {
+    }
+
+    /**
+     * Compares the tables, {@code jobs} at a time, each on a pair of connections that read in the
+     * snapshots of {@code source} and {@code target}; the outcomes in the tables' order.
+     */
+    private static Map<ComparedTable, TableComparison.Outcome> compareAtOnce(List<ComparedTable> tables,
+                                                                            Map<String, List<SourceChanges.Table>> carried,
+                                                                            Connection source, Connection target, Endpoints endpoints,
+                                                                            int jobs) throws SQLException {
+        int workers = Math.max(1, Math.min(jobs, tables.size()));
+        Map<ComparedTable, TableComparison.Outcome> out = new LinkedHashMap<>();
+        try (SharedSnapshot sources = SharedSnapshot.of(source, () -> PgConnect.open(endpoints.source(), "sluice verify"), workers - 1);
+             SharedSnapshot targets = SharedSnapshot.of(target, () -> PgConnect.open(endpoints.target(), "sluice verify"), workers - 1)) {
+            java.util.concurrent.BlockingQueue<Integer> free = new java.util.concurrent.ArrayBlockingQueue<>(workers);
+            for (int i = 0; i < workers; i++) {
+                free.add(i);
+            }
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(workers, r -> {
+                Thread t = new Thread(r, "sluice-verify");
+                t.setDaemon(true);
+                return t;
+            });
+            try {
+                Map<ComparedTable, java.util.concurrent.Future<TableComparison.Outcome>> running = new LinkedHashMap<>();
+                for (ComparedTable t : tables) {
+                    WindowChanges.Folded window = WindowChanges.fold(t, carried.getOrDefault(t.name(), List.of()));
+                    running.put(t, pool.submit(() -> {
+                        int pair = free.take();
+                        try {
+                            return TableComparison.compare(t, sources.connections().get(pair), targets.connections().get(pair), window);
+                        } finally {
+                            free.add(pair);
+                        }
+                    }));
+                }
+                for (Map.Entry<ComparedTable, java.util.concurrent.Future<TableComparison.Outcome>> e : running.entrySet()) {
+                    out.put(e.getKey(), e.getValue().get());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SQLException("Interrupted while comparing", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof SQLException sql) {
+                    throw sql;
+                }
+                throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+            } finally {
+                pool.shutdownNow();
             }
         }
         return out;
