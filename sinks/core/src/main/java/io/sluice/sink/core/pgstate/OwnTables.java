@@ -6,6 +6,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
 
+import io.sluice.schemas.naming.Identifiers;
+
 /**
  * Creates Sluice's own tables in a sink's database (positions, offsets, claims, barriers) when they are
  * missing. Many tasks start at once on a cluster, and two concurrent {@code CREATE TABLE IF NOT
@@ -34,6 +36,21 @@ public final class OwnTables {
             }
             throw e;
         }
+    }
+
+    /**
+     * A statement that adds a column to one of Sluice's tables made before it had it, for
+     * {@link #create}: it looks before it alters, because even {@code ADD COLUMN IF NOT EXISTS}
+     * takes the table's exclusive lock, which would wait behind a session that holds one of its
+     * rows (a batch whose connection was lost while its transaction stayed open on the target).
+     *
+     * @param qualified the table, quoted and qualified
+     */
+    public static String columnUnlessThere(String qualified, String column, String type) {
+        return "DO $sluice$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute WHERE attrelid = "
+                + Identifiers.literal(qualified) + "::regclass AND attname = "
+                + Identifiers.literal(column) + " AND NOT attisdropped) THEN ALTER TABLE " + qualified
+                + " ADD COLUMN IF NOT EXISTS " + Identifiers.quote(column) + " " + type + "; END IF; END $sluice$";
     }
 
     /** A row to write into one of Sluice's tables: a statement with {@code ?} parameters, and their values in order. */

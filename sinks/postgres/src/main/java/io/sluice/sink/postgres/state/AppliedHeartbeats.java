@@ -55,7 +55,7 @@ public final class AppliedHeartbeats {
     public void ensure(Connection c) throws SQLException {
         OwnTables.create(c, "CREATE TABLE IF NOT EXISTS " + qualified
                 + " (source text PRIMARY KEY, committed_at timestamptz NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), "
-                + "lsn_commit pg_lsn)", "ALTER TABLE " + qualified + " ADD COLUMN IF NOT EXISTS lsn_commit pg_lsn");
+                + "lsn_commit pg_lsn)", OwnTables.columnUnlessThere(qualified, "lsn_commit", "pg_lsn"));
     }
 
     /**

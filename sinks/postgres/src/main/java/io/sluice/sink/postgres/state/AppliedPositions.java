@@ -58,7 +58,7 @@ public final class AppliedPositions {
         OwnTables.create(c, "CREATE SCHEMA IF NOT EXISTS " + Identifiers.quote(schema), "CREATE TABLE IF NOT EXISTS " + qualified
                 + " (source text PRIMARY KEY, lsn_commit pg_lsn NOT NULL, event bigint NOT NULL, applied_at timestamptz NOT NULL "
                 + "DEFAULT now(), changes bigint NOT NULL DEFAULT 0, whole boolean)",
-                "ALTER TABLE " + qualified + " ADD COLUMN IF NOT EXISTS whole boolean");
+                OwnTables.columnUnlessThere(qualified, "whole", "boolean"));
         heartbeats.ensure(c);
     }
 
