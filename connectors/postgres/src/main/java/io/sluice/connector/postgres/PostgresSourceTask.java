@@ -115,9 +115,17 @@ public class PostgresSourceTask extends SourceTask {
             if (mode == SnapshotMode.INITIAL) {
                 exported = createSlotWithSnapshot(slot);
             }
+            boolean resumed = snapshot.begun();
             snapshotting = true;
             snapshotStarted = true;
+            if (resumed) {
+                snapshot.leaveOut(setup.joined());
+            }
             snapshot.start(exported);
+            if (!resumed && mode == SnapshotMode.INITIAL) {
+                // Before any of it is handed out: a resumed run tells the tables that joined since by this record.
+                setup.recordSelection(snapshot.selectedNames());
+            }
             if (mode == SnapshotMode.INITIAL) {
                 watchSlot();
             }

@@ -4,8 +4,10 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.sluice.connector.postgres.ddl.DdlCapture;
@@ -14,6 +16,7 @@ import io.sluice.connector.postgres.replication.Publication;
 import io.sluice.connector.postgres.replication.ReplicaIdentities;
 import io.sluice.connector.postgres.replication.ReplicationSlot;
 import io.sluice.connector.postgres.replication.StreamingPrerequisites;
+import io.sluice.connector.postgres.resync.SelectionLedger;
 import io.sluice.connector.postgres.resync.SignalTable;
 import io.sluice.connector.postgres.selection.SelectedTable;
 import io.sluice.schemas.postgres.PgConnect;
@@ -43,6 +46,7 @@ final class StreamingSetup {
     private final Optional<PgEndpoint> primary;
     private Boolean standby;
     private boolean viaRoot;
+    private Set<String> joined = Set.of();
 
     StreamingSetup(PostgresSourceConfig config, PgEndpoint endpoint) {
         this.config = config;
@@ -263,16 +267,41 @@ final class StreamingSetup {
                 LOG.warn("{}. Tables that join the selection are not copied until then", problem.get());
                 return;
             }
-            JoinedTables.requestCopies(w, names, signals, config.topicPrefix(), config.ddlCapture() && DdlCapture.installed(w));
+            joined = Set.copyOf(JoinedTables.requestCopies(w, names, signals, config.topicPrefix(),
+                    config.ddlCapture() && DdlCapture.installed(w)));
         }
     }
 
     /**
-     * Records the tables the stream sends as it starts after a snapshot this process took: what
-     * later starts compare with to find the tables that joined the selection.
+     * The tables found by {@link #prepare} to have joined the selection since the pipeline last
+     * recorded it, by published name: announced, and copied by re-syncs once streaming runs. A
+     * resumed snapshot leaves them out (the targets got no definition of them with its schema).
      */
+    Set<String> joined() {
+        return joined;
+    }
+
+    /**
+     * Records the tables selected, by published name, as what later starts compare with to find
+     * the tables that joined the selection: as a snapshot starts (so that a resumed one knows
+     * which tables it began with), and as the stream starts after it. Nothing joins here: a table
+     * created meanwhile reached the targets through the stream's DDL.
+     */
+    void recordSelection(Collection<String> names) throws SQLException {
+        SignalTable signals = config.signalTable();
+        if (signals == null || (standby() && primary.isEmpty())) {
+            return;
+        }
+        try (Connection w = PgConnect.open(writable(), "sluice setup " + config.topicPrefix())) {
+            if (signals.ensure(w).isEmpty()) {
+                new SelectionLedger(signals).record(w, config.topicPrefix(), names);
+            }
+        }
+    }
+
+    /** {@link #recordSelection(Collection)} of the tables selected now. */
     void recordSelection(Connection c) throws SQLException {
-        joinTables(c, config.tableSelector().select(c, c.getCatalog()));
+        recordSelection(config.tableSelector().select(c, c.getCatalog()).stream().map(t -> t.publishedName(viaRoot)).toList());
     }
 
     /** Brings the DDL capture up to this version when the user may (a superuser), as {@link #captureDdl} would. */

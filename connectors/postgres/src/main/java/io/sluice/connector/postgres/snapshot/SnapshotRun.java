@@ -77,9 +77,13 @@ public final class SnapshotRun implements AutoCloseable {
     private List<SchemaChangeEvents.TableChange> tableChanges = List.of();
     /** What this run's snapshot saw, when it is not the slot's own; null when it is. */
     private VisibleTransactions visibility;
-    private final Map<String, VisibleTransactions> seenBy = new LinkedHashMap<>();
+    private final SeenWhole seenBy = new SeenWhole();
     /** Per published table (a root through its root), its partitions whose rows are not all queued yet. */
     private final Map<String, AtomicInteger> leavesLeft = new ConcurrentHashMap<>();
+    /** Published names of tables this run leaves to the stream (they joined the selection after the snapshot began). */
+    private Set<String> leftOut = Set.of();
+    /** Published names of the tables selected when this run started, before any subset; empty until then. */
+    private List<String> selected = List.of();
 
     /**
      * What a run needs from the connector configuration.
@@ -115,6 +119,20 @@ public final class SnapshotRun implements AutoCloseable {
     public boolean alreadyCompleted() {
         Map<String, Object> stored = storedOffsets.apply(ServerPartition.of(settings.topicPrefix()));
         return stored != null && (Boolean.TRUE.equals(stored.get(COMPLETED)) || stored.containsKey(ServerPartition.STREAMING));
+    }
+
+    /**
+     * Tables a resumed run does not read, by published name: they joined the selection after the
+     * snapshot began, so the targets never got their definitions with it. They are copied as
+     * tables that join a streaming pipeline are ({@code JoinedTables}). Call before {@link #start}.
+     */
+    public void leaveOut(Set<String> publishedNames) {
+        this.leftOut = Set.copyOf(publishedNames);
+    }
+
+    /** The published names of the tables this run selected (before any subset), once started. */
+    public List<String> selectedNames() {
+        return selected;
     }
 
     /** Starts a snapshot of its own (exported by a coordinating transaction). */
@@ -157,6 +175,12 @@ public final class SnapshotRun implements AutoCloseable {
             }
         }
         List<SelectedTable> tables = settings.selector().select(coordinator, database);
+        if (!leftOut.isEmpty()) {
+            tables = tables.stream().filter(t -> !leftOut.contains(t.publishedName(settings.viaRoot()))).toList();
+            LOG.info("{} joined the selected tables after this snapshot began: not read by its rest, but copied once streaming "
+                    + "runs, as tables that join the selection are", leftOut);
+        }
+        selected = tables.stream().map(t -> t.publishedName(settings.viaRoot())).distinct().toList();
         try {
             tables = SubsetSelection.apply(coordinator, tables, settings.subset());
         } catch (IllegalArgumentException e) {
@@ -212,7 +236,7 @@ public final class SnapshotRun implements AutoCloseable {
         plans.forEach(plan -> changes.putIfAbsent(published(plan), SnapshotEvents.creation(plan)));
         tableChanges = List.copyOf(changes.values());
         if (settings.viaRoot()) {
-            rootsSeenWhole(plans);
+            seenBy.addRoots(plans);
         }
         if (settings.schema() != null && settings.schema().scope() != SchemaSnapshot.Scope.NONE) {
             SchemaSnapshot schema = SchemaSnapshot.take(settings.schema().dump(), settings.schema().endpoint(), snapshotId, coordinator,
@@ -338,37 +362,17 @@ public final class SnapshotRun implements AutoCloseable {
     }
 
     /**
-     * A root's changes come as the root's: the stream can drop those its snapshot saw only when all
-     * of the root's partitions were read whole under one snapshot.
-     */
-    private void rootsSeenWhole(List<TablePlan> plans) {
-        Map<String, List<VisibleTransactions>> byRoot = new LinkedHashMap<>();
-        for (TablePlan plan : plans) {
-            if (plan.table().root() != null) {
-                byRoot.computeIfAbsent(plan.table().root(), r -> new ArrayList<>()).add(seenBy.get(plan.table().qualifiedName()));
-            }
-        }
-        byRoot.forEach((root, seen) -> {
-            VisibleTransactions first = seen.get(0);
-            if (first != null && seen.stream().allMatch(v -> v != null && v.encode().equals(first.encode()))) {
-                seenBy.put(root, first);
-            }
-        });
-    }
-
-    /**
      * The tables whose rows were all read under one snapshot other than the slot's (see
      * {@link VisibleTransactions}), by qualified name, with what that snapshot saw; known once
      * the run has started.
      */
     public Map<String, VisibleTransactions> seenBy() {
-        return Map.copyOf(seenBy);
+        return seenBy.asMap();
     }
 
     /** What the stored offset of a finished table says its snapshot saw; empty when it was read under the slot's snapshot. */
     public static java.util.Optional<VisibleTransactions> seenBy(Map<String, Object> tableOffset) {
-        return tableOffset != null && tableOffset.get(TableProgress.SEEN_BY) instanceof String e
-                ? java.util.Optional.of(VisibleTransactions.decode(e)) : java.util.Optional.empty();
+        return SeenWhole.of(tableOffset);
     }
 
     /** Per-table progress, for progress displays. */

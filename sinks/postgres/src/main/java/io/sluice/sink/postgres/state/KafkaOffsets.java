@@ -57,7 +57,8 @@ public final class KafkaOffsets {
                 + "applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (connector, topic, kafka_partition)); "
                 + "CREATE TABLE IF NOT EXISTS " + loaded + " (connector text NOT NULL, topic text NOT NULL, kafka_partition int NOT NULL, "
                 + "first_offset bigint NOT NULL, last_offset bigint NOT NULL, PRIMARY KEY (connector, topic, kafka_partition, first_offset)); "
-                + "ALTER TABLE " + qualified + " ADD COLUMN IF NOT EXISTS source_lsn pg_lsn, ADD COLUMN IF NOT EXISTS source_event bigint");
+                + OwnTables.columnUnlessThere(qualified, "source_lsn", "pg_lsn") + "; "
+                + OwnTables.columnUnlessThere(qualified, "source_event", "bigint"));
     }
 
     /** Whether any connector has recorded offsets in this target (the table may not exist). */

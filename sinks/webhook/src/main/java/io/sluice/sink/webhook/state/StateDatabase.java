@@ -7,6 +7,7 @@ import java.sql.Statement;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.PgConnect;
 import io.sluice.schemas.postgres.PgEndpoint;
+import io.sluice.sink.core.pgstate.OwnTables;
 import org.apache.kafka.connect.errors.ConnectException;
 
 /**
@@ -56,15 +57,16 @@ public final class StateDatabase {
                     + "key_hash integer NOT NULL, changed jsonb, lsn bigint NOT NULL, commit_time timestamptz NOT NULL, "
                     + "written_at timestamptz NOT NULL DEFAULT now(), body text NOT NULL, only_for text)");
             // Tables made before backfills lack their columns.
-            st.execute("ALTER TABLE " + table("webhook_outbox") + " ADD COLUMN IF NOT EXISTS only_for text");
+            // Looked for first: ADD COLUMN takes the table's exclusive lock even when the column is there.
+            st.execute(OwnTables.columnUnlessThere(table("webhook_outbox"), "only_for", "text"));
             st.execute("CREATE INDEX IF NOT EXISTS webhook_outbox_written_at ON " + table("webhook_outbox") + " (written_at)");
             st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_subscriptions") + " ("
                     + "name text PRIMARY KEY, spec jsonb NOT NULL, declared text NOT NULL, status text NOT NULL, "
                     + "status_reason text, position bigint NOT NULL, failing_since timestamptz, "
                     + "created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now(), "
                     + "backfill text, backfill_note text)");
-            st.execute("ALTER TABLE " + table("webhook_subscriptions") + " ADD COLUMN IF NOT EXISTS backfill text, "
-                    + "ADD COLUMN IF NOT EXISTS backfill_note text");
+            st.execute(OwnTables.columnUnlessThere(table("webhook_subscriptions"), "backfill", "text"));
+            st.execute(OwnTables.columnUnlessThere(table("webhook_subscriptions"), "backfill_note", "text"));
             st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_attempts") + " ("
                     + "id bigserial PRIMARY KEY, subscription text NOT NULL, seq bigint NOT NULL, delivery_id text NOT NULL, "
                     + "attempt integer NOT NULL, at timestamptz NOT NULL, status integer, latency_ms integer, outcome text NOT NULL, "
