@@ -12,6 +12,8 @@ import picocli.CommandLine.Command;
                 "While the pipeline streams, it compares both at one consistent point (the source's snapshot at a position, the "
                         + "target once it has applied past it, the changes in between accounted for), and the pipeline keeps "
                         + "flowing. With the pipeline stopped (or after `sluice snapshot`), it compares the two as they are.",
+                "An OpenSearch target is compared document by document: the document the sink would write for each source row "
+                        + "(its id and body) against those of the table's alias, by id.",
                 "Give the same pipeline options as `sluice run` (at least --source, --target and --name, or --config); --tables "
                         + "narrows the comparison to some of its tables."},
         exitCodeListHeading = "%nExit codes:%n",

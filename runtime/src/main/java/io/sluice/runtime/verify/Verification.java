@@ -71,9 +71,9 @@ public final class Verification {
      */
     public static int run(PipelineSpec spec, Settings settings, PrintStream out, PrintStream err) throws SQLException {
         long waitMillis = settings.waitMillis();
-        if (spec.targetKind() != TargetKind.POSTGRES) {
-            err.println("sluice verify: compares PostgreSQL targets; comparing a " + spec.targetKind().name().toLowerCase(java.util.Locale.ROOT)
-                    + " target is planned, not built yet");
+        if (spec.targetKind() == TargetKind.WEBHOOK) {
+            err.println("sluice verify: compares PostgreSQL and OpenSearch targets; comparing what webhook subscribers got is planned, "
+                    + "not built yet");
             return CANNOT;
         }
         if (!PipelineTransforms.onlyAnonymize(spec.transforms())) {
@@ -86,6 +86,9 @@ public final class Verification {
         if (!subset.isEmpty()) {
             err.println("sluice verify: " + String.join(", ", subset) + ": comparing a staging subset is planned, not built yet");
             return CANNOT;
+        }
+        if (spec.targetKind() == TargetKind.OPENSEARCH) {
+            return IndexVerification.run(spec, settings, out, err);
         }
         PostgresSinkConfig target = new PostgresSinkConfig(spec.target());
         PostgresTargetState state = new PostgresTargetState(spec.target());

@@ -59,8 +59,17 @@ public final class ColumnMapping {
      */
     public String selectExpression() {
         String quoted = Identifiers.quote(column.name());
-        return codec.readsBinary() ? quoted
-                : "CASE WHEN pg_catalog.num_nulls(" + quoted + ") = 1 THEN NULL ELSE pg_catalog.format('%s', " + quoted + ") END";
+        return codec.readsBinary() ? quoted : outputText(quoted);
+    }
+
+    /**
+     * A column's value as the text of its type's output function, as pgoutput sends it (NULL
+     * kept): what every reader that reads rows as text selects (see {@link #selectExpression()}).
+     *
+     * @param quoted the column, quoted
+     */
+    public static String outputText(String quoted) {
+        return "CASE WHEN pg_catalog.num_nulls(" + quoted + ") = 1 THEN NULL ELSE pg_catalog.format('%s', " + quoted + ") END";
     }
 
     /** Whether values can be written in binary; when not, they travel as text and the server parses them. */

@@ -33,6 +33,7 @@ public final class SourceChanges {
         private final String schema;
         private final String name;
         private final List<Change> changes = new ArrayList<>();
+        private final List<Long> commits = new ArrayList<>();
         private boolean truncated;
 
         Table(String schema, String name) {
@@ -51,6 +52,11 @@ public final class SourceChanges {
         /** Its changes in commit order. */
         public List<Change> changes() {
             return Collections.unmodifiableList(changes);
+        }
+
+        /** The commit position of the transaction of each change, in the order of {@link #changes()}. */
+        public List<Long> commits() {
+            return Collections.unmodifiableList(commits);
         }
 
         /** Whether a transaction emptied it. */
@@ -103,7 +109,9 @@ public final class SourceChanges {
     }
 
     private void add(int oid, Change change) {
-        table(oid).changes.add(change);
+        Table table = table(oid);
+        table.changes.add(change);
+        table.commits.add(open);
     }
 
     private Table table(int oid) {

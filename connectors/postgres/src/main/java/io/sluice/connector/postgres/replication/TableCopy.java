@@ -70,7 +70,8 @@ final class TableCopy implements AutoCloseable {
             s.execute();
         }
         StringJoiner columns = new StringJoiner(", ");
-        relation.columns().forEach(c -> columns.add(Identifiers.quote(c.name()) + "::text"));
+        // The output function's text, as pgoutput sends values (a ::text cast trims char(n), spells booleans out).
+        relation.columns().forEach(c -> columns.add(io.sluice.schemas.mapping.ColumnMapping.outputText(Identifiers.quote(c.name()))));
         copy.statement = connection.createStatement();
         copy.statement.setFetchSize(FETCH);
         String filter = filters.isEmpty() ? null : filters.forTable(name[0], name[1], root(connection, oid));

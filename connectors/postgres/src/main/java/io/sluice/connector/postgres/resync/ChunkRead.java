@@ -11,6 +11,7 @@ import java.util.StringJoiner;
 import java.util.UUID;
 
 import io.sluice.connector.postgres.snapshot.VisibleTransactions;
+import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.Lsn;
 
@@ -48,7 +49,7 @@ public final class ChunkRead {
             StringJoiner select = new StringJoiner(", ");
             // Named apart from the columns: ORDER BY takes an output column's name before the table's, and would sort the text.
             for (int i = 0; i < columns.size(); i++) {
-                select.add(Identifiers.quote(columns.get(i)) + "::text AS \"$" + i + "\"");
+                select.add(ColumnMapping.outputText(Identifiers.quote(columns.get(i))) + " AS \"$" + i + "\"");
             }
             StringJoiner key = new StringJoiner(", ");
             StringJoiner after = new StringJoiner(", ");
@@ -72,7 +73,7 @@ public final class ChunkRead {
         String keysSql() {
             StringJoiner select = new StringJoiner(", ");
             for (int i = 0; i < columns.size(); i++) {
-                select.add(Identifiers.quote(columns.get(i)) + "::text AS \"$" + i + "\"");
+                select.add(ColumnMapping.outputText(Identifiers.quote(columns.get(i))) + " AS \"$" + i + "\"");
             }
             StringJoiner key = new StringJoiner(", ");
             StringJoiner given = new StringJoiner(", ");
