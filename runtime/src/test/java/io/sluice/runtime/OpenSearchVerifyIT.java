@@ -27,9 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code sluice verify} against a real OpenSearch node while {@code sluice run} indexes a
- * workload: equal at every try (documents changed after the source's point are compared again,
- * not taken for differences), then documents deleted, changed and added behind Sluice's back are
- * named by id (exit 1), with the pipeline streaming and stopped alike. The rows hold values whose
+ * workload: equal at every try (documents changed after the source's point are judged against the
+ * states the changes took them through), then documents deleted, changed and added behind
+ * Sluice's back are named by id (exit 1), {@code --repair} puts them right by key through the
+ * running pipeline (exit 0), and the pipeline stopped they are named again. The rows hold values whose
  * documents are not their text: numerics with trailing zeros, arrays with NULL, jsonb, timestamps,
  * infinity, empty strings.
  */
@@ -107,6 +108,18 @@ class OpenSearchVerifyIT {
                     .contains("1 with other contents: ids 601").contains("public.pairs: DIFFERS")
                     .contains("1 with other contents: ids k\\,3,3").contains("public.pgbench_accounts: EQUAL");
 
+            // Repaired through the running pipeline, by key: the stray document's key read from its fields.
+            Result repaired = SluiceRuns.start(new CompletableFuture<>(), SluiceRuns.with(new String[] {"verify", "--repair"}, pipeline))
+                    .get(300, TimeUnit.SECONDS);
+            assertThat(repaired.exit()).as(repaired.out() + repaired.err()).isZero();
+            assertThat(repaired.out()).contains("Repairing 3 rows of public.items").contains("Repairing 1 row of public.pairs")
+                    .contains("Comparing again after the repair:").contains("5 tables equal");
+            assertThat(IndexDocuments.get(node, items, "5000")).isNull();
+            assertThat(IndexDocuments.get(node, items, "600")).isNotNull();
+
+            call(node, "DELETE", "/" + items + "/_doc/602?refresh=true", null);
+            call(node, "POST", "/" + items + "/_update/601?refresh=true", "{\"doc\": {\"name\": \"tampered again\"}}");
+            call(node, "PUT", "/" + items + "/_doc/5000?refresh=true", "{\"id\": 5000, \"name\": \"stray\"}");
             for (Process w : workloads) {
                 w.destroy();
                 w.waitFor(30, TimeUnit.SECONDS);
@@ -114,14 +127,17 @@ class OpenSearchVerifyIT {
             // Once more while it streams, so that the pipeline has indexed the workload's last changes when it stops.
             Result caughtUp = verify(pipeline);
             assertThat(caughtUp.exit()).as(caughtUp.out() + caughtUp.err()).isEqualTo(1);
-            assertThat(caughtUp.out()).contains("1 with other contents: ids 601");
+            assertThat(caughtUp.out()).contains("1 missing from the index: ids 602").contains("1 with other contents: ids 601");
             SluiceRuns.stopCleanly(stop, run);
             Result stopped = verify(pipeline);
             assertThat(stopped.exit()).as(stopped.out() + stopped.err()).isEqualTo(1);
-            assertThat(stopped.out()).contains("is not streaming").contains("1 missing from the index: ids 600")
+            assertThat(stopped.out()).contains("is not streaming").contains("1 missing from the index: ids 602")
                     .contains("1 in the index, not on the source: ids 5000").contains("1 with other contents: ids 601")
                     .contains("public.pgbench_accounts: EQUAL");
-            assertThat(IndexDocuments.get(node, items, "600")).isNull();
+            Result refused = SluiceRuns.start(new CompletableFuture<>(), SluiceRuns.with(new String[] {"verify", "--repair"}, pipeline))
+                    .get(300, TimeUnit.SECONDS);
+            assertThat(refused.exit()).as(refused.out() + refused.err()).isEqualTo(2);
+            assertThat(refused.err()).contains("is not streaming: start it (sluice run)");
         } finally {
             workloads.forEach(Process::destroy);
             stop.complete(null);

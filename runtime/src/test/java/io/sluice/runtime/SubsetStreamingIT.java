@@ -179,6 +179,9 @@ class SubsetStreamingIT {
 
     /** A settings row written now reaches the target: everything before it has. */
     private static void caughtUp(TestDatabase source, TestDatabase target, CompletableFuture<Result> run, String what) throws Exception {
+        // The mark must come through the stream: one written before the snapshot began comes with it, maybe before other tables.
+        SluiceRuns.waitFor(() -> source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE active "
+                + "AND database = current_database()") == 1, run, what + " (streaming)");
         String mark = "m" + System.nanoTime();
         source.execute("INSERT INTO settings VALUES ('" + mark + "', 'caught up')");
         SluiceRuns.waitFor(() -> {

@@ -28,7 +28,7 @@ final class DocumentStates {
      * absent, and whether some state could not be known (a value the stream did not send and no
      * earlier state holds), in which case any document is taken.
      */
-    record Accepted(Set<Long> hashes, boolean absent, boolean unknown) {
+    record Accepted(Set<Long> hashes, boolean absent, boolean unknown, String[] key) {
         boolean takes(Long hash) {
             return unknown || (hash == null ? absent : hashes.contains(hash));
         }
@@ -61,7 +61,7 @@ final class DocumentStates {
             }
         }
         Map<String, Map<String, String>> initial = new LinkedHashMap<>();
-        rows.textsByKeys(source, new ArrayList<>(keys.values()), texts -> {
+        rows.byKeys(source, new ArrayList<>(keys.values()), texts -> {
             Map<String, String> row = new LinkedHashMap<>();
             for (int i = 0; i < texts.length; i++) {
                 row.put(rows.columns().get(i), texts[i]);
@@ -86,11 +86,13 @@ final class DocumentStates {
                                       ToLongFunction<Map<String, String>> hash) {
         Map<String, List<State>> states = new LinkedHashMap<>();
         Map<String, Map<String, String>> current = new LinkedHashMap<>();
+        Map<String, String[]> keys = new LinkedHashMap<>();
         for (SourceChanges.Change c : changes) {
             for (Map<String, String> image : java.util.Arrays.asList(c.before(), c.after())) {
                 String[] k = keyOf(key, image);
                 if (k != null) {
                     String id = idOf.apply(k);
+                    keys.putIfAbsent(id, k);
                     if (!states.containsKey(id)) {
                         current.put(id, initial.get(id));
                         states.put(id, new ArrayList<>(List.of(new State(0, initial.get(id), false))));
@@ -159,7 +161,7 @@ final class DocumentStates {
                     hashes.add(hash.applyAsLong(s.row()));
                 }
             }
-            out.put(e.getKey(), new Accepted(hashes, absent, unknown));
+            out.put(e.getKey(), new Accepted(hashes, absent, unknown, keys.get(e.getKey())));
         }
         return out;
     }

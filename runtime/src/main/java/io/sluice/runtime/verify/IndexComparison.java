@@ -36,8 +36,11 @@ final class IndexComparison {
      * @param missing ids the source has and the index lacks
      * @param extra   ids the index has and the source lacks
      * @param changed ids both have, with other contents
+     * @param keys    the source key (text, in key order) of each missing or changed id; of an extra id when the stream
+     *                touched it
      */
-    record Found(long sourceDocuments, long indexDocuments, Set<String> missing, Set<String> extra, Set<String> changed) {
+    record Found(long sourceDocuments, long indexDocuments, Set<String> missing, Set<String> extra, Set<String> changed,
+                 Map<String, String[]> keys) {
         boolean equal() {
             return missing.isEmpty() && extra.isEmpty() && changed.isEmpty();
         }
@@ -65,27 +68,30 @@ final class IndexComparison {
         long[] sourceDocuments = {0};
         Set<String> missing = new TreeSet<>();
         Set<String> changed = new TreeSet<>();
-        rows.each(source, (key, value) -> {
+        Map<String, String[]> keys = new HashMap<>();
+        rows.each(source, (key, value, texts) -> {
             sourceDocuments[0]++;
             String id = OpenSearchDocuments.id(key);
             if (touched.containsKey(id)) {
                 return;
             }
             Long have = held.remove(id);
-            if (have == null) {
-                missing.add(id);
-            } else if (have != hash(documents.body(value), fields)) {
-                changed.add(id);
+            if (have == null || have != hash(documents.body(value), fields)) {
+                (have == null ? missing : changed).add(id);
+                keys.put(id, rows.keyTexts(texts));
             }
         });
+        Set<String> extra = new TreeSet<>();
         for (Map.Entry<String, DocumentStates.Accepted> e : touched.entrySet()) {
             Long have = held.remove(e.getKey());
             if (!e.getValue().takes(have)) {
-                (have == null ? missing : changed).add(e.getKey());
+                // Absent where it should be, changed where it should be absent or otherwise.
+                (have == null ? missing : e.getValue().hashes().isEmpty() ? extra : changed).add(e.getKey());
+                keys.put(e.getKey(), e.getValue().key());
             }
         }
-        Set<String> extra = new TreeSet<>(held.keySet());
-        return new Found(sourceDocuments[0], indexDocuments, missing, extra, changed);
+        extra.addAll(held.keySet());
+        return new Found(sourceDocuments[0], indexDocuments, missing, extra, changed, keys);
     }
 
     /** A hash of the document's compared fields, the same whatever the order of its fields. */

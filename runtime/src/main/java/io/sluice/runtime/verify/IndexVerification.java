@@ -81,77 +81,166 @@ final class IndexVerification {
                     + "changes, not the index)" : "The pipeline is not streaming (slot " + config.slotName() + " is not in use)")
                     + ": the index is compared as it is with the source as it is now; changes the pipeline has not applied show as "
                     + "differences");
-            Map<Planned, IndexComparison.Found> found = new LinkedHashMap<>();
-            List<Planned> pending = new ArrayList<>();
-            for (Planned p : planned) {
-                if (!documents.exists(p.alias())) {
-                    out.println(p.table().name() + ": DIFFERS: " + documents.display() + " has no index or alias " + p.alias());
-                    result = Math.max(result, Verification.DIFFERS);
-                    continue;
-                }
-                pending.add(p);
-            }
             SourceAdmin admin = new SourceAdmin(spec.source());
-            for (int round = 1; round <= Verification.ROUNDS && !pending.isEmpty(); round++) {
-                List<Planned> next = new ArrayList<>();
-                try (SourcePoint point = streaming ? SourcePoint.open(config, "sluice verify") : SourcePoint.now(config, "sluice verify")) {
-                    long confirmed = 0;
-                    if (streaming) {
-                        confirmed = point.commitOf(point.mark(config.topicPrefix()), settings.waitMillis());
-                        awaitConfirmed(admin, confirmed, settings.waitMillis());
-                    }
-                    Map<Planned, Map<String, Long>> held = new LinkedHashMap<>();
-                    for (Planned p : pending) {
-                        held.put(p, IndexComparison.held(documents, p.alias(), p.table().columns()));
-                    }
-                    // Read after the index: the changes up to here bound what it can hold.
-                    SourceChanges changes = null;
-                    if (streaming) {
-                        long end = point.commitOf(point.mark(config.topicPrefix()), settings.waitMillis());
-                        changes = point.readThrough(end, settings.waitMillis());
-                    }
-                    for (Planned p : pending) {
-                        SourceChanges.Table carried = changes == null ? null : changes.tables().get(p.table().name());
-                        if (carried != null && carried.truncated()) {
-                            next.add(p); // emptied meanwhile: compared again at a new point
-                            continue;
-                        }
-                        Map<String, DocumentStates.Accepted> touched = carried == null ? Map.of()
-                                : DocumentStates.of(p.rows(), carried, confirmed, point.snapshot(), documents, p.table().columns());
-                        found.put(p, IndexComparison.compare(p.rows(), point.snapshot(), documents, held.get(p), p.table().columns(), touched));
-                    }
-                }
-                pending = next;
-            }
-            for (Planned p : planned) {
-                if (pending.contains(p)) {
-                    out.println(p.table().name() + ": NOT COMPARED: it was emptied (TRUNCATE) while it was compared, at "
-                            + Verification.ROUNDS + " points in a row; run it again");
-                    result = Verification.CANNOT;
-                } else if (found.containsKey(p)) {
-                    result = Math.max(result, report(p, found.get(p), out));
-                }
-            }
+            Compared first = compareAll(config, admin, documents, planned, streaming, settings.waitMillis(), out);
+            result = Math.max(result, first.result());
             out.println(result == Verification.EQUAL ? planned.size() + " tables equal" : result == Verification.DIFFERS
                     ? "Some tables differ" : "Some tables could not be compared");
-            if (settings.repair() && result == Verification.DIFFERS) {
-                if (!streaming) {
-                    err.println("sluice verify: --repair re-syncs what differs through the running pipeline, and pipeline " + spec.name()
-                            + " is not streaming: start it (sluice run), then run verify --repair again");
-                    return Verification.CANNOT;
-                }
-                err.println("sluice verify: --repair of an OpenSearch target is planned, not built yet: re-sync the tables named above "
-                        + "(sluice resync TABLE)");
+            if (!settings.repair() || result != Verification.DIFFERS) {
+                return result;
+            }
+            if (!streaming) {
+                err.println("sluice verify: --repair re-syncs what differs through the running pipeline, and pipeline " + spec.name()
+                        + " is not streaming: start it (sluice run), then run verify --repair again");
                 return Verification.CANNOT;
             }
-            return result;
+            if (!Repair.await(admin, requestRepairs(admin, documents, first.found(), out), settings.waitMillis(), out, err)) {
+                return Verification.CANNOT;
+            }
+            out.println("Comparing again after the repair:");
+            Compared again = compareAll(config, admin, documents, planned, true, settings.waitMillis(), out);
+            out.println(again.result() == Verification.EQUAL ? planned.size() + " tables equal" : again.result() == Verification.DIFFERS
+                    ? "Some tables differ" : "Some tables could not be compared");
+            return again.result();
         }
     }
 
+    /** What a comparison of every table found, and its exit code. */
+    private record Compared(Map<Planned, IndexComparison.Found> found, int result) {
+    }
 
+    /** Compares the tables (a table emptied meanwhile again at a new point) and prints the report's table lines. */
+    private static Compared compareAll(PostgresSourceConfig config, SourceAdmin admin, OpenSearchDocuments documents, List<Planned> planned,
+                                       boolean streaming, long waitMillis, PrintStream out) throws SQLException {
+        int result = Verification.EQUAL;
+        Map<Planned, IndexComparison.Found> found = new LinkedHashMap<>();
+        List<Planned> pending = new ArrayList<>();
+        for (Planned p : planned) {
+            if (!documents.exists(p.alias())) {
+                out.println(p.table().name() + ": DIFFERS: " + documents.display() + " has no index or alias " + p.alias());
+                found.put(p, null);
+                result = Verification.DIFFERS;
+                continue;
+            }
+            pending.add(p);
+        }
+        for (int round = 1; round <= Verification.ROUNDS && !pending.isEmpty(); round++) {
+            List<Planned> next = new ArrayList<>();
+            try (SourcePoint point = streaming ? SourcePoint.open(config, "sluice verify") : SourcePoint.now(config, "sluice verify")) {
+                long confirmed = 0;
+                if (streaming) {
+                    confirmed = point.commitOf(point.mark(config.topicPrefix()), waitMillis);
+                    awaitConfirmed(admin, confirmed, waitMillis);
+                }
+                Map<Planned, Map<String, Long>> held = new LinkedHashMap<>();
+                for (Planned p : pending) {
+                    held.put(p, IndexComparison.held(documents, p.alias(), p.table().columns()));
+                }
+                // Read after the index: the changes up to here bound what it can hold.
+                SourceChanges changes = null;
+                if (streaming) {
+                    long end = point.commitOf(point.mark(config.topicPrefix()), waitMillis);
+                    changes = point.readThrough(end, waitMillis);
+                }
+                for (Planned p : pending) {
+                    SourceChanges.Table carried = changes == null ? null : changes.tables().get(p.table().name());
+                    if (carried != null && carried.truncated()) {
+                        next.add(p); // emptied meanwhile: compared again at a new point
+                        continue;
+                    }
+                    Map<String, DocumentStates.Accepted> touched = carried == null ? Map.of()
+                            : DocumentStates.of(p.rows(), carried, confirmed, point.snapshot(), documents, p.table().columns());
+                    found.put(p, IndexComparison.compare(p.rows(), point.snapshot(), documents, held.get(p), p.table().columns(), touched));
+                }
+            }
+            pending = next;
+        }
+        for (Planned p : planned) {
+            if (pending.contains(p)) {
+                out.println(p.table().name() + ": NOT COMPARED: it was emptied (TRUNCATE) while it was compared, at "
+                        + Verification.ROUNDS + " points in a row; run it again");
+                result = Verification.CANNOT;
+            } else if (found.get(p) != null) {
+                result = Math.max(result, report(p, found.get(p), out));
+            }
+        }
+        return new Compared(found, result);
+    }
 
+    /**
+     * Asks the pipeline to re-sync what differs: the rows of the differing ids by key where every
+     * one's key is known (a document only the index has gets it from its fields, for key types
+     * whose JSON is their text), else the whole table; the requests, by id.
+     */
+    private static Map<Long, String> requestRepairs(SourceAdmin admin, OpenSearchDocuments documents,
+                                                    Map<Planned, IndexComparison.Found> found, PrintStream out) throws SQLException {
+        Map<Long, String> requests = new LinkedHashMap<>();
+        for (Map.Entry<Planned, IndexComparison.Found> e : found.entrySet()) {
+            Planned p = e.getKey();
+            IndexComparison.Found f = e.getValue();
+            if (f != null && f.equal()) {
+                continue;
+            }
+            List<String[]> keys = f == null ? null : keysOf(p, f, documents);
+            if (keys != null && keys.size() <= TableComparison.ROWS_NAMED) {
+                long id = admin.requestRepair(p.table().source(), keys);
+                requests.put(id, p.table().name());
+                out.println("Repairing " + keys.size() + (keys.size() == 1 ? " row of " : " rows of ") + p.table().name() + " (request "
+                        + id + ")");
+            } else {
+                long id = admin.requestResync(p.table().source());
+                requests.put(id, p.table().name());
+                out.println("Re-syncing " + p.table().name() + " whole (request " + id + "): " + (f == null ? "the index is missing"
+                        : keys == null ? "some documents only the index has do not name their key" : "too many rows differ to name"));
+            }
+        }
+        return requests;
+    }
 
+    /** The keys of every differing id; null when one is not known. */
+    private static List<String[]> keysOf(Planned p, IndexComparison.Found f, OpenSearchDocuments documents) {
+        List<String[]> keys = new ArrayList<>();
+        java.util.Set<String> unknown = new java.util.TreeSet<>();
+        for (java.util.Set<String> ids : List.of(f.missing(), f.changed(), f.extra())) {
+            for (String id : ids) {
+                String[] key = f.keys().get(id);
+                if (key == null) {
+                    unknown.add(id);
+                } else {
+                    keys.add(key);
+                }
+            }
+        }
+        if (unknown.isEmpty()) {
+            return keys;
+        }
+        if (unknown.size() > TableComparison.ROWS_NAMED || !p.rows().keyTypes().stream().allMatch(IndexVerification::textInJson)) {
+            return null;
+        }
+        Map<String, com.fasterxml.jackson.databind.JsonNode> held = documents.byIds(p.alias(), unknown);
+        for (String id : unknown) {
+            com.fasterxml.jackson.databind.JsonNode body = held.get(id);
+            if (body == null) {
+                continue; // gone since: nothing to repair
+            }
+            String[] key = new String[p.rows().key().size()];
+            for (int i = 0; i < key.length; i++) {
+                com.fasterxml.jackson.databind.JsonNode v = body.get(p.rows().key().get(i));
+                if (v == null || !v.isValueNode() || v.isNull()) {
+                    return null;
+                }
+                key[i] = v.asText();
+            }
+            keys.add(key);
+        }
+        return keys;
+    }
 
+    /** Whether the sink writes a key column of this type as JSON whose text is the value's text, which the type reads back. */
+    private static boolean textInJson(String type) {
+        return type.equals("integer") || type.equals("bigint") || type.equals("smallint") || type.equals("text") || type.equals("uuid")
+                || type.startsWith("character varying") || type.equals("boolean");
+    }
 
     /** Waits until the pipeline's slot is confirmed through {@code commitLsn}: the target holds every change before it. */
     private static void awaitConfirmed(SourceAdmin admin, long commitLsn, long waitMillis) throws SQLException {

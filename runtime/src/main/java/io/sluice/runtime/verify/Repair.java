@@ -45,6 +45,12 @@ final class Repair {
                         + (o == null ? "the target lacks it" : !t.keyed() ? "it is compared as a whole" : "some ranges hold too many rows to name"));
             }
         }
+        return await(admin, requests, waitMillis, out, err);
+    }
+
+    /** Waits for the requests (id to the table's name); true when every one is done, false (said why) when one failed or time ran out. */
+    static boolean await(SourceAdmin admin, Map<Long, String> requests, long waitMillis, PrintStream out, PrintStream err)
+            throws SQLException {
         long deadline = System.nanoTime() + waitMillis * 1_000_000L;
         for (Map.Entry<Long, String> r : requests.entrySet()) {
             while (true) {

@@ -22,10 +22,10 @@ import org.apache.kafka.connect.data.Struct;
  */
 public final class SourceRows {
 
-    /** Receives a row: its key struct (null for a table without a key) and its value struct. */
+    /** Receives a row: its key struct (null for a table without a key), its value struct, and its text values. */
     @FunctionalInterface
     public interface Row {
-        void accept(Struct key, Struct value) throws SQLException;
+        void accept(Struct key, Struct value, String[] texts) throws SQLException;
     }
 
     private static final int FETCH = 2000;
@@ -78,6 +78,20 @@ public final class SourceRows {
         return key;
     }
 
+    /** The key columns' types, as SQL, in key order. */
+    public List<String> keyTypes() {
+        return keyTypes;
+    }
+
+    /** The text of a row's key columns, in key order, from its text values in {@link #columns()} order. */
+    public String[] keyTexts(String[] texts) {
+        String[] out = new String[key.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = texts[rows.columns().indexOf(key.get(i))];
+        }
+        return out;
+    }
+
     /** The key struct of a row given by the text of its key columns; null for a table without a key. */
     public Struct key(Map<String, String> keyTexts) {
         return rows.key(keyTexts);
@@ -87,7 +101,7 @@ public final class SourceRows {
     public void each(Connection c, Row row) throws SQLException {
         read(c, filter == null ? "" : " WHERE (" + filter + ")", List.of(), texts -> {
             Struct value = rows.row(texts);
-            row.accept(rows.schema().keySchema() == null ? null : rows.schema().key(value), value);
+            row.accept(rows.schema().keySchema() == null ? null : rows.schema().key(value), value, texts);
         });
     }
 
@@ -107,16 +121,11 @@ public final class SourceRows {
         return rows.row(texts);
     }
 
-    /** The rows of these keys (text of the key columns, in key order) that the filter takes; a key with no such row gives nothing. */
-    public void byKeys(Connection c, List<String[]> keys, Row row) throws SQLException {
-        textsByKeys(c, keys, texts -> {
-            Struct value = rows.row(texts);
-            row.accept(rows.schema().keySchema() == null ? null : rows.schema().key(value), value);
-        });
-    }
-
-    /** {@link #byKeys}, the rows as text. */
-    public void textsByKeys(Connection c, List<String[]> keys, Texts row) throws SQLException {
+    /**
+     * The rows of these keys (text of the key columns, in key order) that the filter takes, as
+     * text; a key with no such row gives nothing.
+     */
+    public void byKeys(Connection c, List<String[]> keys, Texts row) throws SQLException {
         if (keys.isEmpty() || key.isEmpty()) {
             return;
         }
