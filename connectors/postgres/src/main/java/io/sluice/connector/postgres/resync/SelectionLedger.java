@@ -72,10 +72,42 @@ public final class SelectionLedger {
         return added;
     }
 
+    /**
+     * Makes the table when it is missing. One session at a time: two pipelines of one source
+     * starting together both ran CREATE TABLE IF NOT EXISTS, and the second failed on the
+     * catalog's unique index (IF NOT EXISTS does not wait for a creation in progress).
+     */
     private void create(Connection c) throws SQLException {
+        if (exists(c)) {
+            return;
+        }
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
         try (Statement s = c.createStatement()) {
+            s.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext(" + Identifiers.literal(quoted) + "))");
             s.execute("CREATE TABLE IF NOT EXISTS " + quoted + " (pipeline text PRIMARY KEY, tables text[] NOT NULL, "
                     + "updated_at timestamptz NOT NULL DEFAULT now())");
+            if (autoCommit) {
+                c.commit();
+            }
+        } catch (SQLException | RuntimeException e) {
+            if (autoCommit) {
+                c.rollback();
+            }
+            throw e;
+        } finally {
+            if (autoCommit) {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private boolean exists(Connection c) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT pg_catalog.to_regclass(?) IS NOT NULL")) {
+            s.setString(1, quoted);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
         }
     }
 
