@@ -142,7 +142,9 @@ class SluiceKillIT {
                 // Built only on a failure: which accounts differ says which changes went missing or twice.
                 assertThat(target.checksum(table)).as(() -> name + " after " + KILLS + " kills " + kills + ", seed " + seed
                                 + (name.equals("pgbench_accounts") ? "; accounts that differ (aid=source/target balance): "
-                                + differingAccounts(source, target) : "") + "; the runs' logs: " + work.toAbsolutePath())
+                                + differingAccounts(source, target) : "")
+                                + (name.equals("pgbench_history") ? "; rows on the target more than once: " + twice(target) : "")
+                                + "; the runs' logs: " + work.toAbsolutePath())
                         .isEqualTo(source.checksum(table));
             }
             int exit = sluice.terminate(60);
@@ -240,6 +242,16 @@ class SluiceKillIT {
     private static boolean marked(TestDatabase target) throws Exception {
         return target.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'pgbench_history'") == 1
                 && target.queryLong("SELECT count(*) FROM pgbench_history WHERE filler = 'the end'") == 1;
+    }
+
+    /** How many history rows the target holds more than once, and when the first and last of them were made on the source. */
+    private static String twice(TestDatabase target) {
+        try {
+            return target.queryText("SELECT count(*) || ' rows, made ' || coalesce(min(mtime)::text, '-') || ' to ' || coalesce(max(mtime)::text, '-') "
+                    + "FROM (SELECT mtime FROM pgbench_history GROUP BY tid, bid, aid, delta, mtime, filler HAVING count(*) > 1) d");
+        } catch (Exception e) {
+            return "not read: " + e.getMessage();
+        }
     }
 
     /** At most 20 accounts whose balance differs, for a failure that says which changes went missing or twice. */

@@ -51,15 +51,7 @@ final class DocumentStates {
                                     OpenSearchDocuments documents, List<String> fields) throws SQLException {
         List<String> key = rows.key();
         Function<String[], String> idOf = k -> id(rows, key, k);
-        Map<String, String[]> keys = new LinkedHashMap<>();
-        for (SourceChanges.Change c : changes.changes()) {
-            for (Map<String, String> image : java.util.Arrays.asList(c.before(), c.after())) {
-                String[] k = keyOf(key, image);
-                if (k != null) {
-                    keys.putIfAbsent(idOf.apply(k), k);
-                }
-            }
-        }
+        Map<String, String[]> keys = touched(key, idOf, changes.changes());
         Map<String, Map<String, String>> initial = new LinkedHashMap<>();
         rows.byKeys(source, new ArrayList<>(keys.values()), texts -> {
             Map<String, String> row = new LinkedHashMap<>();
@@ -68,7 +60,7 @@ final class DocumentStates {
             }
             initial.put(idOf.apply(keyOf(key, row)), row);
         });
-        return fold(key, idOf, initial, changes.changes(), changes.commits(), confirmed,
+        return fold(key, idOf, keys, initial, changes.changes(), changes.commits(), confirmed,
                 row -> IndexComparison.hash(documents.body(rows.row(texts(rows, row))), fields));
     }
 
@@ -77,28 +69,20 @@ final class DocumentStates {
      *
      * @param key     the key columns, in key order
      * @param idOf    a document's id from its key's text values
+     * @param touched the keys the changes touch, by id ({@link #touched})
      * @param initial the rows of the touched keys at the point, by id (a key without one is absent)
      * @param commits each change's commit position
      * @param hash    a row's document, as the hash it is compared by
      */
-    static Map<String, Accepted> fold(List<String> key, Function<String[], String> idOf, Map<String, Map<String, String>> initial,
+    static Map<String, Accepted> fold(List<String> key, Function<String[], String> idOf, Map<String, String[]> touched,
+                                      Map<String, Map<String, String>> initial,
                                       List<SourceChanges.Change> changes, List<Long> commits, long confirmed,
                                       ToLongFunction<Map<String, String>> hash) {
         Map<String, List<State>> states = new LinkedHashMap<>();
         Map<String, Map<String, String>> current = new LinkedHashMap<>();
-        Map<String, String[]> keys = new LinkedHashMap<>();
-        for (SourceChanges.Change c : changes) {
-            for (Map<String, String> image : java.util.Arrays.asList(c.before(), c.after())) {
-                String[] k = keyOf(key, image);
-                if (k != null) {
-                    String id = idOf.apply(k);
-                    keys.putIfAbsent(id, k);
-                    if (!states.containsKey(id)) {
-                        current.put(id, initial.get(id));
-                        states.put(id, new ArrayList<>(List.of(new State(0, initial.get(id), false))));
-                    }
-                }
-            }
+        for (String id : touched.keySet()) {
+            current.put(id, initial.get(id));
+            states.put(id, new ArrayList<>(List.of(new State(0, initial.get(id), false))));
         }
         for (int i = 0; i < changes.size(); i++) {
             SourceChanges.Change c = changes.get(i);
@@ -161,9 +145,23 @@ final class DocumentStates {
                     hashes.add(hash.applyAsLong(s.row()));
                 }
             }
-            out.put(e.getKey(), new Accepted(hashes, absent, unknown, keys.get(e.getKey())));
+            out.put(e.getKey(), new Accepted(hashes, absent, unknown, touched.get(e.getKey())));
         }
         return out;
+    }
+
+    /** The keys the changes' images name, by document id, in the order first named. */
+    static Map<String, String[]> touched(List<String> key, Function<String[], String> idOf, List<SourceChanges.Change> changes) {
+        Map<String, String[]> keys = new LinkedHashMap<>();
+        for (SourceChanges.Change c : changes) {
+            for (Map<String, String> image : java.util.Arrays.asList(c.before(), c.after())) {
+                String[] k = keyOf(key, image);
+                if (k != null) {
+                    keys.putIfAbsent(idOf.apply(k), k);
+                }
+            }
+        }
+        return keys;
     }
 
     private static String[] texts(SourceRows rows, Map<String, String> row) {

@@ -12,6 +12,7 @@ import java.util.StringJoiner;
 
 import io.sluice.connector.postgres.SourceChanges;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.TextArrays;
 
 /**
  * The rows the stream changed between the source's point and the target's position, checked one
@@ -103,27 +104,17 @@ final class TouchedRows {
         if (images.isEmpty()) {
             return out;
         }
-        StringJoiner unnest = new StringJoiner(", ");
-        StringJoiner names = new StringJoiner(", ");
         StringJoiner cast = new StringJoiner(", ");
         StringJoiner row = new StringJoiner(", ", "pg_catalog.hashtextextended(ROW(", ")::text, 0)");
         for (int i = 0; i < t.columns().size(); i++) {
             String column = t.columns().get(i);
-            unnest.add("?::text[]");
-            names.add("a" + i);
-            cast.add("x.a" + i + "::" + types.type(column) + " AS " + Identifiers.quote(column));
+            cast.add(TextArrays.column(i, types.type(column)) + " AS " + Identifiers.quote(column));
             row.add(Identifiers.quote(column));
         }
         String sql = "SELECT i, " + row + ", " + (t.filter() == null ? "true" : "(" + t.filter() + ")") + " FROM (SELECT x.i, " + cast
-                + " FROM unnest(" + unnest + ") WITH ORDINALITY AS x(" + names + ", i)) AS r";
+                + " FROM " + TextArrays.unnest(t.columns().size(), true) + ") AS r";
         try (PreparedStatement s = source.prepareStatement(sql)) {
-            for (int i = 0; i < t.columns().size(); i++) {
-                String[] values = new String[images.size()];
-                for (int r = 0; r < images.size(); r++) {
-                    values[r] = images.get(r).get(t.columns().get(i));
-                }
-                s.setArray(i + 1, source.createArrayOf("text", values));
-            }
+            TextArrays.bind(s, t.columns().size(), images, (image, i) -> image.get(t.columns().get(i)));
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     if (rs.getBoolean(3)) {
@@ -189,23 +180,13 @@ final class TouchedRows {
         if (keys.isEmpty()) {
             return out;
         }
-        StringJoiner unnest = new StringJoiner(", ");
-        StringJoiner names = new StringJoiner(", ");
         StringJoiner match = new StringJoiner(" AND ");
         for (int i = 0; i < keyColumns.size(); i++) {
-            unnest.add("?::text[]");
-            names.add("a" + i);
-            match.add("t." + Identifiers.quote(keyColumns.get(i)) + " = x.a" + i + "::" + types.type(keyColumns.get(i)));
+            match.add("t." + Identifiers.quote(keyColumns.get(i)) + " = " + TextArrays.column(i, types.type(keyColumns.get(i))));
         }
-        try (PreparedStatement s = c.prepareStatement("SELECT " + select + ", x.i FROM unnest(" + unnest + ") WITH ORDINALITY AS x("
-                + names + ", i) JOIN " + table + " t ON " + match)) {
-            for (int i = 0; i < keyColumns.size(); i++) {
-                String[] values = new String[keys.size()];
-                for (int r = 0; r < keys.size(); r++) {
-                    values[r] = keys.get(r).get(i);
-                }
-                s.setArray(i + 1, c.createArrayOf("text", values));
-            }
+        try (PreparedStatement s = c.prepareStatement("SELECT " + select + ", x.i FROM " + TextArrays.unnest(keyColumns.size(), true)
+                + " JOIN " + table + " t ON " + match)) {
+            TextArrays.bind(s, keyColumns.size(), keys, List::get);
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     out.put(keys.get(rs.getInt(rs.getMetaData().getColumnCount()) - 1), reader.read(rs));

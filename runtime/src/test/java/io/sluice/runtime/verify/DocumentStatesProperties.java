@@ -90,8 +90,8 @@ class DocumentStatesProperties {
         }
         long confirmed = commits.isEmpty() ? 0 : confirmedAt % (commits.size() + 1) == 0 ? 0
                 : commits.get(confirmedAt % (commits.size() + 1) - 1);
-        Map<String, DocumentStates.Accepted> accepted = DocumentStates.fold(KEY, k -> k[0], initial, changes, commits, confirmed,
-                DocumentStatesProperties::hash);
+        Map<String, DocumentStates.Accepted> accepted = DocumentStates.fold(KEY, k -> k[0], DocumentStates.touched(KEY, k -> k[0], changes),
+                initial, changes, commits, confirmed, DocumentStatesProperties::hash);
 
         assertThat(accepted.keySet()).isEqualTo(statesOf.keySet());
         for (String id : statesOf.keySet()) {

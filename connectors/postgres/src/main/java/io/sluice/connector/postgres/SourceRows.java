@@ -13,6 +13,8 @@ import io.sluice.connector.postgres.replication.TableRows;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.schemas.mapping.TypeMapper;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.DeclaredColumns;
+import io.sluice.schemas.postgres.TextArrays;
 import org.apache.kafka.connect.data.Struct;
 
 /**
@@ -54,18 +56,8 @@ public final class SourceRows {
         TableRows rows = TableRows.of(c, config.topicPrefix(), new TypeMapper(config.mappingOptions()), quoted, columns);
         List<String> key = rows.schema().keySchema() == null ? List.of()
                 : rows.schema().keySchema().fields().stream().map(org.apache.kafka.connect.data.Field::name).toList();
-        List<String> types = new ArrayList<>();
-        for (String k : key) {
-            try (PreparedStatement s = c.prepareStatement("SELECT pg_catalog.format_type(atttypid, atttypmod) FROM pg_catalog.pg_attribute "
-                    + "WHERE attrelid = ?::regclass AND attname = ?")) {
-                s.setString(1, quoted);
-                s.setString(2, k);
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    types.add(rs.getString(1));
-                }
-            }
-        }
+        DeclaredColumns declared = DeclaredColumns.of(c, quoted);
+        List<String> types = key.stream().map(declared::type).toList();
         return new SourceRows(rows, quoted, filter, key, types);
     }
 
@@ -99,7 +91,7 @@ public final class SourceRows {
 
     /** Every row the filter takes, in the snapshot {@code c} reads in (its session takes the settings text is read under). */
     public void each(Connection c, Row row) throws SQLException {
-        read(c, filter == null ? "" : " WHERE (" + filter + ")", List.of(), texts -> {
+        read(c, filter == null ? "" : " WHERE (" + filter + ")", s -> { }, texts -> {
             Struct value = rows.row(texts);
             row.accept(rows.schema().keySchema() == null ? null : rows.schema().key(value), value, texts);
         });
@@ -130,21 +122,21 @@ public final class SourceRows {
             return;
         }
         StringJoiner columns = new StringJoiner(", ");
-        key.forEach(k -> columns.add(Identifiers.quote(k)));
-        StringJoiner values = new StringJoiner(", ");
-        List<String> parameters = new ArrayList<>();
-        for (String[] k : keys) {
-            StringJoiner one = new StringJoiner(", ", "(", ")");
-            for (int i = 0; i < k.length; i++) {
-                one.add("?::" + keyTypes.get(i));
-                parameters.add(k[i]);
-            }
-            values.add(one.toString());
+        StringJoiner given = new StringJoiner(", ");
+        for (int i = 0; i < key.size(); i++) {
+            columns.add(Identifiers.quote(key.get(i)));
+            given.add(TextArrays.column(i, keyTypes.get(i)));
         }
-        read(c, " WHERE (" + columns + ") IN (VALUES " + values + ")" + (filter == null ? "" : " AND (" + filter + ")"), parameters, row);
+        read(c, " WHERE (" + columns + ") IN (SELECT " + given + " FROM " + TextArrays.unnest(key.size(), false) + ")"
+                + (filter == null ? "" : " AND (" + filter + ")"), s -> TextArrays.bind(s, key.size(), keys, (k, i) -> k[i]), row);
     }
 
-    private void read(Connection c, String where, List<String> parameters, Texts row) throws SQLException {
+    @FunctionalInterface
+    private interface Parameters {
+        void bind(PreparedStatement s) throws SQLException;
+    }
+
+    private void read(Connection c, String where, Parameters parameters, Texts row) throws SQLException {
         // The text the codecs parse is that of these settings (the stream's connections have them too).
         try (java.sql.Statement s = c.createStatement()) {
             for (String set : io.sluice.schemas.codec.SessionSettings.statements()) {
@@ -154,9 +146,7 @@ public final class SourceRows {
         StringJoiner select = new StringJoiner(", ");
         rows.columns().forEach(col -> select.add(io.sluice.schemas.mapping.ColumnMapping.outputText(Identifiers.quote(col))));
         try (PreparedStatement s = c.prepareStatement("SELECT " + select + " FROM " + quoted + where)) {
-            for (int i = 0; i < parameters.size(); i++) {
-                s.setString(i + 1, parameters.get(i));
-            }
+            parameters.bind(s);
             s.setFetchSize(FETCH);
             try (ResultSet rs = s.executeQuery()) {
                 int n = rows.columns().size();

@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 
 import io.sluice.connector.postgres.pgoutput.PgOutputMessage;
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.DeclaredColumns;
 
 /**
  * What a staging subset asks the source while streaming: which roots' rows meet their condition
@@ -160,17 +161,8 @@ final class SubsetSource {
             for (PgOutputMessage.Column c : TableCopy.relation(connection(), oid, TableCopy.name(connection(), oid)).columns()) {
                 known.put(c.name(), null);
             }
-            try (PreparedStatement s = connection().prepareStatement("SELECT attname, pg_catalog.format_type(atttypid, atttypmod) "
-                    + "FROM pg_catalog.pg_attribute WHERE attrelid = ? AND attnum > 0 AND NOT attisdropped")) {
-                s.setLong(1, oid);
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        if (known.containsKey(rs.getString(1))) {
-                            known.put(rs.getString(1), rs.getString(2));
-                        }
-                    }
-                }
-            }
+            Map<String, String> declared = DeclaredColumns.of(connection(), oid).types();
+            known.replaceAll((name, none) -> declared.get(name));
             types.put(quoted, known);
         }
         return known;

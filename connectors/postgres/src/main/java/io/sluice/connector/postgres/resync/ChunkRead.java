@@ -14,6 +14,7 @@ import io.sluice.connector.postgres.snapshot.VisibleTransactions;
 import io.sluice.schemas.mapping.ColumnMapping;
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.Lsn;
+import io.sluice.schemas.postgres.TextArrays;
 
 /**
  * Reads one chunk of a table being re-synced: the next rows by key after the last key copied, in
@@ -77,17 +78,13 @@ public final class ChunkRead {
             }
             StringJoiner key = new StringJoiner(", ");
             StringJoiner given = new StringJoiner(", ");
-            StringJoiner arrays = new StringJoiner(", ");
-            StringJoiner names = new StringJoiner(", ");
             for (int i = 0; i < keys.length; i++) {
                 key.add(Identifiers.quote(columns.get(keys[i])));
-                given.add("x.a" + i + "::" + keyTypes.get(i));
-                arrays.add("?::text[]");
-                names.add("a" + i);
+                given.add(TextArrays.column(i, keyTypes.get(i)));
             }
             String rowKey = keys.length == 1 ? key.toString() : "(" + key + ")";
-            String where = (filter == null ? "" : "(" + filter + ") AND ") + rowKey + " IN (SELECT " + given + " FROM unnest(" + arrays
-                    + ") AS x(" + names + "))";
+            String where = (filter == null ? "" : "(" + filter + ") AND ") + rowKey + " IN (SELECT " + given + " FROM "
+                    + TextArrays.unnest(keys.length, false) + ")";
             return "SELECT " + select + " FROM " + (only ? "ONLY " : "") + quoted + " WHERE " + where + " ORDER BY " + key;
         }
     }
@@ -143,13 +140,7 @@ public final class ChunkRead {
     public static Chunk readKeys(Connection c, Shape shape, List<String[]> keys, boolean last, String pipeline) throws SQLException {
         return inSnapshot(c, pipeline, () -> {
             PreparedStatement s = c.prepareStatement(shape.keysSql());
-            for (int i = 0; i < shape.keys().length; i++) {
-                String[] column = new String[keys.size()];
-                for (int r = 0; r < column.length; r++) {
-                    column[r] = keys.get(r)[i];
-                }
-                s.setArray(i + 1, c.createArrayOf("text", column));
-            }
+            TextArrays.bind(s, shape.keys().length, keys, (k, i) -> k[i]);
             s.setFetchSize(2000);
             return s;
         }, shape.columns().size(), rows -> last);

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.schemas.postgres.InTurn;
 
 /**
  * Which tables each pipeline streams, as the names its stream sends ({@code schema.table}), kept
@@ -81,25 +82,12 @@ public final class SelectionLedger {
         if (exists(c)) {
             return;
         }
-        boolean autoCommit = c.getAutoCommit();
-        c.setAutoCommit(false);
-        try (Statement s = c.createStatement()) {
-            s.execute("SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext(" + Identifiers.literal(quoted) + "))");
-            s.execute("CREATE TABLE IF NOT EXISTS " + quoted + " (pipeline text PRIMARY KEY, tables text[] NOT NULL, "
-                    + "updated_at timestamptz NOT NULL DEFAULT now())");
-            if (autoCommit) {
-                c.commit();
+        InTurn.run(c, quoted, conn -> {
+            try (Statement s = conn.createStatement()) {
+                return s.execute("CREATE TABLE IF NOT EXISTS " + quoted + " (pipeline text PRIMARY KEY, tables text[] NOT NULL, "
+                        + "updated_at timestamptz NOT NULL DEFAULT now())");
             }
-        } catch (SQLException | RuntimeException e) {
-            if (autoCommit) {
-                c.rollback();
-            }
-            throw e;
-        } finally {
-            if (autoCommit) {
-                c.setAutoCommit(true);
-            }
-        }
+        });
     }
 
     private boolean exists(Connection c) throws SQLException {

@@ -13,6 +13,7 @@ import java.util.Map;
 
 import io.sluice.schemas.naming.Identifiers;
 import io.sluice.schemas.postgres.ConstraintColumns;
+import io.sluice.schemas.postgres.DeclaredColumns;
 
 /**
  * The target's foreign keys and column types, as a staging subset's rule reads them: which row
@@ -67,16 +68,7 @@ final class TargetLinks {
         if (known != null) {
             return known;
         }
-        Map<String, String> read = new LinkedHashMap<>();
-        try (PreparedStatement s = catalog.prepareStatement("SELECT attname, pg_catalog.format_type(atttypid, atttypmod) "
-                + "FROM pg_catalog.pg_attribute WHERE attrelid = ?::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum")) {
-            s.setString(1, table);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    read.put(rs.getString(1), rs.getString(2));
-                }
-            }
-        }
+        Map<String, String> read = DeclaredColumns.of(catalog, table).types();
         types.put(table, read);
         return read;
     }
