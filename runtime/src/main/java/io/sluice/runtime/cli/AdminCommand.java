@@ -12,10 +12,20 @@ abstract class AdminCommand extends PipelineCommand {
 
     @Override
     final int run(PipelineSpec spec) {
-        PipelineAdmin admin = new PipelineAdmin(spec, streams.out(), streams.err());
+        return guarded(new PipelineAdmin(spec, streams.out(), streams.err()), this::run);
+    }
+
+    /** Work on the pipeline's state, which may fail on the source or a target. */
+    @FunctionalInterface
+    interface AdminWork {
+        int run(PipelineAdmin admin) throws Exception;
+    }
+
+    /** Runs the work; a failure is said in one line (exit 1). */
+    final int guarded(PipelineAdmin admin, AdminWork work) {
         String name = getClass().getAnnotation(picocli.CommandLine.Command.class).name();
         try {
-            return run(admin);
+            return work.run(admin);
         } catch (java.sql.SQLException | org.apache.kafka.connect.errors.ConnectException | IllegalStateException e) {
             streams.err().println("sluice " + name + ": " + e.getMessage());
             return FAILED;

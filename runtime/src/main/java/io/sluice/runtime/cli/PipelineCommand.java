@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 import io.sluice.runtime.logging.CommandLogging;
 import io.sluice.runtime.metrics.MetricsAddress;
 import io.sluice.runtime.metrics.MetricsServer;
+import io.sluice.runtime.pipeline.NamedTarget;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import io.sluice.runtime.progress.PipelinePhase;
 import picocli.CommandLine.Mixin;
@@ -32,17 +33,27 @@ abstract class PipelineCommand implements Callable<Integer> {
 
     @Override
     public final Integer call() {
-        PipelineSpec spec;
+        List<NamedTarget> targets;
         try {
-            spec = options.spec();
+            targets = several() ? options.targets() : List.of(new NamedTarget(null, options.spec()));
         } catch (IllegalArgumentException e) {
             streams.err().println("sluice: " + e.getMessage());
             return WRONG;
         }
-        return run(spec);
+        return targets.size() == 1 ? run(targets.get(0).spec()) : run(targets);
     }
 
     abstract int run(PipelineSpec spec);
+
+    /** Whether the command takes several targets ({@link #run(List)}). */
+    boolean several() {
+        return false;
+    }
+
+    /** Runs the command into several targets, when it takes them. */
+    int run(List<NamedTarget> targets) {
+        throw new IllegalStateException("sluice " + getClass().getSimpleName() + " takes one target");
+    }
 
     /**
      * A failure's message as the command line reads it: the connectors name their keys, and where

@@ -1,7 +1,10 @@
 package io.sluice.runtime.cli;
 
+import java.util.List;
+
 import io.sluice.runtime.metrics.MetricsServer;
 import io.sluice.runtime.pipeline.CannotStart;
+import io.sluice.runtime.pipeline.NamedTarget;
 import io.sluice.runtime.pipeline.PipelineFailure;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import io.sluice.runtime.pipeline.StreamingPipeline;
@@ -33,9 +36,23 @@ public final class RunCommand extends PipelineCommand {
     }
 
     @Override
+    boolean several() {
+        return true;
+    }
+
+    @Override
     int run(PipelineSpec spec) {
+        return run(spec, new StreamingPipeline(spec, streams.out()));
+    }
+
+    @Override
+    int run(List<NamedTarget> targets) {
+        return run(targets.get(0).spec(), new StreamingPipeline(targets, streams.out()));
+    }
+
+    private int run(PipelineSpec spec, StreamingPipeline pipeline) {
         PipelinePhase phase = new PipelinePhase();
-        StreamingPipeline pipeline = new StreamingPipeline(spec, streams.out()).phase(phase);
+        pipeline.phase(phase);
         if (cannotStart(pipeline.validate())) {
             return WRONG;
         }

@@ -20,4 +20,14 @@ public final class StatusCommand extends AdminCommand {
     int run(PipelineAdmin admin) throws Exception {
         return admin.status();
     }
+
+    @Override
+    boolean several() {
+        return true;
+    }
+
+    @Override
+    int run(java.util.List<io.sluice.runtime.pipeline.NamedTarget> targets) {
+        return guarded(new PipelineAdmin(targets.get(0).spec(), streams.out(), streams.err()), admin -> admin.status(targets));
+    }
 }

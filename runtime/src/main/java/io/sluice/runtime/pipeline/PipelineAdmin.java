@@ -83,6 +83,11 @@ public final class PipelineAdmin {
 
     /** Prints the slot's state and lag, then what the target records (PostgreSQL: its applied position and the apply rate over two seconds). */
     public int status() throws Exception {
+        return status(List.of(new NamedTarget(null, spec)));
+    }
+
+    /** {@link #status()} of a pipeline with several targets: the slot once, then what each target records, by name. */
+    public int status(List<NamedTarget> targets) throws Exception {
         long current = admin.currentLsn();
         Optional<SourceAdmin.Slot> slot = admin.slot();
         List<String> unlogged = admin.unloggedTables();
@@ -97,7 +102,12 @@ public final class PipelineAdmin {
             out.println("  slot " + s.name() + ": " + (s.active() ? "streaming (process " + s.activePid() + ")" : "idle")
                     + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + ByteCounts.format(current - s.confirmedFlush()));
         }
-        spec.sink().printStatus(spec.name(), spec.sourceName(), current, out);
+        for (NamedTarget t : targets) {
+            if (t.name() != null) {
+                out.println("  target " + t.name() + ":");
+            }
+            t.spec().sink().printStatus(spec.name(), spec.sourceName(), current, out);
+        }
         for (var request : admin.recentResyncs(5)) {
             out.println("  re-sync of " + request.target() + (request.subscription() == null ? "" : " for subscription "
                     + request.subscription()) + " (request " + request.id() + "): " + request.state() + ", " + request.rows() + " rows in " + request.chunks() + " chunks"

@@ -1,14 +1,9 @@
 package io.sluice.runtime.pipeline;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.sluice.runtime.targets.Target;
 import io.sluice.runtime.targets.TargetKind;
 import io.sluice.schemas.postgres.PgEndpoint;
@@ -36,48 +31,97 @@ import io.sluice.sink.core.metrics.MetricsConfig;
 public record PipelineSpec(String name, Map<String, String> source, Map<String, String> target, Map<String, String> transforms,
                            Path offsets, TargetKind targetKind) {
 
-    /** Keys that take one value per table: in a pipeline file, a mapping of tables to values. */
-    private static final java.util.Set<String> PER_TABLE = java.util.Set.of("table.filter", "table.columns", "subset");
-
+    /** A pipeline file with one target ({@code target:}, or {@code targets:} naming one). */
     public static PipelineSpec fromYaml(Path file) {
-        JsonNode root;
-        try {
-            root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(file));
-        } catch (IOException e) {
-            throw new IllegalArgumentException("Cannot read pipeline file " + file + ": " + e.getMessage());
+        PipelineFile read = PipelineFile.read(file);
+        if (read.targets().size() != 1) {
+            throw new IllegalArgumentException("Pipeline file " + file + " names " + read.targets().size() + " targets ("
+                    + String.join(", ", read.targets().keySet()) + "): this command takes one; several are for sluice run");
         }
-        if (root == null || !root.isObject()) {
-            throw new IllegalArgumentException("Pipeline file " + file + " must be a YAML mapping with source: and target:");
-        }
-        for (var field : (Iterable<String>) root::fieldNames) {
-            if (!java.util.Set.of("name", "source", "target", "transforms", "offsets").contains(field)) {
-                throw new IllegalArgumentException("Pipeline file " + file + ": unknown key '" + field
-                        + "'; expected name, source, target, transforms, offsets");
-            }
-        }
-        Map<String, String> source = section(root, "source", file);
-        Map<String, String> target = section(root, "target", file);
-        Map<String, String> transforms = root.has("transforms") ? section(root, "transforms", file) : Map.of();
-        String name = root.hasNonNull("name") ? root.get("name").asText() : null;
-        Path offsets = root.hasNonNull("offsets") ? Path.of(root.get("offsets").asText()) : null;
-        return of(name, source, target, transforms, offsets);
+        var only = read.targets().entrySet().iterator().next();
+        return of(read.name(), read.source(), only.getValue(), read.transformsOf(only.getKey()), read.offsets());
     }
 
-    private static Map<String, String> section(JsonNode root, String key, Path file) {
-        JsonNode node = root.get(key);
-        if (node == null || !node.isObject()) {
-            throw new IllegalArgumentException("Pipeline file " + file + " needs a '" + key + ":' mapping");
+    /**
+     * A pipeline with several targets: each completed as {@link #of} completes one, then one
+     * source for all. What each target asks of the source is reconciled: the root's name for a
+     * partitioned table unless every target is PostgreSQL, a copy on a column change when any
+     * target is OpenSearch, raw COPY tuples only when every target is PostgreSQL without transforms
+     * (Anonymize rewrites them where they are, which would reach the other targets), and the
+     * webhook state tables of every target left out.
+     *
+     * @param targets    per target name, its keys
+     * @param transforms per target name, its transforms
+     * @throws IllegalArgumentException when two targets ask the source for different things no rule settles, or two are one
+     */
+    public static java.util.List<NamedTarget> fanOut(String name, Map<String, String> source, Map<String, Map<String, String>> targets,
+                                                     Map<String, Map<String, String>> transforms, Path offsets) {
+        Map<String, PipelineSpec> each = new LinkedHashMap<>();
+        targets.forEach((target, keys) -> {
+            if (!target.matches("[A-Za-z0-9_-]+")) {
+                throw new IllegalArgumentException("Target name '" + target + "' may use letters, digits, _ and - only");
+            }
+            each.put(target, of(name, source, keys, transforms.getOrDefault(target, Map.of()), offsets));
+        });
+        if (each.size() == 1) {
+            var only = each.entrySet().iterator().next();
+            return java.util.List.of(new NamedTarget(only.getKey(), only.getValue()));
         }
-        Map<String, String> map = new LinkedHashMap<>();
-        node.properties().forEach(e -> {
-            if (PER_TABLE.contains(e.getKey()) && e.getValue().isObject()) {
-                // table.filter: {public.orders: "amount > 100"} is table.filter.public.orders = amount > 100
-                e.getValue().properties().forEach(t -> map.put(e.getKey() + "." + t.getKey(), t.getValue().asText()));
-            } else {
-                map.put(e.getKey(), e.getValue().isValueNode() ? e.getValue().asText() : e.getValue().toString());
+        Map<String, String> where = new LinkedHashMap<>();
+        each.forEach((target, spec) -> {
+            String at = spec.sink().display();
+            String other = where.putIfAbsent(at, target);
+            if (other != null) {
+                throw new IllegalArgumentException("Targets " + other + " and " + target + " are both " + at + ": give each target a place "
+                        + "of its own");
             }
         });
-        return map;
+        Map<String, String> shared = new LinkedHashMap<>(each.values().iterator().next().source());
+        boolean allPostgres = each.values().stream().allMatch(s -> s.targetKind() == TargetKind.POSTGRES);
+        boolean anyTransforms = each.values().stream().anyMatch(s -> !s.transforms().isEmpty());
+        for (var entry : each.entrySet()) {
+            Map<String, String> src = entry.getValue().source();
+            java.util.Set<String> keys = new java.util.LinkedHashSet<>(shared.keySet());
+            keys.addAll(src.keySet());
+            for (String key : keys) {
+                String mine = src.get(key);
+                String theirs = shared.get(key);
+                if (java.util.Objects.equals(mine, theirs)) {
+                    continue;
+                }
+                switch (key) {
+                    case "publish.via.partition.root" -> shared.put(key, String.valueOf(!allPostgres || Boolean.parseBoolean(mine)
+                            || Boolean.parseBoolean(theirs)));
+                    case "ddl.copy.on" -> shared.put(key, "column_change".equals(mine) || "column_change".equals(theirs) ? "column_change"
+                            : mine != null ? mine : theirs);
+                    case "snapshot.raw.tuples" -> shared.put(key, "false");
+                    case "table.exclude.list" -> {
+                        java.util.Set<String> all = new java.util.LinkedHashSet<>();
+                        for (String list : new String[] {theirs, mine}) {
+                            if (list != null && !list.isBlank()) {
+                                all.addAll(java.util.List.of(list.strip().split("\\s*,\\s*")));
+                            }
+                        }
+                        shared.put(key, String.join(",", all));
+                    }
+                    default -> throw new IllegalArgumentException("Targets ask the source for different " + key + " (" + theirs + " and "
+                            + mine + ", target " + entry.getKey() + "): set source." + key + " for the pipeline");
+                }
+            }
+        }
+        if (anyTransforms || !allPostgres) {
+            shared.put("snapshot.raw.tuples", "false");
+        }
+        java.util.List<NamedTarget> out = new java.util.ArrayList<>();
+        each.forEach((target, spec) -> {
+            Map<String, String> tgt = new LinkedHashMap<>(spec.target());
+            if (!targets.get(target).containsKey(MetricsConfig.TARGET_NAME)) {
+                tgt.put(MetricsConfig.TARGET_NAME, spec.name() + "." + target);
+            }
+            out.add(new NamedTarget(target, new PipelineSpec(spec.name(), Map.copyOf(shared), Map.copyOf(tgt), spec.transforms(),
+                    spec.offsets(), spec.targetKind())));
+        });
+        return java.util.List.copyOf(out);
     }
 
     /**

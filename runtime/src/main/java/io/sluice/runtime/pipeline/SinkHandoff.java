@@ -63,6 +63,10 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private static final long SEND_RETRY_MICROS = 500;
 
     private final SinkTask sink;
+    /** This target's own transforms (a pipeline with several targets); none when the engine applies the pipeline's. */
+    private final TargetTransforms transforms;
+    /** Per source partition, the last record handed to the sink, for records this target's transforms drop. */
+    private final Map<Map<String, ?>, Pending> lastHandedOver = new HashMap<>();
     /** The sink, when it can write the end of a burst while the engine reads on; null when it must flush. */
     private final SendsInBackground sendsInBackground;
     private final LongSupplier bytesLoaded;
@@ -95,12 +99,22 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
 
     /** @param bytesLoaded bytes the sink has sent to the target so far, for the progress display */
     SinkHandoff(SinkTask sink, LongSupplier bytesLoaded, Progress progress, long flushIntervalMillis) {
+        this(sink, TargetTransforms.none(), bytesLoaded, progress, flushIntervalMillis, "sluice-sink");
+    }
+
+    /**
+     * @param transforms this target's own transforms, applied to each record before the sink takes it
+     * @param thread     the name of the sink's thread
+     */
+    SinkHandoff(SinkTask sink, TargetTransforms transforms, LongSupplier bytesLoaded, Progress progress, long flushIntervalMillis,
+                String thread) {
         this.sink = sink;
+        this.transforms = transforms;
         this.sendsInBackground = sink instanceof SendsInBackground s ? s : null;
         this.bytesLoaded = bytesLoaded;
         this.progress = progress;
         this.flushIntervalNanos = flushIntervalMillis * 1_000_000L;
-        this.sinkThread = new Thread(this::applyQueued, "sluice-sink");
+        this.sinkThread = new Thread(this::applyQueued, thread);
         sinkThread.setDaemon(true);
         sinkThread.start();
     }
@@ -121,12 +135,25 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         Map<String, ?> runPartition = null;
         Pending runLast = null;
         for (RecordChangeEvent<SourceRecord> event : events) {
-            SourceRecord r = event.record();
+            SourceRecord r = transforms.apply(event.record());
+            if (r == null) {
+                // Dropped for this target: confirmed with the last record of its partition handed over, if any.
+                Map<String, ?> partition = event.record().sourcePartition();
+                if (runPartition != null && runPartition != partition) {
+                    lastOfBatch.put(runPartition, runLast);
+                    lastHandedOver.put(runPartition, runLast);
+                }
+                Pending before = runPartition == partition ? runLast : lastHandedOver.get(partition);
+                runPartition = partition;
+                runLast = before == null ? new Pending(event, null, -1) : new Pending(event, before.topicPartition(), before.kafkaOffset());
+                continue;
+            }
             records.add(new SinkRecord(r.topic(), 0, r.keySchema(), r.key(), r.valueSchema(), r.value(), kafkaOffset++, r.timestamp(),
                     TimestampType.NO_TIMESTAMP_TYPE, r.headers()));
             TopicPartition tp = partitions.computeIfAbsent(r.topic(), topic -> new TopicPartition(topic, 0));
             if (runPartition != null && runPartition != r.sourcePartition()) {
                 lastOfBatch.put(runPartition, runLast);
+                lastHandedOver.put(runPartition, runLast);
             }
             runPartition = r.sourcePartition();
             runLast = new Pending(event, tp, kafkaOffset - 1);
@@ -149,6 +176,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         }
         if (runPartition != null) {
             lastOfBatch.put(runPartition, runLast);
+            lastHandedOver.put(runPartition, runLast);
         }
         long newestCommitMillis = newestStreamed == null ? 0
                 : ((Struct) newestStreamed.value()).getStruct(Envelope.SOURCE).getInt64("ts_ms");
@@ -219,6 +247,9 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     }
 
     private boolean isDurable(Pending p) {
+        if (p.topicPartition() == null) {
+            return true; // nothing of its partition went to this target
+        }
         Long upTo = durable.get(p.topicPartition());
         return upTo != null && p.kafkaOffset() < upTo;
     }

@@ -31,6 +31,7 @@ public final class StreamingPipeline {
     private static final long STATUS_INTERVAL_MILLIS = 10_000;
 
     private final PipelineSpec spec;
+    private final List<NamedTarget> targets;
     private final PrintStream out;
 
     private PipelinePhase phase = new PipelinePhase();
@@ -42,13 +43,45 @@ public final class StreamingPipeline {
     }
 
     public StreamingPipeline(PipelineSpec spec, PrintStream out) {
-        this.spec = spec;
+        this(List.of(new NamedTarget(null, spec)), out);
+    }
+
+    /** Into several targets from one slot: every target's spec has the same source (see {@link PipelineSpec#fanOut}). */
+    public StreamingPipeline(List<NamedTarget> targets, PrintStream out) {
+        this.targets = List.copyOf(targets);
+        this.spec = targets.get(0).spec();
         this.out = out;
+    }
+
+    private boolean fanOut() {
+        return targets.size() > 1;
     }
 
     /** Every configuration and connection problem of both ends, one per line; empty when none. */
     public List<String> validate() {
-        return EmbeddedEngine.validate(spec);
+        if (!fanOut()) {
+            return EmbeddedEngine.validate(spec);
+        }
+        java.util.Set<String> problems = new java.util.LinkedHashSet<>();
+        for (NamedTarget t : targets) {
+            for (String p : EmbeddedEngine.validate(t.spec())) {
+                problems.add(p.startsWith("target ") ? "target " + t.name() + ": " + p.substring("target ".length())
+                        : p.startsWith("transform ") ? "target " + t.name() + " " + p : p);
+            }
+            try {
+                TargetTransforms.of(t.spec().transforms()).close();
+            } catch (RuntimeException e) {
+                problems.add("target " + t.name() + " transforms: " + e.getMessage());
+            }
+        }
+        return List.copyOf(problems);
+    }
+
+    /** One target as this run drives it. */
+    private record Running(NamedTarget named, EmbeddedSinkContext context, RunningSink sink, SinkHandoff handoff) {
+        String label() {
+            return named.name() == null ? named.spec().sink().display() : named.name() + " (" + named.spec().sink().display() + ")";
+        }
     }
 
     /**
@@ -83,79 +116,146 @@ public final class StreamingPipeline {
             phase.progress(progress);
             phase.enter(PipelinePhase.Phase.SNAPSHOT);
         }
-        EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(spec);
-        Target target = spec.sink();
-        RunningSink sink = target.startStreaming(sinkContext, new SourceAdmin(spec.source()));
-        progress.batching(sink.batchStatus());
-        SinkHandoff handoff = new SinkHandoff(sink.task(), sink.bytesSent(), progress, FLUSH_INTERVAL_MILLIS);
-        EmbeddedEngine engine = new EmbeddedEngine(spec, overrides, handoff, () -> handoff.snapshotDone().countDown());
+        List<Running> running = new java.util.ArrayList<>();
+        EmbeddedEngine engine = null;
         ProgressDisplay display = new ProgressDisplay(progress, out, ProgressDisplay.terminalAttached());
+        FanOut fanOut = null;
         try {
+            for (NamedTarget named : targets) {
+                EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(named.spec());
+                RunningSink sink;
+                try {
+                    sink = named.spec().sink().startStreaming(sinkContext, new SourceAdmin(spec.source()));
+                } catch (RuntimeException e) {
+                    sinkContext.close();
+                    throw e;
+                }
+                // The first target's handoff counts the rows for the progress display; the others' alike, so it is told once.
+                Progress counted = running.isEmpty() ? progress : new Progress();
+                if (running.isEmpty()) {
+                    progress.batching(sink.batchStatus());
+                }
+                SinkHandoff handoff = fanOut()
+                        ? new SinkHandoff(sink.task(), TargetTransforms.of(named.spec().transforms()), sink.bytesSent(), counted,
+                                FLUSH_INTERVAL_MILLIS, "sluice-sink-" + named.name())
+                        : new SinkHandoff(sink.task(), sink.bytesSent(), counted, FLUSH_INTERVAL_MILLIS);
+                running.add(new Running(named, sinkContext, sink, handoff));
+            }
+            List<SinkHandoff> handoffs = running.stream().map(Running::handoff).toList();
+            fanOut = fanOut() ? new FanOut(handoffs) : null;
+            // With several targets each applies its own transforms to what the engine hands out.
+            PipelineSpec engineSpec = fanOut() ? new PipelineSpec(spec.name(), spec.source(), spec.target(), Map.of(), spec.offsets(),
+                    spec.targetKind()) : spec;
+            engine = new EmbeddedEngine(engineSpec, overrides, fanOut != null ? fanOut : handoffs.get(0),
+                    () -> handoffs.forEach(h -> h.snapshotDone().countDown()));
             if (copying) {
                 display.start();
             }
             engine.start();
             boolean streaming = false;
             long lastStatus = System.nanoTime();
-            long reported = -1;
-            while (!stop.isDone() && !engine.ended() && handoff.failure() == null) {
+            long[] reported = new long[running.size()];
+            java.util.Arrays.fill(reported, -1);
+            while (!stop.isDone() && !engine.ended() && failure(running) == null) {
                 Thread.sleep(100);
-                if (!streaming && engine.failure() == null && (!copying || handoff.snapshotDone().getCount() == 0 || handoff.changesApplied() > 0)) {
+                if (!streaming && engine.failure() == null && (!copying || allSnapshotsDone(running) || anyApplied(running))) {
                     streaming = true;
                     phase.enter(PipelinePhase.Phase.STREAMING);
                     if (copying) {
                         display.close();
                         out.println(display.summary());
                     }
-                    out.println("Streaming changes from slot " + config.slotName() + " into " + target.display()
-                            + " (Ctrl-C stops; run the same command to go on)");
+                    out.println("Streaming changes from slot " + config.slotName() + " into " + String.join(", ",
+                            running.stream().map(Running::label).toList()) + " (Ctrl-C stops; run the same command to go on)");
                 }
                 if (streaming && System.nanoTime() - lastStatus >= STATUS_INTERVAL_MILLIS * 1_000_000L) {
-                    long applied = handoff.changesApplied();
-                    if (applied != reported) {
-                        out.println(status(handoff, applied, reported, (System.nanoTime() - lastStatus) / 1e9) + "; " + sink.batchStatus().get());
-                        reported = applied;
+                    double seconds = (System.nanoTime() - lastStatus) / 1e9;
+                    for (int i = 0; i < running.size(); i++) {
+                        Running r = running.get(i);
+                        long applied = r.handoff().changesApplied();
+                        if (applied != reported[i]) {
+                            out.println((fanOut() ? "  " + r.named().name() + ":" : "") + status(r.handoff(), applied, reported[i], seconds)
+                                    + "; " + r.sink().batchStatus().get());
+                            reported[i] = applied;
+                        }
                     }
                     lastStatus = System.nanoTime();
                 }
             }
             phase.enter(PipelinePhase.Phase.STOPPING);
-            handoff.beforeEngineStops();
+            beforeEngineStops(fanOut, running);
             engine.close();
             PipelineFailure failure = engine.failure();
             if (failure != null) {
                 phase.enter(PipelinePhase.Phase.FAILED);
                 throw failure;
             }
-            RuntimeException sinkFailure = handoff.failure();
-            if (sinkFailure != null) {
-                phase.enter(PipelinePhase.Phase.FAILED);
-                throw new PipelineFailure(EmbeddedEngine.rootMessage(sinkFailure, null), sinkFailure);
+            for (Running r : running) {
+                RuntimeException sinkFailure = r.handoff().failure();
+                if (sinkFailure != null) {
+                    phase.enter(PipelinePhase.Phase.FAILED);
+                    String message = EmbeddedEngine.rootMessage(sinkFailure, null);
+                    throw new PipelineFailure(fanOut() ? "target " + r.named().name() + ": " + message : message, sinkFailure);
+                }
             }
             phase.enter(PipelinePhase.Phase.STOPPED);
             if (!streaming) {
                 display.close();
                 out.println("Stopped during the snapshot; the same command resumes it.");
             } else {
-                out.println("Stopped. " + String.format(Locale.ROOT, "%,d", handoff.changesApplied()) + " changes applied in this run.");
-                try {
-                    target.afterCleanStop(spec.source(), out);
-                } catch (IllegalStateException e) {
-                    throw new PipelineFailure(e.getMessage(), e);
+                for (Running r : running) {
+                    out.println("Stopped. " + String.format(Locale.ROOT, "%,d", r.handoff().changesApplied()) + " changes applied in this run"
+                            + (fanOut() ? " to " + r.named().name() : "") + ".");
+                }
+                for (Running r : running) {
+                    try {
+                        r.named().spec().sink().afterCleanStop(spec.source(), out);
+                    } catch (IllegalStateException e) {
+                        throw new PipelineFailure(e.getMessage(), e);
+                    }
                 }
             }
         } finally {
             display.close();
-            handoff.beforeEngineStops();
-            engine.close();
-            handoff.close();
-            sink.task().stop();
-            String deadLetters = sinkContext.deadLetterSummary();
-            if (deadLetters != null) {
-                out.println(deadLetters);
+            beforeEngineStops(fanOut, running);
+            if (engine != null) {
+                engine.close();
             }
-            sinkContext.close();
+            for (Running r : running) {
+                r.handoff().close();
+                r.sink().task().stop();
+                String deadLetters = r.context().deadLetterSummary();
+                if (deadLetters != null) {
+                    out.println(fanOut() ? r.named().name() + ": " + deadLetters : deadLetters);
+                }
+                r.context().close();
+            }
         }
+    }
+
+    private static void beforeEngineStops(FanOut fanOut, List<Running> running) {
+        if (fanOut != null) {
+            fanOut.beforeEngineStops();
+        } else {
+            running.forEach(r -> r.handoff().beforeEngineStops());
+        }
+    }
+
+    private static RuntimeException failure(List<Running> running) {
+        for (Running r : running) {
+            if (r.handoff().failure() != null) {
+                return r.handoff().failure();
+            }
+        }
+        return null;
+    }
+
+    private static boolean allSnapshotsDone(List<Running> running) {
+        return running.stream().allMatch(r -> r.handoff().snapshotDone().getCount() == 0);
+    }
+
+    private static boolean anyApplied(List<Running> running) {
+        return running.stream().anyMatch(r -> r.handoff().changesApplied() > 0);
     }
 
     private static String status(SinkHandoff handoff, long applied, long reported, double seconds) {
@@ -167,20 +267,44 @@ public final class StreamingPipeline {
     }
 
     /**
-     * Decides from what the target records where this run starts (see {@link StartingPoint}):
+     * Decides from what the targets record where this run starts (see {@link StartingPoint}):
      * local offsets the target knows nothing of are forgotten with their slot, and a target that
-     * holds the copy when no local offsets do is streamed into from the slot.
+     * holds the copy when no local offsets do is streamed into from the slot. Several targets
+     * must agree, since one slot feeds them all.
      */
     private void startingPoint(PostgresSourceConfig config, Map<String, String> overrides) throws Exception {
-        Target target = spec.sink();
         boolean slotExists = new SourceAdmin(spec.source()).slot().isPresent();
-        StartingPoint.Decision decision = StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(spec.sourceName(), false, spec.source()),
-                new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString()), copies(config, overrides), slotExists);
-        if (decision.action() == StartingPoint.Action.REFUSE) {
-            throw new CannotStart(decision.message());
+        StartingPoint.Local local = new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString());
+        boolean copies = copies(config, overrides);
+        List<StartingPoint.Decision> decisions = new java.util.ArrayList<>();
+        for (NamedTarget named : targets) {
+            Target target = named.spec().sink();
+            decisions.add(StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(spec.sourceName(), false,
+                    spec.source()), local, copies, slotExists));
         }
-        if (decision.message() != null) {
-            out.println(decision.message());
+        StartingPoint.Decision decision = decisions.get(0);
+        for (int i = 0; i < decisions.size(); i++) {
+            StartingPoint.Decision d = decisions.get(i);
+            if (d.action() == StartingPoint.Action.REFUSE) {
+                throw new CannotStart(fanOut() ? "target " + targets.get(i).name() + ": " + d.message() : d.message());
+            }
+            if (d.action() != decision.action() || d.forgetLocal() != decision.forgetLocal()) {
+                StringBuilder why = new StringBuilder("The targets of pipeline " + spec.name() + " are not at one point, and one slot feeds "
+                        + "them all:");
+                for (int j = 0; j < decisions.size(); j++) {
+                    StartingPoint.Decision each = decisions.get(j);
+                    why.append("\n  ").append(targets.get(j).name()).append(": ").append(each.message() != null ? each.message()
+                            : each.action() == StartingPoint.Action.COPY ? "no copy yet: it would be copied" : "goes on from the local offsets");
+                }
+                why.append("\nRun with --fresh (and --table-exists truncate) to copy into all of them again; adding a target to a "
+                        + "running pipeline with a re-sync of that target alone is planned (docs/fan-out.md).");
+                throw new CannotStart(why.toString());
+            }
+        }
+        for (int i = 0; i < decisions.size(); i++) {
+            if (decisions.get(i).message() != null) {
+                out.println(decisions.get(i).message());
+            }
         }
         if (decision.forgetLocal()) {
             Files.deleteIfExists(spec.offsets());

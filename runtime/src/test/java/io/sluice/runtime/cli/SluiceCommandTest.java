@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import io.sluice.runtime.pipeline.NamedTarget;
 import io.sluice.runtime.pipeline.PipelineSpec;
 import io.sluice.schemas.SluiceVersion;
 import org.junit.jupiter.api.Test;
@@ -72,7 +73,7 @@ class SluiceCommandTest {
                 .contains("teardown").contains("generate-completion").contains("Exit codes:");
         out.reset();
         assertThat(SluiceCommand.execute(streams, "run", "--help")).isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("--source=URL").contains("--target=URL").contains("--config=FILE")
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("--source=URL").contains("--target=[NAME=]URL").contains("--config=FILE")
                 .contains("--set=source.KEY=VALUE|target.KEY=VALUE").contains("--fresh").contains("truncate")
                 .contains("Exit codes:");
         out.reset();
@@ -112,6 +113,40 @@ class SluiceCommandTest {
         assertThat(SluiceCommand.execute(streams, "generate-completion")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("complete -F").contains("snapshot").contains("teardown")
                 .contains("--table-exists");
+    }
+
+    @Test
+    void targetsAreNamedAndScopedSettingsReachTheirTargetOnly() {
+        CommandLine cli = SluiceCommand.commandLine(streams);
+        ParseResult parsed = cli.parseArgs("run", "--source", "postgres://u@h/s", "--target", "replica=postgres://u@r/t", "--target",
+                "https://a:b@search:9200", "--target", "postgres://u@other/t", "--set", "target.replica.table.exists=truncate",
+                "--set", "target.batch.max.bytes=1048576");
+        PipelineCommand command = (PipelineCommand) parsed.subcommand().commandSpec().userObject();
+        List<NamedTarget> targets = command.options.targets();
+        assertThat(targets).extracting(NamedTarget::name).containsExactly("replica", "opensearch", "postgres");
+        assertThat(targets.get(0).spec().target()).containsEntry("table.exists", "truncate").containsEntry("batch.max.bytes", "1048576");
+        assertThat(targets.get(2).spec().target()).doesNotContainKey("table.exists").containsEntry("batch.max.bytes", "1048576");
+
+        assertThat(SluiceCommand.execute(streams, "snapshot", "--source", "postgres://u@h/s", "--target", "postgres://u@a/t",
+                "--target", "postgres://u@b/t")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("takes one target").contains("several targets are for sluice run");
+        err.reset();
+        assertThat(SluiceCommand.execute(streams, "run", "--source", "postgres://u@h/s", "--target", "a=postgres://u@a/t",
+                "--target", "a=postgres://u@b/t")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("Two targets are named a");
+    }
+
+    @Test
+    void aTargetOfThePipelineFileIsPickedByItsName(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path file = dir.resolve("fan.yaml");
+        java.nio.file.Files.writeString(file, "source:\n  url: postgres://u@h/s\ntargets:\n  replica:\n    url: postgres://u@r/t\n"
+                + "    table.exists: truncate\n  search:\n    url: https://a:b@search:9200\n");
+        PipelineSpec replica = spec("verify", "--config", file.toString(), "--target", "replica");
+        assertThat(replica.target()).containsEntry("connection.url", "postgres://u@r/t").containsEntry("table.exists", "truncate");
+        PipelineSpec search = spec("verify", "--config", file.toString(), "--target", "search");
+        assertThat(search.targetKind()).isEqualTo(io.sluice.runtime.targets.TargetKind.OPENSEARCH);
+        assertThat(SluiceCommand.execute(streams, "verify", "--config", file.toString())).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("takes one target").contains("replica, search");
     }
 
     private PipelineSpec spec(String... args) {

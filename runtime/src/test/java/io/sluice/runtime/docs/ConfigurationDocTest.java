@@ -46,7 +46,8 @@ class ConfigurationDocTest {
                 .append("under `source:` and `target:` (where `url: postgres://user:password@host:port/database` fills in the connection\n")
                 .append("keys), and on the command line `--set source.KEY=VALUE` / `--set target.KEY=VALUE`. The target's kind follows from\n")
                 .append("its URL (`postgres://…` PostgreSQL, `http(s)://…` OpenSearch, `webhook` webhook subscribers) or from\n")
-                .append("`type: postgres|opensearch|webhook` under `target:`.\n\n");
+                .append("`type: postgres|opensearch|webhook` under `target:`. Several targets fed from one slot go under `targets:`, by\n")
+                .append("name, each with these keys ([fan-out.md](fan-out.md)).\n\n");
         s.append("The source also takes keys per table: `table.filter.<schema>.<table>` = a SQL condition over the table's\n")
                 .append("columns (only the rows that meet it are copied and streamed), and `table.columns.<schema>.<table>` = the\n")
                 .append("columns that flow, comma-separated (the key's flow too). In `pipeline.yaml` they are mappings under\n")

@@ -147,6 +147,60 @@ class PipelineSpecTest {
     }
 
     @Test
+    void severalTargetsShareOneSourceThatServesThemAll() throws Exception {
+        Path file = dir.resolve("fan.yaml");
+        Files.writeString(file, """
+                name: shop
+                source:
+                  url: postgres://app@db/shop
+                transforms:
+                  transforms: route
+                  transforms.route.type: org.apache.kafka.connect.transforms.RegexRouter
+                targets:
+                  staging:
+                    url: postgres://loader@staging/shop
+                    table.exists: truncate
+                    transforms:
+                      transforms: mask
+                      transforms.mask.type: io.sluice.transforms.anonymize.Anonymize
+                  search:
+                    url: https://admin:pw@search:9200
+                """);
+        PipelineFile read = PipelineFile.read(file);
+        assertThat(read.targets().keySet()).containsExactly("staging", "search");
+        assertThat(read.targets().get("staging")).containsEntry("table.exists", "truncate").doesNotContainKey("transforms");
+        assertThat(read.transformsOf("staging")).containsEntry("transforms", "mask");
+        assertThat(read.transformsOf("search")).as("the pipeline's, for a target without its own").containsEntry("transforms", "route");
+
+        var targets = PipelineSpec.fanOut(read.name(), read.source(), read.targets(),
+                Map.of("staging", read.transformsOf("staging"), "search", read.transformsOf("search")), read.offsets());
+        assertThat(targets).extracting(NamedTarget::name).containsExactly("staging", "search");
+        PipelineSpec staging = targets.get(0).spec();
+        PipelineSpec search = targets.get(1).spec();
+        assertThat(staging.source()).as("one source for all").isEqualTo(search.source());
+        // OpenSearch takes a partitioned table as one index, and an index cannot change a field in place.
+        assertThat(staging.source()).containsEntry("publish.via.partition.root", "true").containsEntry("ddl.copy.on", "column_change")
+                .containsEntry("snapshot.raw.tuples", "false");
+        assertThat(staging.targetKind()).isEqualTo(TargetKind.POSTGRES);
+        assertThat(search.targetKind()).isEqualTo(TargetKind.OPENSEARCH);
+        assertThat(staging.target()).containsEntry("metrics.target.name", "shop.staging");
+        assertThat(staging.offsets()).isEqualTo(search.offsets());
+
+        var both = PipelineSpec.fanOut("shop", Map.of("url", "postgres://app@db/shop"), Map.of("a", Map.of("url", "postgres://l@one/x"),
+                "b", Map.of("url", "postgres://l@two/x")), Map.of(), null);
+        assertThat(both.get(0).spec().source()).as("two PostgreSQL targets without transforms keep raw tuples and partitions")
+                .containsEntry("publish.via.partition.root", "false").containsEntry("snapshot.raw.tuples", "true");
+
+        assertThatThrownBy(() -> PipelineSpec.fanOut("shop", Map.of("url", "postgres://app@db/shop"),
+                new java.util.LinkedHashMap<>(Map.of("a", Map.of("url", "postgres://l@one/x"), "b", Map.of("url", "postgres://l@one/x"))),
+                Map.of(), null)).hasMessageContaining("are both");
+        Files.writeString(file, "source:\n  url: postgres://a@b/c\ntarget:\n  url: postgres://a@b/d\ntargets:\n  x:\n    url: postgres://a@b/e\n");
+        assertThatThrownBy(() -> PipelineFile.read(file)).hasMessageContaining("not both");
+        Files.writeString(file, "source:\n  url: postgres://a@b/c\ntargets:\n  x:\n    url: postgres://a@b/e\n  y:\n    url: postgres://a@b/f\n");
+        assertThatThrownBy(() -> PipelineSpec.fromYaml(file)).hasMessageContaining("names 2 targets (x, y)");
+    }
+
+    @Test
     void theNameDefaultsToTheSourceDatabase() {
         PipelineSpec spec = PipelineSpec.of(null, Map.of("url", "postgres://u@h/inventory-db"), Map.of("url", "postgres://u@h/x"), Map.of(), null);
         assertThat(spec.name()).isEqualTo("inventory-db");

@@ -235,6 +235,51 @@ class SinkHandoffTest {
         assertThat(committer.marked).isEmpty();
     }
 
+    @Test
+    void recordsATargetsTransformsDropAreConfirmedWithTheRecordsBeforeThem() throws Exception {
+        // Filter drops every record whose value is a tombstone or whose key is odd (including the batch's last).
+        TargetTransforms odd = TargetTransforms.of(Map.of("transforms", "even", "transforms.even.type",
+                "org.apache.kafka.connect.transforms.Filter", "transforms.even.predicate", "odd", "predicates", "odd",
+                "predicates.odd.type", OddKey.class.getName()));
+        handoff = new SinkHandoff(sink, odd, () -> 0L, new Progress(), 60_000, "sluice-sink-test");
+        List<RecordChangeEvent<SourceRecord>> batch = changes(9); // keys 100..900: odd hundreds dropped
+        handoff.handleBatch(batch, committer);
+        assertThat(sink.put).as("only what the transforms keep reaches the sink").hasSize(4);
+        assertThat(committer.marked).as("the batch's last record, though dropped, is confirmed once the kept ones are durable")
+                .containsExactly(batch.get(8).record());
+        handoff.close();
+        handoff = null;
+
+        // A batch all of whose records are dropped is confirmed at once: this target holds nothing of it to wait for.
+        Committer alone = new Committer();
+        handoff = new SinkHandoff(new StandInSink(), TargetTransforms.of(Map.of("transforms", "none", "transforms.none.type",
+                "org.apache.kafka.connect.transforms.Filter")), () -> 0L, new Progress(), 60_000, "sluice-sink-test");
+        List<RecordChangeEvent<SourceRecord>> dropped = changes(3);
+        handoff.handleBatch(dropped, alone);
+        assertThat(alone.marked).containsExactly(dropped.get(2).record());
+    }
+
+    /** True for records whose key is an odd number of hundreds. */
+    public static final class OddKey implements org.apache.kafka.connect.transforms.predicates.Predicate<SourceRecord> {
+        @Override
+        public boolean test(SourceRecord r) {
+            return (((Struct) r.key()).getInt32("id") / 100) % 2 == 1;
+        }
+
+        @Override
+        public org.apache.kafka.common.config.ConfigDef config() {
+            return new org.apache.kafka.common.config.ConfigDef();
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
     private SinkHandoff handoff() {
         return new SinkHandoff(sink, () -> 0L, new Progress(), 60_000);
     }
