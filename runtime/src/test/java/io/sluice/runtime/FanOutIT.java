@@ -132,7 +132,11 @@ class FanOutIT {
             }
             // Every target's sink meters, under the pipeline's name and the target's.
             var scrape = io.sluice.runtime.metrics.Scrape.of("http://127.0.0.1:" + metricsPort);
+            String page = new String(java.net.URI.create("http://127.0.0.1:" + metricsPort + "/status.json").toURL().openStream()
+                    .readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             for (String target : new String[] {"replica", "staging", "search", "hooks"}) {
+                assertThat(page).as("the status page's targets").contains("\"name\":\"" + name + "." + target + "\"")
+                        .contains(target + " (");
                 assertThat(scrape.sum("sluice_sink_changes_applied_total", "target", name + "." + target)).as(target).isPositive();
             }
             assertThat(sluice.terminate(60)).as(sluice.output()).isZero();

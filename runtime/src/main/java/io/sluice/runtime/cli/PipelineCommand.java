@@ -77,12 +77,17 @@ abstract class PipelineCommand implements Callable<Integer> {
      * @throws IllegalArgumentException when the address is wrong or cannot be served on, saying which
      */
     static MetricsServer serveMetrics(String address, PipelinePhase phase, PipelineSpec spec) {
+        return serveMetrics(address, phase, spec.sourceName(), spec.sink().display());
+    }
+
+    /** As {@link #serveMetrics(String, PipelinePhase, PipelineSpec)}, the targets as the status page names them. */
+    static MetricsServer serveMetrics(String address, PipelinePhase phase, String pipeline, String targets) {
         if (address == null) {
             return null;
         }
         java.net.InetSocketAddress at = MetricsAddress.parse(address);
         try {
-            return MetricsServer.start(at, phase, spec.sourceName(), spec.sink().display());
+            return MetricsServer.start(at, phase, pipeline, targets);
         } catch (java.io.IOException e) {
             throw new IllegalArgumentException("--metrics " + address + ": cannot serve on " + at + " (" + e.getMessage()
                     + "); choose another port");

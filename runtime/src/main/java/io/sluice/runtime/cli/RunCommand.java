@@ -42,15 +42,16 @@ public final class RunCommand extends PipelineCommand {
 
     @Override
     int run(PipelineSpec spec) {
-        return run(spec, new StreamingPipeline(spec, streams.out()));
+        return run(spec, spec.sink().display(), new StreamingPipeline(spec, streams.out()));
     }
 
     @Override
     int run(List<NamedTarget> targets) {
-        return run(targets.get(0).spec(), new StreamingPipeline(targets, streams.out()));
+        String names = String.join(", ", targets.stream().map(t -> t.name() + " (" + t.spec().sink().display() + ")").toList());
+        return run(targets.get(0).spec(), names, new StreamingPipeline(targets, streams.out()));
     }
 
-    private int run(PipelineSpec spec, StreamingPipeline pipeline) {
+    private int run(PipelineSpec spec, String targets, StreamingPipeline pipeline) {
         PipelinePhase phase = new PipelinePhase();
         pipeline.phase(phase);
         if (cannotStart(pipeline.validate())) {
@@ -58,7 +59,7 @@ public final class RunCommand extends PipelineCommand {
         }
         MetricsServer server;
         try {
-            server = serveMetrics(metrics, phase, spec);
+            server = serveMetrics(metrics, phase, spec.sourceName(), targets);
         } catch (IllegalArgumentException e) {
             streams.err().println("sluice: " + e.getMessage());
             return WRONG;
