@@ -115,6 +115,15 @@ class FanOutIT {
                 assertThat(verified.exit()).as(target + ":\n" + verified.out() + verified.err()).isZero();
                 assertThat(verified.out()).as(target).contains("The pipeline is streaming").containsIgnoringCase("public.customers: equal");
             }
+            // Rows changed behind Sluice's back on two targets: one re-sync of the pipeline hands the table to every target again.
+            replica.execute("UPDATE customers SET name = 'changed on the replica' WHERE id BETWEEN 10 AND 19");
+            staging.execute("DELETE FROM customers WHERE id BETWEEN 20 AND 29");
+            SluiceRuns.Result resynced = SluiceRuns.start(new java.util.concurrent.CompletableFuture<>(), "resync", "--config",
+                    pipeline.toString(), "--timeout", "60", "public.customers").get(120, TimeUnit.SECONDS);
+            SluiceProcess running = sluice;
+            assertThat(resynced.exit()).as(() -> resynced.out() + resynced.err() + "\nThe pipeline said:\n" + running.output()).isZero();
+            assertThat(replica.queryLong("SELECT count(*) FROM customers WHERE name = 'changed on the replica'")).isZero();
+            assertThat(staging.queryLong("SELECT count(*) FROM customers WHERE id BETWEEN 20 AND 29")).isEqualTo(10);
             workload.destroy();
             assertThat(workload.waitFor(30, TimeUnit.SECONDS)).isTrue();
             workload = null;

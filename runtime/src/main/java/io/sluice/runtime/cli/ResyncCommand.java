@@ -11,7 +11,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "resync", sortOptions = false, usageHelpAutoWidth = true,
         description = {"Copies tables again while the pipeline runs: asks the running `sluice run` (through the source's signal "
                 + "table) to read each table again in chunks by key, between the changes it streams, and waits until it did. Rows "
-                + "changed, deleted or added on a PostgreSQL target behind Sluice's back end equal to the source's.",
+                + "changed, deleted or added on a PostgreSQL target behind Sluice's back end equal to the source's; a pipeline with "
+                + "several targets hands them to every target.",
                 "Give the same pipeline options as `sluice run` (at least --source and --name or --config)."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:every table was re-synced (with --detach: requested)",
@@ -40,5 +41,16 @@ public final class ResyncCommand extends AdminCommand {
     @Override
     int run(PipelineAdmin admin) throws Exception {
         return admin.resync(tables, subscription, detach, timeoutSeconds * 1000L);
+    }
+
+    /** A pipeline with several targets: the running pipeline hands the rows read again to every target. */
+    @Override
+    boolean several() {
+        return true;
+    }
+
+    @Override
+    int run(List<io.sluice.runtime.pipeline.NamedTarget> targets) {
+        return guarded(new PipelineAdmin(targets.get(0).spec(), streams.out(), streams.err()), this::run);
     }
 }

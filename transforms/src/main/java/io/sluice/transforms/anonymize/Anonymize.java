@@ -23,6 +23,7 @@ import io.sluice.schemas.SluiceVersion;
 import io.sluice.schemas.envelope.Barriers;
 import io.sluice.schemas.envelope.Envelope;
 import io.sluice.schemas.envelope.EventHeaders;
+import io.sluice.schemas.envelope.KeyRanges;
 import io.sluice.schemas.envelope.RawTuples;
 import io.sluice.schemas.envelope.SchemaChangeEvents;
 import io.sluice.schemas.envelope.StructFill;
@@ -90,6 +91,9 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
         if (RawTuples.is(valueSchema)) {
             return rawTuples(record);
         }
+        if (KeyRanges.is(valueSchema)) {
+            return keyRange(record);
+        }
         TableId table;
         Object newValue = value;
         EnvelopeFields shape = envelopeFields.of(valueSchema);
@@ -134,6 +138,30 @@ public class Anonymize<R extends ConnectRecord<R>> implements Transformation<R>,
             return after != null && source != null;
         }
     }
+
+    /**
+     * The end of a chunk a re-sync read (the rows in its key range that are gone from the source
+     * are deleted on the target): as it is when no rule rewrites the table's key. A rewritten key
+     * puts the target's rows in another order than the range's source keys, so the range is
+     * dropped, said once per table: the re-sync still writes every row, it only leaves rows
+     * deleted on the source where they are.
+     */
+    private R keyRange(R record) {
+        Struct range = (Struct) record.value();
+        TableId table = fromSource(range.getStruct(Envelope.SOURCE), record.topic());
+        Schema key = range.schema().field(KeyRanges.KEYS).schema().valueSchema();
+        if (plan(table, key, StructPlan.Role.KEY).identity()) {
+            return record;
+        }
+        if (rangesDropped.add(table)) {
+            LOG.warn("A re-sync of {} writes its rows, but a rule rewrites its key, so rows deleted on the source are not removed from "
+                    + "the target by it (the target's keys do not sort as the source's)", table);
+        }
+        return null;
+    }
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Anonymize.class);
+    private final Set<TableId> rangesDropped = ConcurrentHashMap.newKeySet();
 
     /** Shared by the engine's threads, as the instance is. */
     private final RecentSchemas<EnvelopeFields> envelopeFields = new RecentSchemas<>(EnvelopeFields::of);

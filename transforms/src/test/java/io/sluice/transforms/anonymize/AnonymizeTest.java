@@ -86,6 +86,19 @@ class AnonymizeTest {
     }
 
     @Test
+    void aResyncsKeyRangePassesWhenTheKeyIsKeptAndIsDroppedWhenARuleRewritesIt() {
+        Struct source = new SourceInfo("shop", "shop", "public", "customers", 1_700_000_000_000_000L, SourceInfo.Snapshot.FALSE, 1L, 100L,
+                null).toStruct();
+        Struct range = io.sluice.schemas.envelope.KeyRanges.value(KEY, source, null, new Struct(KEY).put("id", 1L),
+                new Struct(KEY).put("id", 9L), List.of(new Struct(KEY).put("id", 3L)), List.of(""), 0L);
+        SourceRecord record = new SourceRecord(Map.of(), Map.of(), "shop.public.customers", null, null, null, range.schema(), range);
+        // Strict mode: a rule for every column, none of them the key's rewrite.
+        assertThat(anonymize(Map.of("rules", RULES, "mode", "strict")).apply(record)).as("the key kept: as it is").isSameAs(record);
+        assertThat(anonymize(Map.of("rules", "public.customers.id = hash\npublic.customers.email = email")).apply(record))
+                .as("the key rewritten: the range cannot be placed among the target's keys").isNull();
+    }
+
+    @Test
     void oneValueInTwoTablesGivesOneOutput() {
         Schema orders = SchemaBuilder.struct().name("shop.public.orders.Value").optional()
                 .field("id", Schema.INT64_SCHEMA).field("customer_email", Schema.OPTIONAL_STRING_SCHEMA).build();
