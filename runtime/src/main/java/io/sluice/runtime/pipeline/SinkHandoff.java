@@ -364,7 +364,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         return failure.get();
     }
 
-    /** Stops the sink thread after the batch it is putting; what it did not make durable the source sends again. */
+    /** Stops the sink thread after the batch it is putting (what it did not make durable the source sends again), and closes this target's transforms. */
     @Override
     public void close() {
         closed = true;
@@ -374,6 +374,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             Thread.currentThread().interrupt();
         }
         commits.close();
+        transforms.close();
     }
 
     /**
