@@ -30,6 +30,8 @@ targets=(a b c)
 
 # shellcheck source=../scripts/lib/throwaway-postgres.sh
 . "$root/scripts/lib/throwaway-postgres.sh"
+# shellcheck source=lib/cpu.sh
+. "$here/lib/cpu.sh"
 tp_init bench-fanout
 chmod 777 "$tp_work"
 # As bench/streaming.sh: each commit flushed (walsenders woken at once), fsync off for this disk.
@@ -72,31 +74,6 @@ state="SELECT (SELECT count(*) || ':' || sum(abalance) FROM pgbench_accounts) ||
   || '/' || (SELECT n FROM bench_mark)"
 
 now() { date +%s.%N; }
-# CPU seconds of a process (user + system), 0 when it is gone.
-cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%.2f", ($12 + $13) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-# CPU seconds of a server: its postmaster's children now (backends, walsenders, autovacuum, ...)
-# and those that exited (the snapshot's readers, the walsenders of stopped pipelines).
-server_cpu() {
-  local postmaster child total
-  postmaster="$(head -1 "$tp_work/$1/postmaster.pid")"
-  total="$(awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%.2f", ($14 + $15) / hz}' "/proc/$postmaster/stat")"
-  for child in $(pgrep -P "$postmaster"); do total="$(echo "$total + $(cpu_of "$child")" | bc)"; done
-  echo "$total"
-}
-# Until both servers use under 5 % of a core over a second (at most 300 s).
-await_quiet() {
-  local before after start
-  start="$(now)"
-  before="$(echo "$(server_cpu source) + $(server_cpu target)" | bc)"
-  while :; do
-    sleep 1
-    after="$(echo "$(server_cpu source) + $(server_cpu target)" | bc)"
-    if (( $(echo "$after - $before < 0.05" | bc) )); then break; fi
-    if (( $(echo "$(now) - $start > 300" | bc) )); then break; fi
-    before="$after"
-  done
-}
-
 declare -A out_of
 running=()
 # Starts the way's pipeline(s) fresh into its three targets, emptied first.
@@ -120,7 +97,7 @@ start_way() {
     done
   fi
 }
-jvm_cpu() { local p total=0; for p in "${running[@]}"; do total="$(echo "$total + $(cpu_of "$p")" | bc)"; done; echo "$total"; }
+jvm_cpu() { local p total=0; for p in "${running[@]}"; do total="$(echo "$total + $(cpu_seconds "$p")" | bc)"; done; echo "$total"; }
 alive_or_die() {
   local p
   for p in "${running[@]}"; do

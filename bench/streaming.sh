@@ -98,6 +98,8 @@ warmup_rows="${WARMUP_ROWS:-100000}"
 . "$root/scripts/lib/throwaway-postgres.sh"
 # shellcheck source=lib/kafka.sh
 . "$here/lib/kafka.sh"
+# shellcheck source=lib/cpu.sh
+. "$here/lib/cpu.sh"
 # shellcheck source=lib/latency.sh
 . "$here/lib/latency.sh"
 tp_init bench-stream
@@ -377,40 +379,6 @@ await_all() {
 }
 await_all
 echo "Kafka $kafka_port, Connect $connect_port, source $source_port, target $target_port (work: $tp_work)"
-
-# CPU time, in clock ticks, of a server's processes (its postmaster's children: backends,
-# walsenders, autovacuum, checkpointer).
-server_ticks() {
-  local postmaster child total=0
-  postmaster="$(head -1 "$tp_work/$1/postmaster.pid")"
-  for child in $(pgrep -P "$postmaster"); do
-    total=$(( total + $(awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$child/stat" 2>/dev/null || echo 0) ))
-  done
-  echo "$total"
-}
-# Waits until both servers are idle: under 5 % of a core in a second (at most QUIET_MAX_SECONDS,
-# default 300). After a backlog is written, every paused pipeline's walsender decodes it until its
-# client's socket is full (a one-transaction UPDATE whole, before its commit is sent), and
-# autovacuum and the checkpointer follow the writes: a pipeline resumed meanwhile shares the two
-# cores with the others' decoding and pays for work that is not its own, while the next one finds
-# its walsender done. So each is resumed on quiet servers, all on the same footing. QUIET=0 skips it.
-await_quiet() {
-  [ "${QUIET:-1}" = 1 ] || return 0
-  local hz start before after
-  hz="$(getconf CLK_TCK)"
-  start="$(now)"
-  before=$(( $(server_ticks source) + $(server_ticks target) ))
-  while :; do
-    sleep 1
-    after=$(( $(server_ticks source) + $(server_ticks target) ))
-    if (( after >= before && (after - before) * 20 < hz )); then break; fi
-    if (( $(echo "$(now) - $start > ${QUIET_MAX_SECONDS:-300}" | bc) )); then
-      echo "  (servers still busy after ${QUIET_MAX_SECONDS:-300} s; going on)"; break
-    fi
-    before="$after"
-  done
-  echo "  servers quiet after $(printf '%.0f' "$(echo "$(now) - $start" | bc)") s"
-}
 
 # Throughput: one backlog, drained by each pipeline in turn.
 throughput() {

@@ -35,6 +35,8 @@ fi
 . "$root/scripts/lib/throwaway-postgres.sh"
 # shellcheck source=lib/dataset.sh
 . "$here/lib/dataset.sh"
+# shellcheck source=lib/cpu.sh
+. "$here/lib/cpu.sh"
 # shellcheck source=lib/latency.sh
 . "$here/lib/latency.sh"
 tp_init bench
@@ -63,17 +65,6 @@ echo "Copying it with sluice snapshot..."
 (cd "$tp_work" && "$root/sluice" snapshot --source "$src?sslmode=disable" --target "$dst?sslmode=disable" --name copy \
   --offsets "$tp_work/copy.offsets") >"$tp_work/snapshot.log" 2>&1 || { tail -20 "$tp_work/snapshot.log" >&2; exit 1; }
 
-# CPU time in clock ticks of a server: its postmaster's children now, and those that exited
-# (their time is added to the postmaster's when it reaps them).
-server_ticks() {
-  local postmaster child total
-  postmaster="$(head -1 "$tp_work/$1/postmaster.pid")"
-  total="$(awk '{sub(/.*\) /, ""); print $14 + $15}' "/proc/$postmaster/stat")"
-  for child in $(pgrep -P "$postmaster"); do
-    total=$(( total + $(awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$child/stat" 2>/dev/null || echo 0) ))
-  done
-  echo "$total"
-}
 ticks_per_second="$(getconf CLK_TCK)"
 
 run_tool() {

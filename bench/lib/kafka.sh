@@ -12,7 +12,6 @@
 #                                          sets heap_peaks to "used/old" peaks in MB (all generations / old generation)
 #   connector NAME JSON                    creates or updates a connector
 #   connect_failed                         true when a connector or task is FAILED (and prints the status)
-#   cpu_seconds PID                        CPU time (user and system) a process has used so far, in seconds
 #   $tuned_producer                        a source connector's producer keys as docs/connect.md sets them (JSON members);
 #                                          the benchmarks give Debezium's source the same
 
@@ -142,10 +141,6 @@ heap_watch_stop() {
     END {printf "%.0f/%.0f", max / 1024, old / 1024}' "$tp_work/jstat-watch.txt")"
 }
 
-cpu_seconds() {
-  # Fields 14 and 15 of /proc/PID/stat, counted after the command's closing parenthesis (it may hold spaces).
-  awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%.1f", ($12 + $13) / hz}' "/proc/$1/stat"
-}
 # CPU seconds of a JVM's JIT compiler threads (HotSpot names them "C1 CompilerThread<n>" and
 # "C2 CompilerThread<n>"): how much of a run the JVM spent compiling rather than running the code.
 jit_seconds() {

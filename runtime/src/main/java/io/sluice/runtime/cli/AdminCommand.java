@@ -1,18 +1,45 @@
 package io.sluice.runtime.cli;
 
+import java.util.List;
+
+import io.sluice.runtime.pipeline.NamedTarget;
 import io.sluice.runtime.pipeline.PipelineAdmin;
 import io.sluice.runtime.pipeline.PipelineSpec;
 
-/** A command that inspects or changes a pipeline's state without moving rows: init, status, teardown. */
+/** A command that inspects or changes a pipeline's state without moving rows: init, status, teardown, resync. */
 abstract class AdminCommand extends PipelineCommand {
 
+    /** Whether the command takes the pipeline as a whole, with any number of targets (status, resync); else one target. */
+    private final boolean wholePipeline;
+
     AdminCommand(Streams streams) {
+        this(streams, false);
+    }
+
+    AdminCommand(Streams streams, boolean wholePipeline) {
         super(streams);
+        this.wholePipeline = wholePipeline;
+    }
+
+    @Override
+    final boolean several() {
+        return wholePipeline;
     }
 
     @Override
     final int run(PipelineSpec spec) {
-        return guarded(new PipelineAdmin(spec, streams.out(), streams.err()), this::run);
+        return run(List.of(new NamedTarget(null, spec)));
+    }
+
+    /** The work runs on the first target's pipeline: the source, the slot and the offsets are all targets' alike. */
+    @Override
+    final int run(List<NamedTarget> targets) {
+        return guarded(new PipelineAdmin(targets.get(0).spec(), streams.out(), streams.err()), admin -> run(admin, targets));
+    }
+
+    /** Work on the whole pipeline, given its targets; by default, as on one. */
+    int run(PipelineAdmin admin, List<NamedTarget> targets) throws Exception {
+        return run(admin);
     }
 
     /** Work on the pipeline's state, which may fail on the source or a target. */

@@ -34,23 +34,13 @@ public final class ResyncCommand extends AdminCommand {
             description = "Give up waiting after this long (the re-sync goes on); 0 waits until it ends")
     long timeoutSeconds;
 
+    /** A pipeline with several targets: the running pipeline hands the rows read again to every target. */
     public ResyncCommand(Streams streams) {
-        super(streams);
+        super(streams, true);
     }
 
     @Override
     int run(PipelineAdmin admin) throws Exception {
         return admin.resync(tables, subscription, detach, timeoutSeconds * 1000L);
-    }
-
-    /** A pipeline with several targets: the running pipeline hands the rows read again to every target. */
-    @Override
-    boolean several() {
-        return true;
-    }
-
-    @Override
-    int run(List<io.sluice.runtime.pipeline.NamedTarget> targets) {
-        return guarded(new PipelineAdmin(targets.get(0).spec(), streams.out(), streams.err()), this::run);
     }
 }

@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
 public final class StatusCommand extends AdminCommand {
 
     public StatusCommand(Streams streams) {
-        super(streams);
+        super(streams, true);
     }
 
     @Override
@@ -22,12 +22,7 @@ public final class StatusCommand extends AdminCommand {
     }
 
     @Override
-    boolean several() {
-        return true;
-    }
-
-    @Override
-    int run(java.util.List<io.sluice.runtime.pipeline.NamedTarget> targets) {
-        return guarded(new PipelineAdmin(targets.get(0).spec(), streams.out(), streams.err()), admin -> admin.status(targets));
+    int run(PipelineAdmin admin, java.util.List<io.sluice.runtime.pipeline.NamedTarget> targets) throws Exception {
+        return admin.status(targets);
     }
 }

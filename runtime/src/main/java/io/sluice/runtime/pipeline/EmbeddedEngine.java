@@ -97,15 +97,32 @@ final class EmbeddedEngine implements AutoCloseable {
      * snapshot alone ({@code snapshot.mode=initial_only}) needs nothing streaming needs.
      */
     static List<String> validate(PipelineSpec spec, Map<String, String> sourceOverrides) {
-        List<String> problems = new ArrayList<>();
         Map<String, String> source = new java.util.LinkedHashMap<>(spec.source());
         source.putAll(sourceOverrides);
+        List<String> problems = sourceProblems(source);
+        List<String> target = targetProblems(spec, source, problems.isEmpty());
+        problems.addAll(target);
+        return problems;
+    }
+
+    /** The source connector's configuration and connection problems, one per line. */
+    static List<String> sourceProblems(Map<String, String> source) {
+        List<String> problems = new ArrayList<>();
         collect("source", new PostgresSourceConnector().validate(source), problems);
+        return problems;
+    }
+
+    /**
+     * One target's problems, as a pipeline with that source has them: its keys and, when the rest
+     * is sound ({@code checkTransforms}), its transforms against the source's tables.
+     */
+    static List<String> targetProblems(PipelineSpec spec, Map<String, String> source, boolean checkTransforms) {
+        List<String> problems = new ArrayList<>();
         spec.sink().problems(source).forEach(p -> problems.add("target " + p));
         for (ConfigValue v : EmbeddedSinkContext.CONFIG_DEF.validate(spec.target())) {
             v.errorMessages().forEach(message -> problems.add("target " + v.name() + ": " + message));
         }
-        if (problems.isEmpty()) {
+        if (checkTransforms && problems.isEmpty()) {
             problems.addAll(TransformCheck.problems(spec));
         }
         return problems;

@@ -226,4 +226,9 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
         Path offsetsFile = offsets != null ? offsets : Path.of(".sluice", pipelineName + ".offsets");
         return new PipelineSpec(pipelineName, src, tgt, Map.copyOf(transforms), offsetsFile, kind);
     }
+
+    /** This pipeline with no transforms of its own: with several targets each applies its own. */
+    public PipelineSpec withoutTransforms() {
+        return new PipelineSpec(name, source, target, Map.of(), offsets, targetKind);
+    }
 }

@@ -62,9 +62,11 @@ public final class StreamingPipeline {
         if (!fanOut()) {
             return EmbeddedEngine.validate(spec);
         }
-        java.util.Set<String> problems = new java.util.LinkedHashSet<>();
+        // One source feeds them all: it is checked once, then each target's side and transforms.
+        List<String> problems = new java.util.ArrayList<>(EmbeddedEngine.sourceProblems(spec.source()));
+        boolean sourceSound = problems.isEmpty();
         for (NamedTarget t : targets) {
-            for (String p : EmbeddedEngine.validate(t.spec())) {
+            for (String p : EmbeddedEngine.targetProblems(t.spec(), spec.source(), sourceSound)) {
                 problems.add(p.startsWith("target ") ? "target " + t.name() + ": " + p.substring("target ".length())
                         : p.startsWith("transform ") ? "target " + t.name() + " " + p : p);
             }
@@ -144,8 +146,7 @@ public final class StreamingPipeline {
             List<SinkHandoff> handoffs = running.stream().map(Running::handoff).toList();
             fanOut = fanOut() ? new FanOut(handoffs) : null;
             // With several targets each applies its own transforms to what the engine hands out.
-            PipelineSpec engineSpec = fanOut() ? new PipelineSpec(spec.name(), spec.source(), spec.target(), Map.of(), spec.offsets(),
-                    spec.targetKind()) : spec;
+            PipelineSpec engineSpec = fanOut() ? spec.withoutTransforms() : spec;
             engine = new EmbeddedEngine(engineSpec, overrides, fanOut != null ? fanOut : handoffs.get(0),
                     () -> handoffs.forEach(h -> h.snapshotDone().countDown()));
             if (copying) {
