@@ -56,10 +56,7 @@ class FanOutIT {
         String secret = io.sluice.sink.webhook.signing.SigningSecret.generate(new java.security.SecureRandom());
         try (TestReceiver receiver = new TestReceiver(List.of(secret))) {
             pgbench.run(source, "-i", "-q", "-s", "2");
-            source.execute("CREATE TABLE customers (id int PRIMARY KEY, email text NOT NULL, name text)",
-                    "INSERT INTO customers SELECT g, 'person' || g || '@example.org', 'name ' || g FROM generate_series(1, 2000) g");
-            Files.writeString(work.resolve("customers.sql"), "\\set id random(1, 2000)\n"
-                    + "UPDATE customers SET email = 'moved' || :id || '.' || floor(random() * 1000)::int || '@example.net' WHERE id = :id;\n");
+            FanOutFixture.customers(source, work, 2000);
             Path pipeline = work.resolve("pipeline.yaml");
             Files.writeString(pipeline, """
                     name: %s
@@ -81,24 +78,18 @@ class FanOutIT {
                       search:
                         url: %s
                         index.name.format: %s${schema}.${table}
-                      hooks:
-                        url: webhook
-                        delivery.allow.networks: 127.0.0.1/32
-                        subscriptions: customers
-                        subscription.customers.url: %s
-                        subscription.customers.secrets: %s
-                        subscription.customers.tables: public.customers
+                    %s
                     offsets: %s
                     """.formatted(name, SluiceRuns.url(source), SluiceRuns.url(replica), SluiceRuns.url(staging), node.httpUrl(), prefix,
-                    receiver.url(), secret, work.resolve("fan.offsets")));
+                    FanOutFixture.hooks(receiver.url(), secret), work.resolve("fan.offsets")));
             workload = pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "2", "-j", "2", "-R", "200", "-T", "3600",
                     "-b", "tpcb-like@4", "-f", work.resolve("customers.sql") + "@1");
             String[] command = {"run", "--config", pipeline.toString()};
 
             sluice = SluiceProcess.start(work, command);
-            awaitOutput(sluice, "Streaming changes from slot");
+            FanOutFixture.awaitOutput(sluice, "Streaming changes from slot");
             source.execute("INSERT INTO customers VALUES (-1, 'first@example.org', 'streamed')");
-            awaitEverywhere(sluice, replica, staging, node, prefix, -1);
+            FanOutFixture.awaitEverywhere(sluice, replica, staging, node, prefix, -1);
             Thread.sleep(new Random().nextInt(2000));
             sluice.kill();
             assertThat(sluice.output()).contains("Streaming changes from slot sluice_" + name + " into replica (", "staging (", "search (",
@@ -107,7 +98,7 @@ class FanOutIT {
             int metricsPort = SluiceRuns.freePort();
             sluice = SluiceProcess.start(work, SluiceRuns.with(command, "--metrics", "127.0.0.1:" + metricsPort));
             source.execute("INSERT INTO customers VALUES (-2, 'second@example.org', 'after the kill')");
-            awaitEverywhere(sluice, replica, staging, node, prefix, -2);
+            FanOutFixture.awaitEverywhere(sluice, replica, staging, node, prefix, -2);
             // Each target compared with the source while the pipeline streams into all three, picked by its name in the file.
             for (String target : new String[] {"replica", "staging", "search"}) {
                 SluiceRuns.Result verified = SluiceRuns.start(new java.util.concurrent.CompletableFuture<>(), "verify", "--config",
@@ -129,7 +120,7 @@ class FanOutIT {
             workload = null;
             source.execute("UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid % 1000 = 0",
                     "DELETE FROM customers WHERE id % 500 = 7", "INSERT INTO customers VALUES (-3, 'last@example.org', 'the end')");
-            awaitEverywhere(sluice, replica, staging, node, prefix, -3);
+            FanOutFixture.awaitEverywhere(sluice, replica, staging, node, prefix, -3);
             long hooksDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (receiver.accepted().stream().noneMatch(r -> r.json().path("after").path("id").asInt() == -3)) {
                 assertThat(System.nanoTime()).as("customer -3 delivered within 120 s:\n" + sluice.output()).isLessThan(hooksDeadline);
@@ -166,8 +157,8 @@ class FanOutIT {
                 }
             }
             // Staging: every customer, with its own transform's address, never the source's; the other columns as they are.
-            Map<String, String> sourceCustomers = rows(source, "SELECT id, email || '|' || coalesce(name, '') FROM customers");
-            Map<String, String> stagingCustomers = rows(staging, "SELECT id, email || '|' || coalesce(name, '') FROM customers");
+            Map<String, String> sourceCustomers = FanOutFixture.rows(source, "SELECT id, email || '|' || coalesce(name, '') FROM customers");
+            Map<String, String> stagingCustomers = FanOutFixture.rows(staging, "SELECT id, email || '|' || coalesce(name, '') FROM customers");
             assertThat(stagingCustomers.keySet()).isEqualTo(sourceCustomers.keySet());
             for (String id : sourceCustomers.keySet()) {
                 String[] raw = sourceCustomers.get(id).split("\\|", 2);
@@ -176,25 +167,16 @@ class FanOutIT {
                 assertThat(masked[1]).as("customer %s's name on staging", id).isEqualTo(raw[1]);
             }
             // Search: the raw rows, one document per row.
-            assertSame(source, node, prefix + "public.pgbench_accounts", "SELECT aid, abalance FROM pgbench_accounts", "abalance");
-            assertSame(source, node, prefix + "public.pgbench_tellers", "SELECT tid, tbalance FROM pgbench_tellers", "tbalance");
-            assertSame(source, node, prefix + "public.customers", "SELECT id, email FROM customers", "email");
+            FanOutFixture.assertSame(source, node, prefix + "public.pgbench_accounts", "SELECT aid, abalance FROM pgbench_accounts", "abalance");
+            FanOutFixture.assertSame(source, node, prefix + "public.pgbench_tellers", "SELECT tid, tbalance FROM pgbench_tellers", "tbalance");
+            FanOutFixture.assertSame(source, node, prefix + "public.customers", "SELECT id, email FROM customers", "email");
             // Hooks: every customer's last state as delivered, the raw address; deleted ones last delivered as deleted.
-            Map<String, String> delivered = new HashMap<>();
-            for (TestReceiver.Received r : receiver.accepted()) {
-                com.fasterxml.jackson.databind.JsonNode change = r.json();
-                if (change.path("after").isObject()) {
-                    delivered.put(change.path("after").path("id").asText(), change.path("after").path("email").asText());
-                } else if (change.path("before").isObject()) {
-                    delivered.remove(change.path("before").path("id").asText());
-                }
-            }
-            assertThat(delivered).as("the webhook subscription's last states").isEqualTo(rows(source, "SELECT id, email FROM customers"));
+            assertThat(FanOutFixture.lastStates(receiver)).as("the webhook subscription's last states").isEqualTo(FanOutFixture.rows(source, "SELECT id, email FROM customers"));
             assertThat(receiver.received()).allMatch(TestReceiver.Received::verified, "every request signed");
             assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE database = current_database()"))
                     .as("one slot feeds all targets").isEqualTo(1);
         } finally {
-            cleanUp(workload, sluice, source, replica, staging);
+            FanOutFixture.cleanUp(workload, sluice, source, replica, staging);
         }
     }
 
@@ -236,7 +218,7 @@ class FanOutIT {
             sluice.kill();
 
             sluice = SluiceProcess.start(work, command);
-            awaitOutput(sluice, "Streaming changes from slot sluice_" + name + " into one (");
+            FanOutFixture.awaitOutput(sluice, "Streaming changes from slot sluice_" + name + " into one (");
             source.execute("INSERT INTO events VALUES (-1, '2026-06-01', 'streamed into a partition')");
             workload.destroy();
             assertThat(workload.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -255,62 +237,7 @@ class FanOutIT {
                     .contains("changes applied in this run to two.");
             sluice = null;
         } finally {
-            cleanUp(workload, sluice, source, one, two);
+            FanOutFixture.cleanUp(workload, sluice, source, one, two);
         }
-    }
-
-    private static void cleanUp(Process workload, SluiceProcess sluice, TestDatabase... databases) throws Exception {
-        if (workload != null) {
-            workload.destroyForcibly();
-        }
-        if (sluice != null) {
-            sluice.close();
-        }
-        for (TestDatabase db : databases) {
-            TestDatabases.drop(db);
-        }
-    }
-
-    private static void awaitOutput(SluiceProcess sluice, String line) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (!sluice.output().contains(line)) {
-            assertThat(sluice.alive()).as("sluice runs:\n" + sluice.output()).isTrue();
-            assertThat(System.nanoTime()).as("'" + line + "' within 180 s:\n" + sluice.output()).isLessThan(deadline);
-            Thread.sleep(100);
-        }
-    }
-
-    /** Waits until the customer row with this id is on all three targets. */
-    private static void awaitEverywhere(SluiceProcess sluice, TestDatabase replica, TestDatabase staging, OpenSearchNode node, String prefix,
-                                        int id) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (!(has(replica, id) && has(staging, id) && IndexDocuments.get(node, prefix + "public.customers", Integer.toString(id)) != null)) {
-            assertThat(sluice.alive()).as("sluice runs:\n" + sluice.output()).isTrue();
-            assertThat(System.nanoTime()).as("customer " + id + " on every target within 180 s:\n" + sluice.output()).isLessThan(deadline);
-            Thread.sleep(100);
-        }
-    }
-
-    private static boolean has(TestDatabase target, int id) throws Exception {
-        return target.queryLong("SELECT count(*) FROM pg_tables WHERE tablename = 'customers'") == 1
-                && target.queryLong("SELECT count(*) FROM customers WHERE id = " + id) == 1;
-    }
-
-    private static Map<String, String> rows(TestDatabase db, String query) throws Exception {
-        Map<String, String> rows = new HashMap<>();
-        try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
-            while (rs.next()) {
-                rows.put(rs.getString(1), rs.getString(2));
-            }
-        }
-        return rows;
-    }
-
-    /** Every row is a document whose id is the key and whose field equals the column; no other document. */
-    private static void assertSame(TestDatabase source, OpenSearchNode node, String index, String query, String field) throws Exception {
-        Map<String, String> rows = rows(source, query);
-        Map<String, String> docs = new HashMap<>();
-        IndexDocuments.all(node, index).forEach((id, doc) -> docs.put(id, doc.path(field).asText()));
-        assertThat(docs).as(index).hasSameSizeAs(rows).isEqualTo(rows);
     }
 }

@@ -3,6 +3,7 @@ package io.sluice.runtime.metrics;
 import java.util.List;
 
 import io.sluice.connector.postgres.metrics.SourceMeters;
+import io.sluice.runtime.progress.TargetMeters;
 import io.sluice.sink.core.metrics.AppliedChanges;
 import io.sluice.sink.core.metrics.SinkMeters;
 import io.sluice.sink.opensearch.metrics.OpenSearchMeters;
@@ -16,7 +17,7 @@ import io.sluice.sink.webhook.metrics.WebhookMeters;
 public final class AllMeters {
 
     private static final List<Class<?>> HOLDERS = List.of(SourceMeters.class, SinkMeters.class, AppliedChanges.class,
-            OpenSearchMeters.class, WebhookMeters.class);
+            OpenSearchMeters.class, WebhookMeters.class, TargetMeters.class);
 
     private AllMeters() {
     }

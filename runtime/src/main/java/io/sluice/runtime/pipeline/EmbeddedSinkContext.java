@@ -23,6 +23,7 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
 public final class EmbeddedSinkContext implements SinkTaskContext, AutoCloseable {
 
     static final String ERRORS_TOLERANCE = "errors.tolerance";
+    static final String STALL_AFTER_MS = "stall.after.ms";
 
     /** The target keys the command reads itself (a Connect worker reads the same key on a cluster). */
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
@@ -33,7 +34,17 @@ public final class EmbeddedSinkContext implements SinkTaskContext, AutoCloseable
                             + "dead_letters beside the position table; OpenSearch, in the index <state.index.prefix>dead_letters "
                             + "(sluice_dead_letters). The pipeline goes on; they are counted in the log and by `sluice status`. On a "
                             + "Kafka Connect cluster the worker reads this key and sends them to errors.deadletterqueue.topic.name.",
-                    "Errors", 1, Width.SHORT, "Error tolerance");
+                    "Errors", 1, Width.SHORT, "Error tolerance")
+            .define(STALL_AFTER_MS, Type.LONG, 5_000L, ConfigDef.Range.atLeast(100), Importance.MEDIUM,
+                    "With several targets (docs/fan-out.md), once the pipeline streams: how long this target may take no batch (its "
+                            + "queue of two batches stays full, or a batch it must make durable first is not) before the other targets go "
+                            + "on without it. A target whose sink fails is left behind at once. The slot is confirmed only as far as the "
+                            + "target left behind holds, so its changes wait there; once it has written what it took (or, after a failure, "
+                            + "answers again) the pipeline reads on from that point and it catches up, while the other targets skip what "
+                            + "they hold. During the snapshot a slow target holds the others and a failed one stops the run, which "
+                            + "resumes where it stopped. On a Kafka Connect cluster each target is a connector of its own and Kafka keeps "
+                            + "the changes: the key does not apply there.",
+                    "Several targets", 1, Width.SHORT, "Stall after");
 
     private final Map<String, String> configs;
     private final DeadLetterStore deadLetters;

@@ -12,22 +12,46 @@ import org.apache.kafka.connect.source.SourceRecord;
  * confirm a record only once every target has made it durable: each target marks records as it
  * would alone, through a committer of its own here, and a record is marked for the engine when
  * the last target to hold it does, so the slot is confirmed at the oldest position all targets
- * hold. A target that is slow holds the others back through its bounded queue.
+ * hold.
+ *
+ * <p>While the pipeline streams, a target that takes no batch within its bound (its queue stays
+ * full, a settling batch is not durable), or whose sink fails, is left behind: it is handed no
+ * further batch, so the others keep their pace, and its votes stop where it is, so the engine's
+ * offsets and the slot wait there for it. Catching it up is the runtime's (see
+ * {@link StreamingPipeline}): it starts the engine again from those offsets. Before the pipeline
+ * streams (its snapshot), a slow target holds the others and a failed one stops the run.
  */
 final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
 
     private final List<SinkHandoff> targets;
+    private final long[] stallNanos;
     private final List<Votes> votes = new ArrayList<>();
     private final Agreement<RecordChangeEvent<SourceRecord>> agreement;
+    /** Per target, why it was left behind; null while it is fed. */
+    private final String[] leftBehind;
     private DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> engine;
     private boolean markedSinceFinished;
+    private volatile boolean streaming;
+    private volatile boolean stopping;
 
-    FanOut(List<SinkHandoff> targets) {
-        this.targets = List.copyOf(targets);
+    /**
+     * @param targets    each target's hand-off; null for a target left behind from the start (it did not start)
+     * @param stallNanos per target, how long it may take no batch before it is left behind
+     * @param why        per target left behind from the start, why
+     */
+    FanOut(List<SinkHandoff> targets, long[] stallNanos, String[] why) {
+        this.targets = new ArrayList<>(targets);
+        this.stallNanos = stallNanos.clone();
+        this.leftBehind = why.clone();
         this.agreement = new Agreement<>(targets.size(), e -> e.record().sourcePartition());
         for (int i = 0; i < targets.size(); i++) {
             votes.add(new Votes(i));
         }
+    }
+
+    /** The pipeline streams: from now on a slow or failed target is left behind rather than holding the others. */
+    void streaming() {
+        streaming = true;
     }
 
     @Override
@@ -37,9 +61,55 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
             engine = committer;
         }
         agreement.handedOut(events);
+        boolean isolate = streaming;
+        boolean handed = false;
         for (int i = 0; i < targets.size(); i++) {
-            targets.get(i).handleBatch(events, votes.get(i));
+            if (leftBehind(i) != null) {
+                continue;
+            }
+            SinkHandoff target = targets.get(i);
+            try {
+                if (target.handleBatch(events, votes.get(i), isolate ? stallNanos[i] : Long.MAX_VALUE)) {
+                    handed = true;
+                } else {
+                    leave(i, "it took no batch for " + stallNanos[i] / 1_000_000 + " ms, its stall.after.ms");
+                }
+            } catch (RuntimeException e) {
+                if (!isolate) {
+                    throw e;
+                }
+                leave(i, "its sink failed: " + EmbeddedEngine.rootMessage(e, null));
+            }
         }
+        // With every target left behind nothing would hold what is read: the source waits for the runtime to start again.
+        while (!handed && !stopping && allLeftBehind()) {
+            Thread.sleep(100);
+        }
+    }
+
+    private synchronized void leave(int target, String why) {
+        if (leftBehind[target] == null) {
+            leftBehind[target] = why;
+        }
+    }
+
+    /** Why the target is left behind (handed no batches, its votes where they stopped); null while it is fed. */
+    synchronized String leftBehind(int target) {
+        return leftBehind[target];
+    }
+
+    /** Leaves a target behind from outside the engine's thread: the runtime saw its sink fail while the source was idle. */
+    void leaveBehind(int target, String why) {
+        leave(target, why);
+    }
+
+    private synchronized boolean allLeftBehind() {
+        for (String why : leftBehind) {
+            if (why == null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** A target has made durable every record of the event's partition up to it. */
@@ -61,7 +131,12 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
 
     /** Before the engine stops, which commits what is marked itself: no target may be committing then. */
     void beforeEngineStops() {
-        targets.forEach(SinkHandoff::beforeEngineStops);
+        stopping = true;
+        targets.forEach(t -> {
+            if (t != null) {
+                t.beforeEngineStops();
+            }
+        });
     }
 
     /** One target's committer: what it marks counts as its vote. */

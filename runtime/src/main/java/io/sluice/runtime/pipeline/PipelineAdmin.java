@@ -102,17 +102,31 @@ public final class PipelineAdmin {
             out.println("  slot " + s.name() + ": " + (s.active() ? "streaming (process " + s.activePid() + ")" : "idle")
                     + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + ByteCounts.format(current - s.confirmedFlush()));
         }
+        List<String> unread = new java.util.ArrayList<>();
         for (NamedTarget t : targets) {
-            if (t.name() != null) {
-                out.println("  target " + t.name() + ":");
+            if (t.name() == null) {
+                t.spec().sink().printStatus(spec.name(), spec.sourceName(), current, out);
+                continue;
             }
-            t.spec().sink().printStatus(spec.name(), spec.sourceName(), current, out);
+            out.println("  target " + t.name() + ":");
+            // One target that cannot be read (down, say) hides nothing of the others'.
+            try {
+                t.spec().sink().printStatus(spec.name(), spec.sourceName(), current, out);
+            } catch (Exception e) {
+                String why = EmbeddedEngine.rootMessage(e, null);
+                out.println("    could not be read: " + why);
+                unread.add(t.name() + " (" + why + ")");
+            }
         }
         for (var request : admin.recentResyncs(5)) {
             out.println("  re-sync of " + request.target() + (request.subscription() == null ? "" : " for subscription "
                     + request.subscription()) + " (request " + request.id() + "): " + request.state() + ", " + request.rows() + " rows in " + request.chunks() + " chunks"
                     + (request.updatedAt() == null ? ", requested " + request.requestedAt() : ", last " + request.updatedAt())
                     + (request.message() == null ? "" : ": " + request.message()));
+        }
+        if (!unread.isEmpty()) {
+            err.println("sluice status: " + (unread.size() == 1 ? "a target" : "targets") + " could not be read: " + String.join(", ", unread));
+            return 1;
         }
         return 0;
     }

@@ -96,6 +96,8 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     private final Thread sinkThread;
     private final OffsetCommits commits = new OffsetCommits();
     private volatile boolean closed;
+    /** Whether the sink has made durable every change it was given and holds no batch: what a target left behind waits for. */
+    private volatile boolean drained;
 
     /** @param bytesLoaded bytes the sink has sent to the target so far, for the progress display */
     SinkHandoff(SinkTask sink, LongSupplier bytesLoaded, Progress progress, long flushIntervalMillis) {
@@ -122,6 +124,19 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     @Override
     public void handleBatch(List<RecordChangeEvent<SourceRecord>> events, DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer)
             throws InterruptedException {
+        handleBatch(events, committer, Long.MAX_VALUE);
+    }
+
+    /**
+     * Hands the batch over as {@link #handleBatch(List, DebeziumEngine.RecordCommitter)} does,
+     * unless the sink takes no batch for {@code withinNanos} (its queue stays full, or a batch it
+     * must make durable first is not): then returns false, and this hand-off may take no further
+     * batch, as the records of this one may be neither queued nor marked. What the sink took is
+     * still made durable and marked as it goes.
+     */
+    boolean handleBatch(List<RecordChangeEvent<SourceRecord>> events, DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer,
+                        long withinNanos) throws InterruptedException {
+        long deadline = withinNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + withinNanos;
         throwIfFailed();
         List<SinkRecord> records = new ArrayList<>(events.size());
         Map<Map<String, ?>, Pending> lastOfBatch = new LinkedHashMap<>();
@@ -203,13 +218,16 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         Work work = new Work(records, current, settle, send, flush, streamed, changes, newestCommitMillis, last);
         while (!queue.offer(work, 100, TimeUnit.MILLISECONDS)) {
             throwIfFailed();
+            if (System.nanoTime() - deadline > 0 && deadline != Long.MAX_VALUE) {
+                return false;
+            }
         }
         if (flush) {
             lastFlush = System.nanoTime();
         }
         // Snapshot rows are handed over one batch at a time, as the sink's COPY loads keep their own pace.
-        if (settle || streamed < events.size()) {
-            work.await(this);
+        if ((settle || streamed < events.size()) && !work.await(this, deadline)) {
+            return false;
         }
         if (markDurable(committer)) {
             // Streamed changes whose target keeps their positions are committed off the engine's thread, which reads the
@@ -223,6 +241,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         if (end) {
             snapshotDone.countDown();
         }
+        return true;
     }
 
     /**
@@ -281,8 +300,10 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
                         countApplied(notYetCounted);
                     }
                     commitDurableWhileIdle();
+                    drained = notYetCounted.isEmpty() && queue.isEmpty();
                     continue;
                 }
+                drained = false;
                 sink.put(work.records());
                 progress.bytesLoaded(bytesLoaded.getAsLong());
                 lastOffsets = work.offsets();
@@ -399,14 +420,22 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
             this(records, offsets, settle, send, flush, streamed, changes, newestCommitMillis, last, new CountDownLatch(1));
         }
 
-        /** Waits until the sink thread has put (and, if asked to settle, made durable) this batch; rethrows the sink's failure. */
-        void await(SinkHandoff handoff) throws InterruptedException {
+        /**
+         * Waits until the sink thread has put (and, if asked to settle, made durable) this batch, or
+         * the deadline ({@link System#nanoTime}; {@link Long#MAX_VALUE} for none) passes: returns
+         * whether it did. Rethrows the sink's failure.
+         */
+        boolean await(SinkHandoff handoff, long deadline) throws InterruptedException {
             while (!done.await(100, TimeUnit.MILLISECONDS)) {
                 handoff.throwIfFailed();
+                if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0) {
+                    return false;
+                }
                 if (!handoff.sinkThread.isAlive()) {
                     throw new IllegalStateException("The sink thread stopped");
                 }
             }
+            return true;
         }
     }
 
@@ -446,6 +475,11 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
     /** Source commit time of the newest change durable on the target, in epoch milliseconds; 0 before the first. */
     long lastAppliedCommitMillis() {
         return lastAppliedCommitMillis;
+    }
+
+    /** Whether the sink holds no batch and has made durable every change it was given (checked while it is idle). */
+    boolean drained() {
+        return drained;
     }
 
     CountDownLatch snapshotDone() {

@@ -88,7 +88,9 @@ public final class StreamingPipeline {
 
     /**
      * Runs until {@code stop} completes, then stops gracefully: the source stops reading, the
-     * offsets of everything the target committed are stored, and the slot keeps the rest.
+     * offsets of everything the target committed are stored, and the slot keeps the rest. With
+     * several targets, one left behind (see {@link FanOut}) catches up by a new run of the engine
+     * from the offsets, which the slot kept for it, once it can ({@link LeftBehind}).
      *
      * @param fresh forget an earlier run: its offsets and its replication slot, and copy again
      */
@@ -98,11 +100,12 @@ public final class StreamingPipeline {
         if (!spec.source().containsKey(PostgresSourceConfig.SNAPSHOT_MODE)) {
             overrides.put(PostgresSourceConfig.SNAPSHOT_MODE, "initial");
         }
+        TargetsStart start = new TargetsStart(spec, targets, out);
         if (fresh) {
             Files.deleteIfExists(spec.offsets());
-            dropSlot(config);
+            start.dropSlot(config);
         } else {
-            startingPoint(config, overrides);
+            start.decide(config, overrides);
         }
         Path parent = spec.offsets().toAbsolutePath().getParent();
         Files.createDirectories(parent);
@@ -111,57 +114,76 @@ public final class StreamingPipeline {
             out.println("Resuming pipeline " + spec.name() + " from " + spec.offsets() + " (use --fresh to start over)");
         }
         // A first run copies the tables, unless told to stream only: then there is nothing to show progress of.
-        boolean copying = !resuming && copies(config, overrides);
+        boolean copying = !resuming && TargetsStart.copies(config, overrides);
         Progress progress = new Progress();
         if (copying) {
             SnapshotPipeline.estimate(spec, progress);
             phase.progress(progress);
             phase.enter(PipelinePhase.Phase.SNAPSHOT);
         }
+        LeftBehind behind = new LeftBehind(targets.stream().map(NamedTarget::name).toList(), targets.stream().map(t -> t.spec().target().get(
+                io.sluice.sink.core.metrics.MetricsConfig.TARGET_NAME)).toList(), out, System::nanoTime);
+        long[] applied = new long[targets.size()];
+        boolean first = true;
+        while (engineRun(config, overrides, first && copying, first, progress, stop, behind, applied)) {
+            first = false;
+            behind.catchingUp();
+        }
+    }
+
+    /**
+     * One run of the engine, from the offsets: the first of the pipeline's run, or a later one that
+     * catches up a target left behind (then the pipeline streams from the start).
+     *
+     * @param applied per target, the changes applied in the earlier runs of the engine; this one's are added
+     * @return whether a target left behind can catch up: the engine stopped for the next run
+     */
+    private boolean engineRun(PostgresSourceConfig config, Map<String, String> overrides, boolean copying, boolean first,
+                              Progress progress, Future<?> stop, LeftBehind behind, long[] applied) throws Exception {
         List<Running> running = new java.util.ArrayList<>();
         EmbeddedEngine engine = null;
         ProgressDisplay display = new ProgressDisplay(progress, out, ProgressDisplay.terminalAttached());
         FanOut fanOut = null;
         try {
-            for (NamedTarget named : targets) {
-                EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(named.spec());
-                RunningSink sink;
+            String[] notStarted = new String[targets.size()];
+            for (int i = 0; i < targets.size(); i++) {
                 try {
-                    sink = named.spec().sink().startStreaming(sinkContext, new SourceAdmin(spec.source()));
+                    running.add(start(targets.get(i), i == 0 ? progress : new Progress(), i == 0));
                 } catch (RuntimeException e) {
-                    sinkContext.close();
-                    throw e;
+                    if (first || !fanOut()) {
+                        throw e;
+                    }
+                    // Catching up another target, this one fails to start: it is left behind from the start.
+                    notStarted[i] = "it did not start: " + EmbeddedEngine.rootMessage(e, null);
+                    running.add(new Running(targets.get(i), null, null, null));
                 }
-                // The first target's handoff counts the rows for the progress display; the others' alike, so it is told once.
-                Progress counted = running.isEmpty() ? progress : new Progress();
-                if (running.isEmpty()) {
-                    progress.batching(sink.batchStatus());
-                }
-                SinkHandoff handoff = fanOut()
-                        ? new SinkHandoff(sink.task(), TargetTransforms.of(named.spec().transforms()), sink.bytesSent(), counted,
-                                FLUSH_INTERVAL_MILLIS, "sluice-sink-" + named.name())
-                        : new SinkHandoff(sink.task(), sink.bytesSent(), counted, FLUSH_INTERVAL_MILLIS);
-                running.add(new Running(named, sinkContext, sink, handoff));
             }
             List<SinkHandoff> handoffs = running.stream().map(Running::handoff).toList();
-            fanOut = fanOut() ? new FanOut(handoffs) : null;
+            fanOut = fanOut() ? new FanOut(handoffs, stallNanos(), notStarted) : null;
             // With several targets each applies its own transforms to what the engine hands out.
             PipelineSpec engineSpec = fanOut() ? spec.withoutTransforms() : spec;
             engine = new EmbeddedEngine(engineSpec, overrides, fanOut != null ? fanOut : handoffs.get(0),
-                    () -> handoffs.forEach(h -> h.snapshotDone().countDown()));
+                    () -> handoffs.stream().filter(java.util.Objects::nonNull).forEach(h -> h.snapshotDone().countDown()));
             if (copying) {
                 display.start();
             }
             engine.start();
-            boolean streaming = false;
+            // A later run of the engine goes on streaming where the pipeline was.
+            boolean streaming = !first;
+            if (streaming && fanOut != null) {
+                fanOut.streaming();
+            }
+            boolean catchUp = false;
             long lastStatus = System.nanoTime();
-            long[] reported = new long[running.size()];
-            java.util.Arrays.fill(reported, -1);
-            while (!stop.isDone() && !engine.ended() && failure(running) == null) {
+            long[] reported = applied.clone();
+            while (!stop.isDone() && !engine.ended()) {
                 Thread.sleep(100);
                 if (!streaming && engine.failure() == null && (!copying || allSnapshotsDone(running) || anyApplied(running))) {
                     streaming = true;
                     phase.enter(PipelinePhase.Phase.STREAMING);
+                    if (fanOut != null) {
+                        fanOut.streaming();
+                    }
                     if (copying) {
                         display.close();
                         out.println(display.summary());
@@ -169,21 +191,40 @@ public final class StreamingPipeline {
                     out.println("Streaming changes from slot " + config.slotName() + " into " + String.join(", ",
                             running.stream().map(Running::label).toList()) + " (Ctrl-C stops; run the same command to go on)");
                 }
+                if (fanOut == null || !streaming) {
+                    if (failure(running) != null) {
+                        break;
+                    }
+                } else {
+                    catchUp = leaveFailedBehind(fanOut, running, behind);
+                    if (catchUp) {
+                        break;
+                    }
+                }
                 if (streaming && System.nanoTime() - lastStatus >= STATUS_INTERVAL_MILLIS * 1_000_000L) {
                     double seconds = (System.nanoTime() - lastStatus) / 1e9;
                     for (int i = 0; i < running.size(); i++) {
                         Running r = running.get(i);
-                        long applied = r.handoff().changesApplied();
-                        if (applied != reported[i]) {
-                            out.println((fanOut() ? "  " + r.named().name() + ":" : "") + status(r.handoff(), applied, reported[i], seconds)
+                        String left = behind.status(i);
+                        if (left != null || r.handoff() == null) {
+                            if (left != null) {
+                                out.println(left);
+                            }
+                            continue;
+                        }
+                        long done = applied[i] + r.handoff().changesApplied();
+                        if (done != reported[i]) {
+                            out.println((fanOut() ? "  " + r.named().name() + ":" : "") + status(r.handoff(), done, reported[i], seconds)
                                     + "; " + r.sink().batchStatus().get());
-                            reported[i] = applied;
+                            reported[i] = done;
                         }
                     }
                     lastStatus = System.nanoTime();
                 }
             }
-            phase.enter(PipelinePhase.Phase.STOPPING);
+            if (!catchUp) {
+                phase.enter(PipelinePhase.Phase.STOPPING);
+            }
             beforeEngineStops(fanOut, running);
             engine.close();
             PipelineFailure failure = engine.failure();
@@ -191,39 +232,62 @@ public final class StreamingPipeline {
                 phase.enter(PipelinePhase.Phase.FAILED);
                 throw failure;
             }
-            for (Running r : running) {
-                RuntimeException sinkFailure = r.handoff().failure();
-                if (sinkFailure != null) {
+            if (catchUp) {
+                return true;
+            }
+            for (int i = 0; i < running.size(); i++) {
+                RuntimeException sinkFailure = running.get(i).handoff() == null ? null : running.get(i).handoff().failure();
+                if (sinkFailure != null && (fanOut == null || fanOut.leftBehind(i) == null)) {
                     phase.enter(PipelinePhase.Phase.FAILED);
                     String message = EmbeddedEngine.rootMessage(sinkFailure, null);
-                    throw new PipelineFailure(fanOut() ? "target " + r.named().name() + ": " + message : message, sinkFailure);
+                    throw new PipelineFailure(fanOut() ? "target " + running.get(i).named().name() + ": " + message : message, sinkFailure);
                 }
             }
-            phase.enter(PipelinePhase.Phase.STOPPED);
             if (!streaming) {
+                phase.enter(PipelinePhase.Phase.STOPPED);
                 display.close();
                 out.println("Stopped during the snapshot; the same command resumes it.");
-            } else {
-                for (Running r : running) {
-                    out.println("Stopped. " + String.format(Locale.ROOT, "%,d", r.handoff().changesApplied()) + " changes applied in this run"
-                            + (fanOut() ? " to " + r.named().name() : "") + ".");
+                return false;
+            }
+            List<String> left = new java.util.ArrayList<>();
+            for (int i = 0; i < running.size(); i++) {
+                Running r = running.get(i);
+                long done = applied[i] + (r.handoff() == null ? 0 : r.handoff().changesApplied());
+                out.println("Stopped. " + String.format(Locale.ROOT, "%,d", done) + " changes applied in this run"
+                        + (fanOut() ? " to " + r.named().name() : "") + ".");
+                if (fanOut != null && fanOut.leftBehind(i) != null) {
+                    left.add(r.named().name() + " (" + fanOut.leftBehind(i) + ")");
                 }
-                for (Running r : running) {
+            }
+            for (int i = 0; i < running.size(); i++) {
+                if (fanOut == null || fanOut.leftBehind(i) == null) {
                     try {
-                        r.named().spec().sink().afterCleanStop(spec.source(), out);
+                        running.get(i).named().spec().sink().afterCleanStop(spec.source(), out);
                     } catch (IllegalStateException e) {
                         throw new PipelineFailure(e.getMessage(), e);
                     }
                 }
             }
+            if (!left.isEmpty()) {
+                phase.enter(PipelinePhase.Phase.FAILED);
+                throw new PipelineFailure("Stopped with " + (left.size() == 1 ? "a target" : "targets") + " left behind: " + String.join(", ",
+                        left) + ". The slot keeps " + (left.size() == 1 ? "its" : "their") + " changes; the same command catches up.", null);
+            }
+            phase.enter(PipelinePhase.Phase.STOPPED);
+            return false;
         } finally {
             display.close();
             beforeEngineStops(fanOut, running);
             if (engine != null) {
                 engine.close();
             }
-            for (Running r : running) {
+            for (int i = 0; i < running.size(); i++) {
+                Running r = running.get(i);
+                if (r.handoff() == null) {
+                    continue;
+                }
                 r.handoff().close();
+                applied[i] += r.handoff().changesApplied();
                 r.sink().task().stop();
                 String deadLetters = r.context().deadLetterSummary();
                 if (deadLetters != null) {
@@ -232,6 +296,55 @@ public final class StreamingPipeline {
                 r.context().close();
             }
         }
+    }
+
+    /** Starts a target's sink and its hand-off; the first target's counts the rows for the progress display. */
+    private Running start(NamedTarget named, Progress counted, boolean shown) {
+        EmbeddedSinkContext sinkContext = new EmbeddedSinkContext(named.spec());
+        RunningSink sink;
+        try {
+            sink = named.spec().sink().startStreaming(sinkContext, new SourceAdmin(spec.source()));
+        } catch (RuntimeException e) {
+            sinkContext.close();
+            throw e;
+        }
+        if (shown) {
+            counted.batching(sink.batchStatus());
+        }
+        SinkHandoff handoff = fanOut()
+                ? new SinkHandoff(sink.task(), TargetTransforms.of(named.spec().transforms()), sink.bytesSent(), counted,
+                        FLUSH_INTERVAL_MILLIS, "sluice-sink-" + named.name())
+                : new SinkHandoff(sink.task(), sink.bytesSent(), counted, FLUSH_INTERVAL_MILLIS);
+        return new Running(named, sinkContext, sink, handoff);
+    }
+
+    /** Per target, how long it may take no batch while the pipeline streams before the others go on without it. */
+    private long[] stallNanos() {
+        long[] each = new long[targets.size()];
+        for (int i = 0; i < each.length; i++) {
+            each[i] = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(new org.apache.kafka.common.config.AbstractConfig(
+                    EmbeddedSinkContext.CONFIG_DEF, targets.get(i).spec().target(), false).getLong(EmbeddedSinkContext.STALL_AFTER_MS));
+        }
+        return each;
+    }
+
+    /**
+     * While the pipeline streams into several targets: a target whose sink failed is left behind
+     * (the source may be idle, handing the fan-out nothing to find it by), and those left behind
+     * are looked at. Returns whether one can catch up now.
+     */
+    private boolean leaveFailedBehind(FanOut fanOut, List<Running> running, LeftBehind behind) {
+        for (int i = 0; i < running.size(); i++) {
+            SinkHandoff h = running.get(i).handoff();
+            if (h != null && h.failure() != null) {
+                fanOut.leaveBehind(i, "its sink failed: " + EmbeddedEngine.rootMessage(h.failure(), null));
+            }
+        }
+        return behind.look(i -> LeftBehind.target(fanOut, i, running.get(i).handoff(),
+                () -> {
+                    running.get(i).named().spec().sink().answer(spec.sourceName(), spec.source());
+                    return null;
+                })) >= 0;
     }
 
     private static void beforeEngineStops(FanOut fanOut, List<Running> running) {
@@ -244,7 +357,7 @@ public final class StreamingPipeline {
 
     private static RuntimeException failure(List<Running> running) {
         for (Running r : running) {
-            if (r.handoff().failure() != null) {
+            if (r.handoff() != null && r.handoff().failure() != null) {
                 return r.handoff().failure();
             }
         }
@@ -265,67 +378,5 @@ public final class StreamingPipeline {
         String lag = commit == 0 ? "" : String.format(Locale.ROOT, ", newest applied change committed %.1f s ago",
                 (System.currentTimeMillis() - commit) / 1000.0);
         return String.format(Locale.ROOT, "  %,d changes applied (%,.0f/s)%s", applied, since / Math.max(seconds, 0.001), lag);
-    }
-
-    /**
-     * Decides from what the targets record where this run starts (see {@link StartingPoint}):
-     * local offsets the target knows nothing of are forgotten with their slot, and a target that
-     * holds the copy when no local offsets do is streamed into from the slot. Several targets
-     * must agree, since one slot feeds them all.
-     */
-    private void startingPoint(PostgresSourceConfig config, Map<String, String> overrides) throws Exception {
-        boolean slotExists = new SourceAdmin(spec.source()).slot().isPresent();
-        StartingPoint.Local local = new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString());
-        boolean copies = copies(config, overrides);
-        List<StartingPoint.Decision> decisions = new java.util.ArrayList<>();
-        for (NamedTarget named : targets) {
-            Target target = named.spec().sink();
-            decisions.add(StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(spec.sourceName(), false,
-                    spec.source()), local, copies, slotExists));
-        }
-        StartingPoint.Decision decision = decisions.get(0);
-        for (int i = 0; i < decisions.size(); i++) {
-            StartingPoint.Decision d = decisions.get(i);
-            if (d.action() == StartingPoint.Action.REFUSE) {
-                throw new CannotStart(fanOut() ? "target " + targets.get(i).name() + ": " + d.message() : d.message());
-            }
-            if (d.action() != decision.action() || d.forgetLocal() != decision.forgetLocal()) {
-                StringBuilder why = new StringBuilder("The targets of pipeline " + spec.name() + " are not at one point, and one slot feeds "
-                        + "them all:");
-                for (int j = 0; j < decisions.size(); j++) {
-                    StartingPoint.Decision each = decisions.get(j);
-                    why.append("\n  ").append(targets.get(j).name()).append(": ").append(each.message() != null ? each.message()
-                            : each.action() == StartingPoint.Action.COPY ? "no copy yet: it would be copied" : "goes on from the local offsets");
-                }
-                why.append("\nRun with --fresh (and --table-exists truncate) to copy into all of them again; adding a target to a "
-                        + "running pipeline with a re-sync of that target alone is planned (docs/fan-out.md).");
-                throw new CannotStart(why.toString());
-            }
-        }
-        for (int i = 0; i < decisions.size(); i++) {
-            if (decisions.get(i).message() != null) {
-                out.println(decisions.get(i).message());
-            }
-        }
-        if (decision.forgetLocal()) {
-            Files.deleteIfExists(spec.offsets());
-            dropSlot(config);
-        }
-        if (decision.action() == StartingPoint.Action.STREAM_FROM_SLOT) {
-            overrides.put(PostgresSourceConfig.SNAPSHOT_MODE, "never");
-        }
-    }
-
-    /** Whether the run takes a snapshot when it has none: snapshot.mode, as this run overrides it, is not never. */
-    private static boolean copies(PostgresSourceConfig config, Map<String, String> overrides) {
-        String mode = overrides.getOrDefault(PostgresSourceConfig.SNAPSHOT_MODE, config.snapshotMode().name());
-        return !mode.equalsIgnoreCase("never");
-    }
-
-    /** Drops the pipeline's slot so a fresh run takes its snapshot from a new one. */
-    private void dropSlot(PostgresSourceConfig config) throws SQLException {
-        if (new SourceAdmin(spec.source()).dropSlot()) {
-            out.println("Dropped replication slot " + config.slotName() + " of the earlier run");
-        }
     }
 }

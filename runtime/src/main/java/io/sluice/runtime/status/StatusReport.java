@@ -117,6 +117,10 @@ public final class StatusReport {
             node.put("appliedChanges", reading.sum("sluice_sink_changes_applied_total", "target", name));
             number(node, "endToEndLagSeconds", reading.max("sluice_end_to_end_lag_seconds", "target", name));
             node.put("deadLetters", reading.sum("sluice_sink_dead_letters_total", "target", name));
+            double leftBehind = reading.max("sluice_target_left_behind_seconds", "target", name);
+            if (leftBehind > 0) {
+                node.put("leftBehindSeconds", leftBehind);
+            }
             out.add(node);
         });
         return out;

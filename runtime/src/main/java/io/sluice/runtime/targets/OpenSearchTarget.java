@@ -11,6 +11,7 @@ import io.sluice.connector.postgres.PostgresSourceConnector;
 import io.sluice.schemas.envelope.TableSchema;
 import io.sluice.sink.core.deadletter.DeadLetterStore;
 import io.sluice.sink.core.status.TargetRecord;
+import io.sluice.sink.opensearch.OpenSearchSinkConfig;
 import io.sluice.sink.opensearch.OpenSearchSinkConnector;
 import io.sluice.sink.opensearch.OpenSearchSinkTask;
 import io.sluice.sink.opensearch.OpenSearchTargetState;
@@ -34,12 +35,33 @@ final class OpenSearchTarget implements Target {
         this.keys = keys;
     }
 
+    /** The same, for questions a person or the runtime waits on: it gives up on an unreachable cluster soon. */
+    private OpenSearchTargetState asking;
+
     private OpenSearchTargetState state() {
         if (state == null) {
             state = new OpenSearchTargetState(keys);
         }
         return state;
     }
+
+    /**
+     * The state with its retries bounded to {@value #ASKING_RETRY_MILLIS} ms (or less, as the keys
+     * say): the sink's own retries wait out an outage for retry.timeout.ms (30 minutes by default),
+     * which {@code sluice status}, or the runtime asking whether a target left behind is back,
+     * must not.
+     */
+    private OpenSearchTargetState asking() {
+        if (asking == null) {
+            Map<String, String> bounded = new java.util.HashMap<>(keys);
+            long configured = Long.parseLong(keys.getOrDefault(OpenSearchSinkConfig.RETRY_TIMEOUT, Long.toString(Long.MAX_VALUE)).trim());
+            bounded.put(OpenSearchSinkConfig.RETRY_TIMEOUT, Long.toString(Math.min(configured, ASKING_RETRY_MILLIS)));
+            asking = new OpenSearchTargetState(bounded);
+        }
+        return asking;
+    }
+
+    private static final long ASKING_RETRY_MILLIS = 10_000;
 
     @Override
     public String display() {
@@ -119,6 +141,11 @@ final class OpenSearchTarget implements Target {
     }
 
     @Override
+    public void answer(String source, Map<String, String> sourceKeys) {
+        asking().record(source);
+    }
+
+    @Override
     public RunningSink start(SinkTaskContext context) {
         OpenSearchSinkTask task = new OpenSearchSinkTask();
         task.initialize(context);
@@ -133,7 +160,7 @@ final class OpenSearchTarget implements Target {
 
     @Override
     public void printStatus(String pipeline, String source, long sourceLsn, PrintStream out) {
-        state().printStatus(pipeline, source, out);
+        asking().printStatus(pipeline, source, out);
     }
 
     @Override

@@ -39,6 +39,14 @@ public interface Target {
      */
     Recorded read(String source, boolean checkEmptied, Map<String, String> sourceKeys) throws Exception;
 
+    /**
+     * Reads what the target records of the source, giving up soon (seconds) when it cannot be
+     * reached: whether a target that failed is back. Throws why it is not.
+     */
+    default void answer(String source, Map<String, String> sourceKeys) throws Exception {
+        read(source, false, sourceKeys);
+    }
+
     /** Creates, initializes and starts the sink task. */
     RunningSink start(SinkTaskContext context);
 

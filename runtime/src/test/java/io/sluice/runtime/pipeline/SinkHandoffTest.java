@@ -3,36 +3,17 @@ package io.sluice.runtime.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 
-import io.debezium.engine.DebeziumEngine;
 import io.debezium.engine.RecordChangeEvent;
 import io.sluice.connector.postgres.PostgresSourceTask;
-import io.sluice.connector.postgres.replication.ChangeRecords;
 import io.sluice.runtime.progress.Progress;
-import io.sluice.schemas.envelope.Operation;
-import io.sluice.schemas.envelope.SourceInfo;
-import io.sluice.schemas.envelope.TableSchema;
-import io.sluice.schemas.mapping.MappingOptions;
-import io.sluice.schemas.mapping.TypeMapper;
-import io.sluice.schemas.types.Oids;
-import io.sluice.schemas.types.PgColumn;
-import io.sluice.schemas.types.PgType;
 import io.sluice.sink.core.connector.SendsInBackground;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
-import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTask;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,15 +28,9 @@ import org.junit.jupiter.api.Test;
  */
 class SinkHandoffTest {
 
-    private static final PgType INT4 = new PgType(Oids.INT4, "pg_catalog", "int4", PgType.Kind.BASE, "int4recv", ',', -1, null, null, null);
-    private static final TableSchema TABLE = TableSchema.of("app", "public", "items",
-            List.of(new TypeMapper(MappingOptions.DEFAULTS).map(new PgColumn("public.items", "id", INT4, -1, 0, false, "integer", false))),
-            List.of("id"));
-    private static final Map<String, String> PARTITION = Map.of("server", "app");
-
     private final StandInSink sink = new StandInSink();
     private final Committer committer = new Committer();
-    private long lsn;
+    private final StandInChanges changes = new StandInChanges();
     private SinkHandoff handoff;
 
     @AfterEach
@@ -286,16 +261,7 @@ class SinkHandoffTest {
 
     /** Inserts of one source transaction each, in commit order. */
     private List<RecordChangeEvent<SourceRecord>> changes(int count) {
-        List<RecordChangeEvent<SourceRecord>> events = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            lsn += 100;
-            Struct row = TABLE.row(List.of((int) lsn));
-            SourceInfo source = new SourceInfo("app", "db", "public", "items", 1_700_000_000_000_000L, SourceInfo.Snapshot.FALSE, lsn, lsn, null);
-            SourceRecord record = new SourceRecord(PARTITION, Map.of(ChangeRecords.COMMIT_LSN, lsn, ChangeRecords.EVENT, 0L), TABLE.topic(),
-                    TABLE.keySchema(), TABLE.key(row), TABLE.envelopeSchema(), TABLE.envelope(Operation.CREATE, null, row, source, 0L));
-            events.add(() -> record);
-        }
-        return events;
+        return changes.next(count);
     }
 
     /** A stand-in that sends in the background: its sending waits until the test lets it go on. */
@@ -323,89 +289,4 @@ class SinkHandoffTest {
         }
     }
 
-    /** A sink that keeps what it is given and, unless told otherwise, calls everything put durable. */
-    private static class StandInSink extends SinkTask {
-        final List<SinkRecord> put = new CopyOnWriteArrayList<>();
-        final CountDownLatch askedForDurable = new CountDownLatch(1);
-        final Semaphore puts = new Semaphore(Integer.MAX_VALUE);
-        volatile UnaryOperator<Map<TopicPartition, OffsetAndMetadata>> durable = offsets -> offsets;
-        volatile RuntimeException failure;
-        volatile int flushes;
-
-        void blockPuts() throws InterruptedException {
-            puts.acquire(Integer.MAX_VALUE);
-        }
-
-        void unblockPuts() {
-            puts.release(Integer.MAX_VALUE);
-        }
-
-        @Override
-        public void put(Collection<SinkRecord> records) {
-            if (failure != null) {
-                throw failure;
-            }
-            try {
-                puts.acquire();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-            put.addAll(records);
-            puts.release();
-        }
-
-        @Override
-        public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-            Map<TopicPartition, OffsetAndMetadata> result = durable.apply(currentOffsets);
-            askedForDurable.countDown();
-            return result;
-        }
-
-        @Override
-        public void flush(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-            flushes++;
-        }
-
-        @Override
-        public String version() {
-            return "test";
-        }
-
-        @Override
-        public void start(Map<String, String> props) {
-        }
-
-        @Override
-        public void stop() {
-        }
-    }
-
-    /** What the engine was told: records whose offsets may be committed, and batch ends. */
-    private static final class Committer implements DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> {
-        final List<SourceRecord> marked = new CopyOnWriteArrayList<>();
-        final List<String> finishedOn = new CopyOnWriteArrayList<>();
-        volatile int batchesFinished;
-
-        @Override
-        public void markProcessed(RecordChangeEvent<SourceRecord> record) {
-            marked.add(record.record());
-        }
-
-        @Override
-        public void markBatchFinished() {
-            finishedOn.add(Thread.currentThread().getName());
-            batchesFinished++;
-        }
-
-        @Override
-        public void markProcessed(RecordChangeEvent<SourceRecord> record, DebeziumEngine.Offsets sourceOffsets) {
-            markProcessed(record);
-        }
-
-        @Override
-        public DebeziumEngine.Offsets buildOffsets() {
-            throw new UnsupportedOperationException();
-        }
-    }
 }
