@@ -60,7 +60,11 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
         synchronized (this) {
             engine = committer;
         }
-        agreement.handedOut(events);
+        // Once a target is left behind, nothing handed out from now on can be agreed on in this run of the engine (that
+        // target never gets it): it is not kept, so a long outage costs no memory.
+        if (!anyLeftBehind()) {
+            agreement.handedOut(events);
+        }
         boolean isolate = streaming;
         boolean handed = false;
         for (int i = 0; i < targets.size(); i++) {
@@ -101,6 +105,15 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
     /** Leaves a target behind from outside the engine's thread: the runtime saw its sink fail while the source was idle. */
     void leaveBehind(int target, String why) {
         leave(target, why);
+    }
+
+    private synchronized boolean anyLeftBehind() {
+        for (String why : leftBehind) {
+            if (why != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private synchronized boolean allLeftBehind() {
