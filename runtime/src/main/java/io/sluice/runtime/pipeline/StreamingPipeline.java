@@ -121,8 +121,9 @@ public final class StreamingPipeline {
             phase.progress(progress);
             phase.enter(PipelinePhase.Phase.SNAPSHOT);
         }
-        LeftBehind behind = new LeftBehind(targets.stream().map(NamedTarget::name).toList(), targets.stream().map(t -> t.spec().target().get(
-                io.sluice.sink.core.metrics.MetricsConfig.TARGET_NAME)).toList(), out, System::nanoTime);
+        LeftBehind behind = new LeftBehind(targets.stream().map(t -> java.util.Objects.toString(t.name(), "target")).toList(),
+                targets.stream().map(t -> t.spec().target().getOrDefault(io.sluice.sink.core.metrics.MetricsConfig.TARGET_NAME, spec.name()))
+                        .toList(), out, System::nanoTime);
         long[] applied = new long[targets.size()];
         boolean first = true;
         while (engineRun(config, overrides, first && copying, first, progress, stop, behind, applied)) {
