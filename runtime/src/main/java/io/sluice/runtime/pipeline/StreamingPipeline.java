@@ -177,6 +177,9 @@ public final class StreamingPipeline {
             boolean catchUp = false;
             long lastStatus = System.nanoTime();
             long[] reported = applied.clone();
+            if (first) {
+                java.util.Arrays.fill(reported, -1); // the first status line is printed even before any change
+            }
             while (!stop.isDone() && !engine.ended()) {
                 Thread.sleep(100);
                 if (!streaming && engine.failure() == null && (!copying || allSnapshotsDone(running) || anyApplied(running))) {
