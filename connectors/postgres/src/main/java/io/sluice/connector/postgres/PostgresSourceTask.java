@@ -310,7 +310,7 @@ public class PostgresSourceTask extends SourceTask {
             return seen; // no table selected right now
         }
         for (SelectedTable t : tables) {
-            Map<String, Object> offset = context.offsetStorageReader().offset(TableProgress.partition(config.topicPrefix(), t.qualifiedName()));
+            Map<String, Object> offset = TableProgress.stored(context.offsetStorageReader()::offset, config.topicPrefix(), t.qualifiedName());
             SnapshotRun.seenBy(offset).ifPresent(v -> seen.put(t.qualifiedName(), v));
         }
         return seen;

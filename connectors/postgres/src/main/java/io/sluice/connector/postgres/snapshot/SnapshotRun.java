@@ -188,7 +188,7 @@ public final class SnapshotRun implements AutoCloseable {
         }
         SnapshotPlanner planner = new SnapshotPlanner(settings.topicPrefix(), settings.mapper(), settings.batchBytes(), settings.viaRoot());
         List<TablePlan> plans = planner.plan(coordinator, tables,
-                t -> storedOffsets.apply(TableProgress.partition(settings.topicPrefix(), t.qualifiedName())));
+                t -> TableProgress.stored(storedOffsets, settings.topicPrefix(), t.qualifiedName()));
 
         Map<String, Object> server = storedOffsets.apply(ServerPartition.of(settings.topicPrefix()));
         resumed = server != null && Boolean.TRUE.equals(server.get(STARTED));
@@ -200,15 +200,15 @@ public final class SnapshotRun implements AutoCloseable {
         Set<String> keylessReloaded = new HashSet<>();
         if (resumed) {
             for (TablePlan plan : plans) {
-                if (plan.schema().keySchema() == null && finishedOf(storedOffsets.apply(
-                        TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName()))).count() < plan.rangeCount()) {
+                if (plan.schema().keySchema() == null && finishedOf(TableProgress.stored(storedOffsets, settings.topicPrefix(),
+                        plan.table().qualifiedName())).count() < plan.rangeCount()) {
                     keylessReloaded.add(published(plan));
                 }
             }
         }
         for (TablePlan plan : ReadOrder.of(plans)) {
             Map<String, String> partition = TableProgress.partition(settings.topicPrefix(), plan.table().qualifiedName());
-            Map<String, Object> stored = storedOffsets.apply(partition);
+            Map<String, Object> stored = TableProgress.stored(storedOffsets, settings.topicPrefix(), plan.table().qualifiedName());
             FinishedRanges finished = finishedOf(stored);
             if (keylessReloaded.contains(published(plan))) {
                 finished = FinishedRanges.none();

@@ -1,8 +1,11 @@
 package io.sluice.connector.postgres.snapshot;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * One table's snapshot progress: which ranges are finished (carried in every record's source
@@ -36,9 +39,34 @@ public final class TableProgress {
         this.unqueued = new AtomicInteger(plan.rangeCount() - finished.count());
     }
 
-    /** The source partition of this table's records. */
+    /**
+     * The source partition of this table's records. Its entries are in one fixed order: Connect
+     * stores offsets under the partition serialized in its map's order, and {@code Map.of}'s order
+     * changes from one JVM start to the next, so a run looking up an offset stored by another
+     * could miss it (and copy an interrupted snapshot's tables again).
+     */
     public static Map<String, String> partition(String server, String table) {
-        return Map.of("server", server, "table", table);
+        Map<String, String> partition = new LinkedHashMap<>();
+        partition.put("server", server);
+        partition.put("table", table);
+        return Collections.unmodifiableMap(partition);
+    }
+
+    /**
+     * The same partition with its entries the other way round: how offsets stored before the
+     * order was fixed may be keyed, when their JVM ordered {@code Map.of} that way.
+     */
+    public static Map<String, String> legacyPartition(String server, String table) {
+        Map<String, String> partition = new LinkedHashMap<>();
+        partition.put("table", table);
+        partition.put("server", server);
+        return Collections.unmodifiableMap(partition);
+    }
+
+    /** The stored offset of a table's partition, under either order of its entries; null when none. */
+    public static Map<String, Object> stored(Function<Map<String, String>, Map<String, Object>> reader, String server, String table) {
+        Map<String, Object> offset = reader.apply(partition(server, table));
+        return offset != null ? offset : reader.apply(legacyPartition(server, table));
     }
 
     public TablePlan plan() {
