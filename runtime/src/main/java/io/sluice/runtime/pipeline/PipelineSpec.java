@@ -210,6 +210,8 @@ public record PipelineSpec(String name, Map<String, String> source, Map<String, 
             tgt.putIfAbsent("state.url", url != null ? url : sourceUrl(src));
             tgt.putIfAbsent("name", pipelineName);
             excludeStateTables(src, tgt);
+            // One stream in source order, whose record offsets start over with every run: the outbox keeps source positions.
+            tgt.put("position.mode", "source");
             Path offsetsFile = offsets != null ? offsets : Path.of(".sluice", pipelineName + ".offsets");
             return new PipelineSpec(pipelineName, src, tgt, Map.copyOf(transforms), offsetsFile, kind);
         }

@@ -99,7 +99,7 @@ class PipelineSpecTest {
                 Map.of("url", "webhook", "subscriptions", "a"), Map.of(), null);
         assertThat(spec.targetKind()).isEqualTo(TargetKind.WEBHOOK);
         assertThat(spec.target()).containsEntry("state.url", "postgres://app:pw@db:5433/shop").containsEntry("name", "shop")
-                .doesNotContainKey("connection.url");
+                .containsEntry("position.mode", "source").doesNotContainKey("connection.url");
         assertThat(spec.source()).containsEntry("table.exclude.list", "public.audit,sluice.*");
 
         PipelineSpec elsewhere = PipelineSpec.of(null, Map.of("url", "postgres://app@db/shop"),

@@ -68,7 +68,7 @@ public class PostgresSinkTask extends RoutedSinkTask implements SendsInBackgroun
     @Override
     protected void opened(Collection<TopicPartition> partitions) {
         if (config.positionsByKafkaOffset() && !partitions.isEmpty()) {
-            writer.resume(partitions, context);
+            resumeAfter(writer.resume(partitions));
         }
     }
 

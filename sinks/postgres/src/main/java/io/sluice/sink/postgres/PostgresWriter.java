@@ -263,8 +263,11 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
         }
     }
 
-    /** What the target has of these partitions, for the task to resume them after it: by Kafka offset, with runs and positions. */
-    void resume(Collection<TopicPartition> partitions, SinkTaskContext context) {
+    /**
+     * What the target has of these partitions, for the task to resume them after it: runs and
+     * positions go to the skips here; the Kafka offsets after the last changes it has are returned.
+     */
+    Map<TopicPartition, Long> resume(Collection<TopicPartition> partitions) {
         Map<TopicPartition, Long> applied = holds.appliedOffsets(partitions);
         Map<TopicPartition, SourcePosition> positions = holds.appliedPartitionPositions(partitions);
         Map<TopicPartition, NavigableMap<Long, Long>> runs = holds.loadedRuns(partitions);
@@ -275,9 +278,9 @@ final class PostgresWriter implements SinkWriter, AutoCloseable {
             LOG.info("Snapshot rows the target has already are skipped in {} partition(s)", skips.partitionsWithLoadedRuns());
         }
         if (!applied.isEmpty()) {
-            context.offset(applied);
             LOG.info("Resuming {} partition(s) after the changes the target has: {}", applied.size(), applied);
         }
+        return applied;
     }
 
     /** Partitions taken away: what was known of them goes. */

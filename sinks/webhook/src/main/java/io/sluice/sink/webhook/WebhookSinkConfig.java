@@ -33,6 +33,7 @@ public final class WebhookSinkConfig extends AbstractConfig {
     public static final String STATE_PASSWORD = "state.password";
     public static final String STATE_SCHEMA = "state.schema";
     public static final String STATE_RETRY_TIMEOUT = "state.retry.timeout.ms";
+    public static final String POSITION_MODE = "position.mode";
     public static final String OUTBOX_BYTES = "outbox.batch.max.bytes";
     public static final String OUTBOX_DELAY = "outbox.max.delay.ms";
     public static final String OUTBOX_RETENTION = "outbox.retention.ms";
@@ -71,6 +72,14 @@ public final class WebhookSinkConfig extends AbstractConfig {
                     "How long writes to the outbox are tried again while the state database is unreachable, before the task "
                             + "fails (nothing is lost then: the source is not confirmed past what the outbox holds).",
                     STATE, 5, Width.SHORT, "Retry for")
+            .define(POSITION_MODE, Type.STRING, "kafka", ConfigDef.CaseInsensitiveValidString.in("kafka", "source"), Importance.LOW,
+                    "How the outbox records which records it holds, in the same transaction as them, so that a record "
+                            + "delivered again (after a crash or a rebalance, or sent again by a restarted source) is not written "
+                            + "twice. kafka: per topic partition, the offset after the last record written (webhook_kafka_offsets) "
+                            + "as well as the newest source position; a task given a partition skips what the outbox has, a "
+                            + "snapshot's rows too. Right on Kafka Connect. source: the newest source position alone, right only "
+                            + "for one stream in source order whose record offsets start over with every run, which is what the "
+                            + "sluice command runs (it sets this).", STATE, 6, Width.SHORT, "Position mode")
             .define(OUTBOX_BYTES, Type.LONG, 2L << 20, ConfigDef.Range.atLeast(1L << 10), Importance.MEDIUM,
                     "Bytes of changes written to the outbox in one transaction. With batch.tuning.enabled (the default) "
                             + "this is where tuning starts.", OUTBOX, 1, Width.SHORT, "Outbox batch bytes")
@@ -139,6 +148,11 @@ public final class WebhookSinkConfig extends AbstractConfig {
 
     public long outboxDelayMillis() {
         return getLong(OUTBOX_DELAY);
+    }
+
+    /** Whether the outbox keeps the Kafka offset of each partition it holds ({@code position.mode=kafka}). */
+    public boolean positionsByKafkaOffset() {
+        return "kafka".equalsIgnoreCase(getString(POSITION_MODE));
     }
 
     public long stateRetryTimeoutMillis() {

@@ -53,6 +53,7 @@ public class WebhookSinkTask extends RoutedSinkTask {
     private OutboxWriter writer;
     private TunedBatchSize batchSize;
     private BackfillRequests backfills;
+    private boolean byKafkaOffset;
 
     public WebhookSinkTask() {
         this(System::currentTimeMillis);
@@ -73,6 +74,7 @@ public class WebhookSinkTask extends RoutedSinkTask {
             throw new ConnectException("The webhook sink's configuration has errors: " + String.join("; ", errors));
         }
         state = config.state();
+        byKafkaOffset = config.positionsByKafkaOffset();
         state.create();
         declare(declared);
         batchSize = new TunedBatchSize("webhook outbox", config.tuning(), config.outboxBytes());
@@ -86,7 +88,7 @@ public class WebhookSinkTask extends RoutedSinkTask {
         positions = new PositionTable(state, connector);
         resumePositions(null);
         writer = new OutboxWriter(state, ledger, skips, positions, gate, batchSize, config.outboxDelayMillis(), config.stateRetryTimeoutMillis(),
-                deliveries::appended);
+                deliveries::appended, byKafkaOffset);
         route(writer, gate, new DeadLetters(DeadLetters.reporterOf(context), DeadLetterConfig.MismatchAction.FAIL, e -> false,
                 System::currentTimeMillis), "writing the webhook outbox", props);
         batchSize.register(metrics, "outbox");
@@ -97,10 +99,16 @@ public class WebhookSinkTask extends RoutedSinkTask {
 
     /**
      * Loads the newest positions the outbox holds, of the given partitions (null: all of the
-     * connector's), so that changes a restarted source sends again are not written twice.
+     * connector's), so that changes a restarted source sends again are not written twice; and,
+     * with Kafka offsets kept, where the outbox is in each given partition, so that records Kafka
+     * hands out again are skipped and the consumer goes on after them.
      */
     private void resumePositions(Collection<TopicPartition> partitions) {
+        Map<TopicPartition, Long> held = Map.of();
         try (Connection c = state.open("positions")) {
+            if (byKafkaOffset && partitions != null) {
+                held = positions.readOffsets(c, partitions);
+            }
             positions.read(c).forEach((partition, position) -> {
                 if (partitions == null || partitions.contains(partition)) {
                     skips.resume(partition, null, null, position);
@@ -109,6 +117,10 @@ public class WebhookSinkTask extends RoutedSinkTask {
         } catch (SQLException e) {
             throw PgConnect.explain(e, state.endpoint());
         }
+        if (!held.isEmpty()) {
+            resumeAfter(held);
+            LOG.info("Resuming {} partition(s) after the records the outbox holds: {}", held.size(), held);
+        }
     }
 
     /** Partitions given to this task: another task may have written their changes since this one last had them. */
@@ -116,6 +128,19 @@ public class WebhookSinkTask extends RoutedSinkTask {
     protected void opened(Collection<TopicPartition> partitions) {
         if (!partitions.isEmpty()) {
             resumePositions(partitions);
+        }
+    }
+
+    /**
+     * Partitions taken away (a rebalance, or the task stopping): every record of them put so far
+     * goes into the outbox first, with its offsets, since the task that gets them next starts
+     * where the outbox is; a batch still in flight here would else come in after that task wrote
+     * its records again.
+     */
+    @Override
+    protected void closing(Collection<TopicPartition> partitions) throws InterruptedException {
+        if (byKafkaOffset && !partitions.isEmpty() && writer != null) {
+            writer.writeAll();
         }
     }
 

@@ -94,6 +94,25 @@ public abstract class RoutedSinkTask extends SinkTask {
     protected void closing(Collection<TopicPartition> partitions) throws InterruptedException {
     }
 
+    /**
+     * Partitions whose records the target holds up to these offsets (each the offset after the
+     * last record it holds), as it recorded them with its writes: the records below are skipped,
+     * count as durable (so Connect commits past them even if none comes again), and the consumer
+     * goes on from there, which may be past what Connect committed (a crash between the target's
+     * commit and Connect's).
+     */
+    protected final void resumeAfter(Map<TopicPartition, Long> held) {
+        held.forEach((tp, next) -> {
+            skips.resume(tp, next, null, null);
+            if (next > 0) {
+                ledger.durableAt(tp, next - 1);
+            }
+        });
+        if (!held.isEmpty() && context != null) {
+            context.offset(held);
+        }
+    }
+
     /** Partitions taken away, after the core forgot them. */
     protected void closed(Collection<TopicPartition> partitions) {
     }

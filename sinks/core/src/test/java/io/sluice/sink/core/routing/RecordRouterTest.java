@@ -26,9 +26,9 @@ import io.sluice.sink.core.deadletter.DeadLetterConfig;
 import io.sluice.sink.core.deadletter.DeadLetters;
 import io.sluice.sink.core.ledger.OffsetLedger;
 import io.sluice.sink.core.position.ReplaySkips;
+import io.sluice.testing.kafka.RecordingSinkContext;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
@@ -58,7 +58,7 @@ class RecordRouterTest {
     private final MemoryBarriers store = new MemoryBarriers();
     private final BarrierGate gate = new BarrierGate(store, ReadTopics.of(Map.of()));
     private final Recording writer = new Recording();
-    private final Context context = new Context();
+    private final RecordingSinkContext context = new RecordingSinkContext(Set.of(P0));
     private final List<SinkRecord> deadLettered = new ArrayList<>();
     private final ErrantRecordReporter reporter = (record, error) -> {
         deadLettered.add(record);
@@ -281,56 +281,6 @@ class RecordRouterTest {
 
         @Override
         public void close() {
-        }
-    }
-
-    /** What the router asks of Connect: rewinds, pauses, resumes. */
-    private static final class Context implements SinkTaskContext {
-        final Map<TopicPartition, Long> rewound = new HashMap<>();
-        final Set<TopicPartition> paused = new HashSet<>();
-        final Set<TopicPartition> resumed = new HashSet<>();
-
-        @Override
-        public Map<String, String> configs() {
-            return Map.of();
-        }
-
-        @Override
-        public void offset(Map<TopicPartition, Long> offsets) {
-            rewound.putAll(offsets);
-        }
-
-        @Override
-        public void offset(TopicPartition tp, long offset) {
-            rewound.put(tp, offset);
-        }
-
-        @Override
-        public void timeout(long timeoutMs) {
-        }
-
-        @Override
-        public Set<TopicPartition> assignment() {
-            return Set.of(P0);
-        }
-
-        @Override
-        public void pause(TopicPartition... partitions) {
-            paused.addAll(List.of(partitions));
-        }
-
-        @Override
-        public void resume(TopicPartition... partitions) {
-            resumed.addAll(List.of(partitions));
-        }
-
-        @Override
-        public void requestCommit() {
-        }
-
-        @Override
-        public PluginMetrics pluginMetrics() {
-            return null;
         }
     }
 }

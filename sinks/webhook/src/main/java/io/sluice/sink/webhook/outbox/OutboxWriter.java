@@ -45,9 +45,12 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(OutboxWriter.class);
 
-    /** A batch handed to the appending thread: its changes and the newest position of each partition among them. */
-    private record Handed(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> positions, Map<String, Long> heartbeats,
-                          long bytes) {
+    /**
+     * A batch handed to the appending thread: its changes, the newest position of each partition
+     * among them, and (when kept) the offsets after every record taken by then.
+     */
+    private record Handed(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> positions, Map<TopicPartition, Long> offsets,
+                          Map<String, Long> heartbeats, long bytes) {
     }
 
     /** Batches handed over and not yet committed, at most: one being appended, two waiting. */
@@ -65,6 +68,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
     private final long maxDelayMillis;
     private final long retryTimeoutMillis;
     private final LongConsumer appended;
+    private final boolean keepOffsets;
     private final InFlightBatches<Handed, Long> handed;
     private final AtomicLong written = new AtomicLong();
     private final AtomicLong bytesWritten = new AtomicLong();
@@ -73,6 +77,8 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     private List<OutboxEntry> batch = new ArrayList<>();
     private Map<TopicPartition, SourcePosition> batchPositions = new java.util.HashMap<>();
+    /** Per partition, the offset after the last record whose change is in the batch (the ledger counts it taken only after). */
+    private Map<TopicPartition, Long> batchOffsets = new java.util.HashMap<>();
     /** Per source, the commit time of the newest heartbeat gathered: written after the batch's rows, in the state database. */
     private Map<String, Long> batchHeartbeats = new java.util.HashMap<>();
     private long batchBytes;
@@ -82,9 +88,10 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
      * @param skips    the changes the outbox has already (their positions are loaded from the state database)
      * @param positions where the newest position of each partition is written with the changes
      * @param appended told the number of the last outbox row after each commit (wakes this task's delivery loops)
+     * @param keepOffsets whether each batch writes, with its rows, the Kafka offset after the last record taken of each partition
      */
     public OutboxWriter(StateDatabase state, OffsetLedger ledger, ReplaySkips skips, PositionTable positions, BarrierGate gate,
-                        TunedBatchSize batchSize, long maxDelayMillis, long retryTimeoutMillis, LongConsumer appended) {
+                        TunedBatchSize batchSize, long maxDelayMillis, long retryTimeoutMillis, LongConsumer appended, boolean keepOffsets) {
         this.state = state;
         this.skips = skips;
         this.positions = positions;
@@ -97,6 +104,7 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         this.maxDelayMillis = maxDelayMillis;
         this.retryTimeoutMillis = retryTimeoutMillis;
         this.appended = appended;
+        this.keepOffsets = keepOffsets;
         this.handed = new InFlightBatches<>("the webhook outbox", "sluice-webhook-outbox", 1, OUTSTANDING, batchSize, ledger, this::append,
                 null);
     }
@@ -128,6 +136,9 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         }
         if (position != null) {
             batchPositions.merge(event.partition(), position, SourcePosition::newer);
+        }
+        if (keepOffsets) {
+            batchOffsets.merge(event.partition(), event.offset() + 1, Math::max);
         }
         if (nothingGathered()) {
             batchStartedMillis = System.currentTimeMillis();
@@ -231,19 +242,32 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
 
     /** Hands the batch over, waiting first for the oldest when as many as allowed are; it marks what was taken by now. */
     private void hand(boolean full) {
-        handed.send(new Handed(batch, batchPositions, batchHeartbeats, batchBytes), batchSize.bytes(), batchBytes,
-                full ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT, ledger.takenSoFar());
+        Map<TopicPartition, Long> taken = ledger.takenSoFar();
+        handed.send(new Handed(batch, batchPositions, keepOffsets ? heldOnceWritten(taken) : Map.of(), batchHeartbeats, batchBytes),
+                batchSize.bytes(), batchBytes, full ? TunedBatchSize.Closing.FULL : TunedBatchSize.Closing.TIMEOUT, taken);
         batch = new ArrayList<>();
         batchPositions = new java.util.HashMap<>();
+        batchOffsets = new java.util.HashMap<>();
         batchHeartbeats = new java.util.HashMap<>();
         batchBytes = 0;
+    }
+
+    /**
+     * The offsets the outbox holds once the batch is written: every record taken before is in it,
+     * in an earlier batch, or needed no row; and so are the batch's own records, which the ledger
+     * counts taken only after they are written here.
+     */
+    private Map<TopicPartition, Long> heldOnceWritten(Map<TopicPartition, Long> taken) {
+        Map<TopicPartition, Long> held = new java.util.HashMap<>(taken);
+        batchOffsets.forEach((tp, next) -> held.merge(tp, next, Math::max));
+        return held;
     }
 
     /** Runs on the appending thread: the batch in one transaction with the positions, then this task's delivery loops are woken. */
     private long append(Handed h) throws InterruptedException {
         long last;
         try {
-            last = append(h.entries(), h.positions(), h.heartbeats());
+            last = append(h.entries(), h.positions(), h.offsets(), h.heartbeats());
         } catch (RuntimeException e) {
             LOG.error("Cannot write the webhook outbox: {}", e.getMessage());
             throw e;
@@ -256,14 +280,19 @@ public final class OutboxWriter implements SinkWriter, AutoCloseable {
         return last;
     }
 
-    private long append(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> newest, Map<String, Long> heartbeatsTaken)
-            throws InterruptedException {
+    private long append(List<OutboxEntry> entries, Map<TopicPartition, SourcePosition> newest, Map<TopicPartition, Long> offsets,
+                        Map<String, Long> heartbeatsTaken) throws InterruptedException {
         return RetryPolicy.reconnecting(retryTimeoutMillis).run(() -> {
             if (connection == null) {
                 connection = state.open("outbox");
             }
             // After the rows, in a statement of its own: a heartbeat lost to a crash in between is only one heartbeat late.
-            long last = entries.isEmpty() ? 0 : outbox.append(connection, entries, positions, newest);
+            long last = 0;
+            if (!entries.isEmpty()) {
+                last = outbox.append(connection, entries, positions, newest, offsets);
+            } else {
+                positions.advanceOffsets(connection, offsets); // records that needed no row (heartbeats, tombstones)
+            }
             heartbeats.advance(connection, heartbeatsTaken);
             return last;
         }, new RetryPolicy.Failures() {

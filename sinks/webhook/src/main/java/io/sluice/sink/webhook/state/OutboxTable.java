@@ -6,8 +6,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Map;
 
 import io.sluice.schemas.naming.Identifiers;
+import io.sluice.sink.core.position.SourcePosition;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Appends changes to the outbox. Each append is one transaction that takes the outbox's lock
@@ -53,13 +56,14 @@ public final class OutboxTable {
 
     /**
      * Appends the entries in their order, in one transaction on the connection (left in
-     * autocommit mode after), with the newest source position of each partition among them.
+     * autocommit mode after), with the newest source position of each partition among them and
+     * the offsets after the records they came from.
      *
+     * @param offsets per partition, the offset after the last record the outbox holds with this append (empty when not kept)
      * @return the number of the last row appended
      */
-    public long append(Connection c, List<OutboxEntry> entries, PositionTable positions,
-                       java.util.Map<org.apache.kafka.common.TopicPartition, io.sluice.sink.core.position.SourcePosition> newest)
-            throws SQLException {
+    public long append(Connection c, List<OutboxEntry> entries, PositionTable positions, Map<TopicPartition, SourcePosition> newest,
+                       Map<TopicPartition, Long> offsets) throws SQLException {
         int n = entries.size();
         String[] ids = new String[n];
         String[] sources = new String[n];
@@ -128,6 +132,7 @@ public final class OutboxTable {
                 }
             }
             positions.advance(c, newest);
+            positions.advanceOffsets(c, offsets);
             for (String streamedSource : streamedSources) {
                 snapshots.streamed(c, streamedSource);
             }

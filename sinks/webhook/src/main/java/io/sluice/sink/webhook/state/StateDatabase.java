@@ -84,6 +84,8 @@ public final class StateDatabase {
             st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_positions") + " (connector text NOT NULL, topic text NOT NULL, "
                     + "kafka_partition integer NOT NULL, commit_lsn bigint NOT NULL, event bigint NOT NULL, "
                     + "PRIMARY KEY (connector, topic, kafka_partition))");
+            st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_kafka_offsets") + " (connector text NOT NULL, topic text NOT NULL, "
+                    + "kafka_partition integer NOT NULL, next_offset bigint NOT NULL, PRIMARY KEY (connector, topic, kafka_partition))");
             st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_heartbeats") + " (source text PRIMARY KEY, "
                     + "committed_at timestamptz NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
             st.execute("CREATE TABLE IF NOT EXISTS " + table("webhook_retention") + " (id integer PRIMARY KEY, removed_through bigint NOT NULL)");

@@ -175,7 +175,7 @@ class DeliveriesIT {
             entries.add(new OutboxEntry("msg_" + n, "src", "app.k", "update", key, null, 1_000L + n, 1_700_000_000_000L + n,
                     body.getBytes(StandardCharsets.UTF_8)));
         }
-        new OutboxTable(state).append(c, entries, new PositionTable(state, "test"), Map.of());
+        new OutboxTable(state).append(c, entries, new PositionTable(state, "test"), Map.of(), Map.of());
     }
 
     private static boolean settled(SubscriptionTable subscriptions, Connection c, long last) throws Exception {

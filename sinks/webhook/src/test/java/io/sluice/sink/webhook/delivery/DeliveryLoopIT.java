@@ -200,7 +200,7 @@ class DeliveryLoopIT {
             entries.add(new OutboxEntry(id, "src", "app.k", "update", keys.get(i - 1), null, 1_000L + i, 1_700_000_000_000L + i,
                     body.getBytes(StandardCharsets.UTF_8)));
         }
-        long lastRow = new OutboxTable(state).append(c, entries, new PositionTable(state, "test"), Map.of());
+        long lastRow = new OutboxTable(state).append(c, entries, new PositionTable(state, "test"), Map.of(), Map.of());
         assertThat(lastRow).isEqualTo(keys.size());
         return ids;
     }
