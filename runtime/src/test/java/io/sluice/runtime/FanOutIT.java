@@ -136,7 +136,7 @@ class FanOutIT {
                     .readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
             for (String target : new String[] {"replica", "staging", "search", "hooks"}) {
                 assertThat(page).as("the status page's targets").contains("\"name\":\"" + name + "." + target + "\"")
-                        .contains(target + " (");
+                        .contains("\"display\":\"" + target + "\"").contains(target + " (");
                 assertThat(scrape.sum("sluice_sink_changes_applied_total", "target", name + "." + target)).as(target).isPositive();
             }
             assertThat(sluice.terminate(60)).as(sluice.output()).isZero();

@@ -29,6 +29,8 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
     private final Agreement<RecordChangeEvent<SourceRecord>> agreement;
     /** Per target, why it was left behind; null while it is fed. */
     private final String[] leftBehind;
+    /** How many targets are left behind: the count of non-null entries of {@link #leftBehind}. */
+    private int behind;
     private DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> engine;
     private boolean markedSinceFinished;
     private volatile boolean streaming;
@@ -43,6 +45,9 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
         this.targets = new ArrayList<>(targets);
         this.stallNanos = stallNanos.clone();
         this.leftBehind = why.clone();
+        for (String reason : leftBehind) {
+            behind += reason == null ? 0 : 1;
+        }
         this.agreement = new Agreement<>(targets.size(), e -> e.record().sourcePartition());
         for (int i = 0; i < targets.size(); i++) {
             votes.add(new Votes(i));
@@ -94,6 +99,7 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
     private synchronized void leave(int target, String why) {
         if (leftBehind[target] == null) {
             leftBehind[target] = why;
+            behind++;
         }
     }
 
@@ -108,21 +114,11 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
     }
 
     private synchronized boolean anyLeftBehind() {
-        for (String why : leftBehind) {
-            if (why != null) {
-                return true;
-            }
-        }
-        return false;
+        return behind > 0;
     }
 
     private synchronized boolean allLeftBehind() {
-        for (String why : leftBehind) {
-            if (why == null) {
-                return false;
-            }
-        }
-        return true;
+        return behind == leftBehind.length;
     }
 
     /** A target has made durable every record of the event's partition up to it. */

@@ -136,7 +136,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
      */
     boolean handleBatch(List<RecordChangeEvent<SourceRecord>> events, DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> committer,
                         long withinNanos) throws InterruptedException {
-        long deadline = withinNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + withinNanos;
+        Deadline deadline = Deadline.within(withinNanos);
         throwIfFailed();
         List<SinkRecord> records = new ArrayList<>(events.size());
         Map<Map<String, ?>, Pending> lastOfBatch = new LinkedHashMap<>();
@@ -218,7 +218,7 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
         Work work = new Work(records, current, settle, send, flush, streamed, changes, newestCommitMillis, last);
         while (!queue.offer(work, 100, TimeUnit.MILLISECONDS)) {
             throwIfFailed();
-            if (System.nanoTime() - deadline > 0 && deadline != Long.MAX_VALUE) {
+            if (deadline.passed()) {
                 return false;
             }
         }
@@ -422,13 +422,12 @@ final class SinkHandoff implements DebeziumEngine.ChangeConsumer<RecordChangeEve
 
         /**
          * Waits until the sink thread has put (and, if asked to settle, made durable) this batch, or
-         * the deadline ({@link System#nanoTime}; {@link Long#MAX_VALUE} for none) passes: returns
-         * whether it did. Rethrows the sink's failure.
+         * the deadline passes: returns whether it did. Rethrows the sink's failure.
          */
-        boolean await(SinkHandoff handoff, long deadline) throws InterruptedException {
+        boolean await(SinkHandoff handoff, Deadline deadline) throws InterruptedException {
             while (!done.await(100, TimeUnit.MILLISECONDS)) {
                 handoff.throwIfFailed();
-                if (deadline != Long.MAX_VALUE && System.nanoTime() - deadline > 0) {
+                if (deadline.passed()) {
                     return false;
                 }
                 if (!handoff.sinkThread.isAlive()) {

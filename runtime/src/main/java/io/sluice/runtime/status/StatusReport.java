@@ -113,7 +113,8 @@ public final class StatusReport {
         }
         ArrayNode out = JSON.createArrayNode();
         byName.forEach((name, node) -> {
-            node.put("display", byName.size() == 1 ? target : name);
+            // Several targets' meters are labelled <pipeline>.<target>: the page is the pipeline's, so the target's name says it.
+            node.put("display", byName.size() == 1 ? target : name.startsWith(pipeline + ".") ? name.substring(pipeline.length() + 1) : name);
             node.put("appliedChanges", reading.sum("sluice_sink_changes_applied_total", "target", name));
             number(node, "endToEndLagSeconds", reading.max("sluice_end_to_end_lag_seconds", "target", name));
             node.put("deadLetters", reading.sum("sluice_sink_dead_letters_total", "target", name));

@@ -54,7 +54,7 @@ final class OpenSearchTarget implements Target {
     private OpenSearchTargetState asking() {
         if (asking == null) {
             Map<String, String> bounded = new java.util.HashMap<>(keys);
-            long configured = Long.parseLong(keys.getOrDefault(OpenSearchSinkConfig.RETRY_TIMEOUT, Long.toString(Long.MAX_VALUE)).trim());
+            long configured = new OpenSearchSinkConfig(keys).retryTimeoutMillis(); // its default and its checks, as the sink reads it
             bounded.put(OpenSearchSinkConfig.RETRY_TIMEOUT, Long.toString(Math.min(configured, ASKING_RETRY_MILLIS)));
             asking = new OpenSearchTargetState(bounded);
         }
