@@ -73,6 +73,22 @@ final class FanOutFixture {
         }
     }
 
+    /** A condition on the targets, observed. */
+    @FunctionalInterface
+    interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    /** Waits until the condition holds, for up to 180 s, while sluice runs. */
+    static void awaitOn(SluiceProcess sluice, String what, Condition condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (!condition.holds()) {
+            assertThat(sluice.alive()).as("sluice runs:\n" + sluice.output()).isTrue();
+            assertThat(System.nanoTime()).as(what + " within 180 s:\n" + sluice.output()).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
     static void awaitOutput(SluiceProcess sluice, String line) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
         while (!sluice.output().contains(line)) {

@@ -80,7 +80,7 @@ class SlowTargetIT {
             sluice = SluiceProcess.start(work, "run", "--config", pipeline.toString(), "--metrics", "127.0.0.1:" + metricsPort);
             FanOutFixture.awaitOutput(sluice, "Streaming changes from slot");
             source.execute("INSERT INTO customers VALUES (-1, 'first@example.org')");
-            awaitOn(sluice, "customer -1 on every target", () -> FanOutFixture.has(replica, -1) && delivered(receiver, -1)
+            FanOutFixture.awaitOn(sluice, "customer -1 on every target", () -> FanOutFixture.has(replica, -1) && delivered(receiver, -1)
                     && IndexDocuments.get(node, prefix + "public.customers", "-1") != null);
 
             proxy.down();
@@ -88,7 +88,7 @@ class SlowTargetIT {
             // What the search target holds was written before this point: the slot must not be confirmed past it.
             String held = source.queryText("SELECT pg_current_wal_lsn()::text");
             SluiceProcess running = sluice;
-            awaitOn(sluice, "the search target left behind", () -> running.output().contains("Target search is left behind"));
+            FanOutFixture.awaitOn(sluice, "the search target left behind", () -> running.output().contains("Target search is left behind"));
             // Said where users look: the meter, the status page (in a browser), and sluice status, which reads every target it can.
             assertThat(io.sluice.runtime.metrics.Scrape.of(base).sum("sluice_target_left_behind_seconds", "target", name + ".search"))
                     .isPositive();
@@ -125,9 +125,9 @@ class SlowTargetIT {
             assertThat(IndexDocuments.get(node, prefix + "public.customers", "-2")).isNull();
 
             proxy.up();
-            awaitOn(sluice, "the search target catching up", () -> running.output().contains("Target search has written what it took"));
+            FanOutFixture.awaitOn(sluice, "the search target catching up", () -> running.output().contains("Target search has written what it took"));
             source.execute("INSERT INTO customers VALUES (-3, 'after@example.org')");
-            awaitOn(sluice, "customer -3 on every target", () -> FanOutFixture.has(replica, -3) && delivered(receiver, -3)
+            FanOutFixture.awaitOn(sluice, "customer -3 on every target", () -> FanOutFixture.has(replica, -3) && delivered(receiver, -3)
                     && IndexDocuments.get(node, prefix + "public.customers", "-3") != null
                     && IndexDocuments.get(node, prefix + "public.customers", "-2") != null);
             assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_" + name
@@ -137,7 +137,7 @@ class SlowTargetIT {
             assertThat(workload.waitFor(30, TimeUnit.SECONDS)).isTrue();
             workload = null;
             source.execute("DELETE FROM customers WHERE id % 100 = 7", "INSERT INTO customers VALUES (-4, 'last@example.org')");
-            awaitOn(sluice, "customer -4 on every target", () -> FanOutFixture.has(replica, -4) && delivered(receiver, -4)
+            FanOutFixture.awaitOn(sluice, "customer -4 on every target", () -> FanOutFixture.has(replica, -4) && delivered(receiver, -4)
                     && IndexDocuments.get(node, prefix + "public.customers", "-4") != null);
             for (String table : new String[] {"pgbench_accounts", "pgbench_branches", "pgbench_tellers", "customers"}) {
                 replica.awaitChecksumOf(source, table, java.time.Duration.ofSeconds(120));
@@ -183,7 +183,7 @@ class SlowTargetIT {
             FanOutFixture.awaitOutput(sluice, "Streaming changes from slot");
             source.execute("INSERT INTO customers VALUES (-1, 'first@example.org')");
             SluiceProcess running = sluice;
-            awaitOn(sluice, "customer -1 on both targets", () -> FanOutFixture.has(one, -1) && FanOutFixture.has(two, -1));
+            FanOutFixture.awaitOn(sluice, "customer -1 on both targets", () -> FanOutFixture.has(one, -1) && FanOutFixture.has(two, -1));
 
             // Nothing else commits from here until -5 does: every change before this point may be on two, none after it.
             workload.destroy();
@@ -192,10 +192,10 @@ class SlowTargetIT {
             String held = source.queryText("SELECT pg_current_wal_lsn()::text");
             source.execute("INSERT INTO customers VALUES (-5, 'refused on two@example.org')",
                     "INSERT INTO customers VALUES (-6, 'after it@example.org')");
-            awaitOn(sluice, "target two left behind, tried again and left behind again", () ->
+            FanOutFixture.awaitOn(sluice, "target two left behind, tried again and left behind again", () ->
                     running.output().split("Target two is left behind: its sink failed", -1).length > 2
                             && running.output().contains("Target two answers again"));
-            awaitOn(sluice, "customer -6 on target one", () -> FanOutFixture.has(one, -6));
+            FanOutFixture.awaitOn(sluice, "customer -6 on target one", () -> FanOutFixture.has(one, -6));
             assertThat(FanOutFixture.has(two, -6)).isFalse();
             assertThat(source.queryLong("SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'sluice_" + name
                     + "' AND confirmed_flush_lsn > '" + held + "'")).as("the slot confirmed past what target two holds (" + held + "):\n"
@@ -205,7 +205,7 @@ class SlowTargetIT {
             // Fixed under load: it catches up while the changes keep coming.
             workload = pgbench.start(source, ProcessBuilder.Redirect.DISCARD, "-n", "-c", "1", "-j", "1", "-R", "50", "-T", "3600");
             two.execute("ALTER TABLE customers DROP CONSTRAINT not_minus_five");
-            awaitOn(sluice, "customers -5 and -6 on target two", () -> FanOutFixture.has(two, -5) && FanOutFixture.has(two, -6));
+            FanOutFixture.awaitOn(sluice, "customers -5 and -6 on target two", () -> FanOutFixture.has(two, -5) && FanOutFixture.has(two, -6));
             workload.destroy();
             assertThat(workload.waitFor(30, TimeUnit.SECONDS)).isTrue();
             workload = null;
@@ -226,20 +226,5 @@ class SlowTargetIT {
 
     private static boolean delivered(TestReceiver receiver, int id) {
         return receiver.accepted().stream().anyMatch(r -> r.json().path("after").path("id").asInt() == id);
-    }
-
-    /** A condition on the targets, observed. */
-    @FunctionalInterface
-    private interface Condition {
-        boolean holds() throws Exception;
-    }
-
-    private static void awaitOn(SluiceProcess sluice, String what, Condition condition) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (!condition.holds()) {
-            assertThat(sluice.alive()).as("sluice runs:\n" + sluice.output()).isTrue();
-            assertThat(System.nanoTime()).as(what + " within 180 s:\n" + sluice.output()).isLessThan(deadline);
-            Thread.sleep(100);
-        }
     }
 }

@@ -20,6 +20,8 @@ import java.util.function.Function;
 final class Agreement<R> {
 
     private final int targets;
+    /** Per target, whether it has a say: a detached target is fed nothing, and the others agree without it. */
+    private final boolean[] voting;
     private final Function<R, Object> partitionOf;
     /** Per partition, the records kept and not yet agreed on, oldest first, with their place. */
     private final Map<Object, ArrayDeque<Placed<R>>> pending = new HashMap<>();
@@ -29,7 +31,13 @@ final class Agreement<R> {
     private long next;
 
     Agreement(int targets, Function<R, Object> partitionOf) {
-        this.targets = targets;
+        this(all(targets), partitionOf);
+    }
+
+    /** @param voting per target, whether it has a say */
+    Agreement(boolean[] voting, Function<R, Object> partitionOf) {
+        this.targets = voting.length;
+        this.voting = voting.clone();
         this.partitionOf = partitionOf;
         for (int i = 0; i < targets; i++) {
             marked.add(new HashMap<>());
@@ -64,6 +72,9 @@ final class Agreement<R> {
         marked.get(target).merge(partition, place, Math::max);
         long all = Long.MAX_VALUE;
         for (int t = 0; t < targets; t++) {
+            if (!voting[t]) {
+                continue;
+            }
             Long p = marked.get(t).get(partition);
             if (p == null) {
                 return null;
@@ -77,6 +88,12 @@ final class Agreement<R> {
             places.remove(newest.record());
         }
         return newest == null ? null : newest.record();
+    }
+
+    private static boolean[] all(int targets) {
+        boolean[] every = new boolean[targets];
+        java.util.Arrays.fill(every, true);
+        return every;
     }
 
     private record Placed<R>(R record, long place) {

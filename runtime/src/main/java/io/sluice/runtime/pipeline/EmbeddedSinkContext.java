@@ -24,6 +24,7 @@ public final class EmbeddedSinkContext implements SinkTaskContext, AutoCloseable
 
     static final String ERRORS_TOLERANCE = "errors.tolerance";
     static final String STALL_AFTER_MS = "stall.after.ms";
+    static final String DETACH_AFTER_BYTES = "detach.after.bytes";
 
     /** The target keys the command reads itself (a Connect worker reads the same key on a cluster). */
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
@@ -44,7 +45,17 @@ public final class EmbeddedSinkContext implements SinkTaskContext, AutoCloseable
                             + "they hold. During the snapshot a slow target holds the others and a failed one stops the run, which "
                             + "resumes where it stopped. On a Kafka Connect cluster each target is a connector of its own and Kafka keeps "
                             + "the changes: the key does not apply there.",
-                    "Several targets", 1, Width.SHORT, "Stall after");
+                    "Several targets", 1, Width.SHORT, "Stall after")
+            .define(DETACH_AFTER_BYTES, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                    "With several targets (docs/fan-out.md): once this target is left behind (stall.after.ms) and the slot keeps this "
+                            + "many bytes of WAL for it, it is detached, with one ERROR line: it is fed nothing and the slot is confirmed "
+                            + "as the other targets hold, so a target that stays down cannot fill the source's disk. The pipeline asks it "
+                            + "at growing intervals (up to a minute) whether it answers; once it does, it is fed again and every table is "
+                            + "re-synced for it alone, after which it is whole. Which targets are detached is kept beside the offsets "
+                            + "(<offsets>.detached) for later runs and sluice status. The last target fed is never detached. 0: never "
+                            + "detach (the slot keeps the changes for as long as the target is left behind). On a Kafka Connect cluster "
+                            + "Kafka keeps the changes (retention.ms of the topics): the key does not apply there.",
+                    "Several targets", 2, Width.SHORT, "Detach after bytes");
 
     private final Map<String, String> configs;
     private final DeadLetterStore deadLetters;

@@ -19,7 +19,8 @@ import org.apache.kafka.connect.source.SourceRecord;
  * further batch, so the others keep their pace, and its votes stop where it is, so the engine's
  * offsets and the slot wait there for it. Catching it up is the runtime's (see
  * {@link StreamingPipeline}): it starts the engine again from those offsets. Before the pipeline
- * streams (its snapshot), a slow target holds the others and a failed one stops the run.
+ * streams (its snapshot), a slow target holds the others and a failed one stops the run. A
+ * detached target ({@link Detaching}) is handed nothing and has no say: the others agree alone.
  */
 final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<SourceRecord>> {
 
@@ -31,6 +32,9 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
     private final String[] leftBehind;
     /** How many targets are left behind: the count of non-null entries of {@link #leftBehind}. */
     private int behind;
+    /** Per target, whether it is detached: fed nothing, and the others agree without it ({@link Detaching}). */
+    private final boolean[] detached;
+    private final int fed;
     private DebeziumEngine.RecordCommitter<RecordChangeEvent<SourceRecord>> engine;
     private boolean markedSinceFinished;
     private volatile boolean streaming;
@@ -42,16 +46,62 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
      * @param why        per target left behind from the start, why
      */
     FanOut(List<SinkHandoff> targets, long[] stallNanos, String[] why) {
+        this(targets, stallNanos, why, new boolean[targets.size()]);
+    }
+
+    /** @param detached per target, whether it is detached (its hand-off null): fed nothing, with no say in what is confirmed */
+    FanOut(List<SinkHandoff> targets, long[] stallNanos, String[] why, boolean[] detached) {
         this.targets = new ArrayList<>(targets);
         this.stallNanos = stallNanos.clone();
         this.leftBehind = why.clone();
-        for (String reason : leftBehind) {
-            behind += reason == null ? 0 : 1;
+        this.detached = detached.clone();
+        int fedTargets = 0;
+        boolean[] voting = new boolean[detached.length];
+        for (int i = 0; i < detached.length; i++) {
+            voting[i] = !detached[i];
+            if (!detached[i]) {
+                fedTargets++;
+                behind += leftBehind[i] == null ? 0 : 1;
+            } else {
+                leftBehind[i] = null;
+            }
         }
-        this.agreement = new Agreement<>(targets.size(), e -> e.record().sourcePartition());
+        this.fed = fedTargets;
+        this.agreement = new Agreement<>(voting, e -> e.record().sourcePartition());
         for (int i = 0; i < targets.size(); i++) {
             votes.add(new Votes(i));
         }
+    }
+
+    /**
+     * Every configuration and connection problem of a pipeline into several targets, one per line:
+     * the one source that feeds them all is checked once, then each target's side and transforms.
+     */
+    static List<String> problems(PipelineSpec spec, List<NamedTarget> targets) {
+        List<String> problems = new ArrayList<>(EmbeddedEngine.sourceProblems(spec.source()));
+        boolean sourceSound = problems.isEmpty();
+        for (NamedTarget t : targets) {
+            for (String p : EmbeddedEngine.targetProblems(t.spec(), spec.source(), sourceSound)) {
+                problems.add(p.startsWith("target ") ? "target " + t.name() + ": " + p.substring("target ".length())
+                        : p.startsWith("transform ") ? "target " + t.name() + " " + p : p);
+            }
+            try {
+                TargetTransforms.of(t.spec().transforms()).close();
+            } catch (RuntimeException e) {
+                problems.add("target " + t.name() + " transforms: " + e.getMessage());
+            }
+        }
+        return List.copyOf(problems);
+    }
+
+    /** Per target, how long it may take no batch while the pipeline streams before the others go on without it. */
+    static long[] stallNanos(List<NamedTarget> targets) {
+        long[] each = new long[targets.size()];
+        for (int i = 0; i < each.length; i++) {
+            each[i] = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(new org.apache.kafka.common.config.AbstractConfig(
+                    EmbeddedSinkContext.CONFIG_DEF, targets.get(i).spec().target(), false).getLong(EmbeddedSinkContext.STALL_AFTER_MS));
+        }
+        return each;
     }
 
     /** The pipeline streams: from now on a slow or failed target is left behind rather than holding the others. */
@@ -73,7 +123,7 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
         boolean isolate = streaming;
         boolean handed = false;
         for (int i = 0; i < targets.size(); i++) {
-            if (leftBehind(i) != null) {
+            if (detached[i] || leftBehind(i) != null) {
                 continue;
             }
             SinkHandoff target = targets.get(i);
@@ -97,7 +147,7 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
     }
 
     private synchronized void leave(int target, String why) {
-        if (leftBehind[target] == null) {
+        if (leftBehind[target] == null && !detached[target]) {
             leftBehind[target] = why;
             behind++;
         }
@@ -118,7 +168,7 @@ final class FanOut implements DebeziumEngine.ChangeConsumer<RecordChangeEvent<So
     }
 
     private synchronized boolean allLeftBehind() {
-        return behind == leftBehind.length;
+        return behind == fed;
     }
 
     /** A target has made durable every record of the event's partition up to it. */

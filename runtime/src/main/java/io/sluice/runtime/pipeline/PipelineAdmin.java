@@ -103,12 +103,20 @@ public final class PipelineAdmin {
                     + ", confirmed " + Lsn.format(s.confirmedFlush()) + ", WAL kept for it: " + ByteCounts.format(current - s.confirmedFlush()));
         }
         List<String> unread = new java.util.ArrayList<>();
+        DetachedTargets detached = DetachedTargets.at(spec.offsets());
         for (NamedTarget t : targets) {
             if (t.name() == null) {
                 t.spec().sink().printStatus(spec.name(), spec.sourceName(), current, out);
                 continue;
             }
             out.println("  target " + t.name() + ":");
+            DetachedTargets.Entry d = detached.get(t.name());
+            if (d != null && d.state() == DetachedTargets.State.DETACHED) {
+                out.println("    detached since " + d.since() + " (" + d.why() + "): fed nothing, the slot moves on without it; once it "
+                        + "answers again the running pipeline feeds it and re-syncs every table for it");
+            } else if (d != null) {
+                out.println("    fed again after it was detached, its tables being re-synced for it (requests " + d.requests() + ")");
+            }
             // One target that cannot be read (down, say) hides nothing of the others'.
             try {
                 t.spec().sink().printStatus(spec.name(), spec.sourceName(), current, out);
@@ -119,8 +127,9 @@ public final class PipelineAdmin {
             }
         }
         for (var request : admin.recentResyncs(5)) {
-            out.println("  re-sync of " + request.target() + (request.subscription() == null ? "" : " for subscription "
-                    + request.subscription()) + " (request " + request.id() + "): " + request.state() + ", " + request.rows() + " rows in " + request.chunks() + " chunks"
+            String forWhom = request.subscription() == null ? "" : request.subscription().startsWith("@")
+                    ? " for target " + request.subscription().substring(1) : " for subscription " + request.subscription();
+            out.println("  re-sync of " + request.target() + forWhom + " (request " + request.id() + "): " + request.state() + ", " + request.rows() + " rows in " + request.chunks() + " chunks"
                     + (request.updatedAt() == null ? ", requested " + request.requestedAt() : ", last " + request.updatedAt())
                     + (request.message() == null ? "" : ": " + request.message()));
         }

@@ -62,21 +62,7 @@ public final class StreamingPipeline {
         if (!fanOut()) {
             return EmbeddedEngine.validate(spec);
         }
-        // One source feeds them all: it is checked once, then each target's side and transforms.
-        List<String> problems = new java.util.ArrayList<>(EmbeddedEngine.sourceProblems(spec.source()));
-        boolean sourceSound = problems.isEmpty();
-        for (NamedTarget t : targets) {
-            for (String p : EmbeddedEngine.targetProblems(t.spec(), spec.source(), sourceSound)) {
-                problems.add(p.startsWith("target ") ? "target " + t.name() + ": " + p.substring("target ".length())
-                        : p.startsWith("transform ") ? "target " + t.name() + " " + p : p);
-            }
-            try {
-                TargetTransforms.of(t.spec().transforms()).close();
-            } catch (RuntimeException e) {
-                problems.add("target " + t.name() + " transforms: " + e.getMessage());
-            }
-        }
-        return List.copyOf(problems);
+        return FanOut.problems(spec, targets);
     }
 
     /** One target as this run drives it. */
@@ -103,9 +89,11 @@ public final class StreamingPipeline {
         TargetsStart start = new TargetsStart(spec, targets, out);
         if (fresh) {
             Files.deleteIfExists(spec.offsets());
+            Files.deleteIfExists(DetachedTargets.fileOf(spec.offsets()));
             start.dropSlot(config);
         } else {
-            start.decide(config, overrides);
+            DetachedTargets recorded = DetachedTargets.at(spec.offsets());
+            start.decide(config, overrides, name -> recorded.get(name) != null);
         }
         Path parent = spec.offsets().toAbsolutePath().getParent();
         Files.createDirectories(parent);
@@ -121,12 +109,15 @@ public final class StreamingPipeline {
             phase.progress(progress);
             phase.enter(PipelinePhase.Phase.SNAPSHOT);
         }
-        LeftBehind behind = new LeftBehind(targets.stream().map(t -> java.util.Objects.toString(t.name(), "target")).toList(),
-                targets.stream().map(t -> t.spec().target().getOrDefault(io.sluice.sink.core.metrics.MetricsConfig.TARGET_NAME, spec.name()))
-                        .toList(), out, System::nanoTime);
+        List<String> names = targets.stream().map(t -> java.util.Objects.toString(t.name(), "target")).toList();
+        List<String> meterLabels = targets.stream()
+                .map(t -> t.spec().target().getOrDefault(io.sluice.sink.core.metrics.MetricsConfig.TARGET_NAME, spec.name())).toList();
+        LeftBehind behind = new LeftBehind(names, meterLabels, out, System::nanoTime);
+        Detaching detaching = new Detaching(names, meterLabels, Detaching.limits(targets), DetachedTargets.at(spec.offsets()),
+                Detaching.of(new SourceAdmin(spec.source())), out, System::nanoTime);
         long[] applied = new long[targets.size()];
         boolean first = true;
-        while (engineRun(config, overrides, first && copying, first, progress, stop, behind, applied)) {
+        while (engineRun(config, overrides, first && copying, first, progress, stop, new Watch(behind, detaching), applied)) {
             first = false;
             behind.catchingUp();
         }
@@ -140,14 +131,21 @@ public final class StreamingPipeline {
      * @return whether a target left behind can catch up: the engine stopped for the next run
      */
     private boolean engineRun(PostgresSourceConfig config, Map<String, String> overrides, boolean copying, boolean first,
-                              Progress progress, Future<?> stop, LeftBehind behind, long[] applied) throws Exception {
+                              Progress progress, Future<?> stop, Watch watch, long[] applied) throws Exception {
+        LeftBehind behind = watch.behind();
+        Detaching detaching = watch.detaching();
         List<Running> running = new java.util.ArrayList<>();
         EmbeddedEngine engine = null;
         ProgressDisplay display = new ProgressDisplay(progress, out, ProgressDisplay.terminalAttached());
         FanOut fanOut = null;
         try {
             String[] notStarted = new String[targets.size()];
+            boolean[] detached = fanOut() ? detaching.detached() : new boolean[1];
             for (int i = 0; i < targets.size(); i++) {
+                if (detached[i]) {
+                    running.add(new Running(targets.get(i), null, null, null)); // fed nothing until it answers again
+                    continue;
+                }
                 try {
                     running.add(start(targets.get(i), i == 0 ? progress : new Progress(), i == 0));
                 } catch (RuntimeException e) {
@@ -160,7 +158,7 @@ public final class StreamingPipeline {
                 }
             }
             List<SinkHandoff> handoffs = running.stream().map(Running::handoff).toList();
-            fanOut = fanOut() ? new FanOut(handoffs, stallNanos(), notStarted) : null;
+            fanOut = fanOut() ? new FanOut(handoffs, FanOut.stallNanos(targets), notStarted, detached) : null;
             // With several targets each applies its own transforms to what the engine hands out.
             PipelineSpec engineSpec = fanOut() ? spec.withoutTransforms() : spec;
             engine = new EmbeddedEngine(engineSpec, overrides, fanOut != null ? fanOut : handoffs.get(0),
@@ -200,16 +198,21 @@ public final class StreamingPipeline {
                         break;
                     }
                 } else {
-                    catchUp = leaveFailedBehind(fanOut, running, behind);
+                    detaching.fed();
+                    FanOut f = fanOut;
+                    catchUp = leaveFailedBehind(fanOut, running, behind) || detaching.look(f::leftBehind, i -> answer(running.get(i)));
                     if (catchUp) {
                         break;
                     }
                 }
                 if (streaming && System.nanoTime() - lastStatus >= STATUS_INTERVAL_MILLIS * 1_000_000L) {
                     double seconds = (System.nanoTime() - lastStatus) / 1e9;
+                    if (fanOut != null) {
+                        detaching.checkResyncs();
+                    }
                     for (int i = 0; i < running.size(); i++) {
                         Running r = running.get(i);
-                        String left = behind.status(i);
+                        String left = fanOut == null ? null : behind.status(i) != null ? behind.status(i) : detaching.status(i);
                         if (left != null || r.handoff() == null) {
                             if (left != null) {
                                 out.println(left);
@@ -263,8 +266,11 @@ public final class StreamingPipeline {
                     left.add(r.named().name() + " (" + fanOut.leftBehind(i) + ")");
                 }
             }
+            if (fanOut != null) {
+                left.addAll(detaching.now());
+            }
             for (int i = 0; i < running.size(); i++) {
-                if (fanOut == null || fanOut.leftBehind(i) == null) {
+                if (running.get(i).handoff() != null && (fanOut == null || fanOut.leftBehind(i) == null)) {
                     try {
                         running.get(i).named().spec().sink().afterCleanStop(spec.source(), out);
                     } catch (IllegalStateException e) {
@@ -274,8 +280,9 @@ public final class StreamingPipeline {
             }
             if (!left.isEmpty()) {
                 phase.enter(PipelinePhase.Phase.FAILED);
-                throw new PipelineFailure("Stopped with " + (left.size() == 1 ? "a target" : "targets") + " left behind: " + String.join(", ",
-                        left) + ". The slot keeps " + (left.size() == 1 ? "its" : "their") + " changes; the same command catches up.", null);
+                throw new PipelineFailure("Stopped with " + (left.size() == 1 ? "a target" : "targets") + " not in step: " + String.join(", ",
+                        left) + ". The slot keeps the changes of a target left behind, and a detached one is re-synced once it answers; "
+                        + "the same command does both.", null);
             }
             phase.enter(PipelinePhase.Phase.STOPPED);
             return false;
@@ -316,20 +323,10 @@ public final class StreamingPipeline {
             counted.batching(sink.batchStatus());
         }
         SinkHandoff handoff = fanOut()
-                ? new SinkHandoff(sink.task(), TargetTransforms.of(named.spec().transforms()), sink.bytesSent(), counted,
+                ? new SinkHandoff(sink.task(), TargetTransforms.of(named.spec().transforms()).addressedTo(named.name()), sink.bytesSent(), counted,
                         FLUSH_INTERVAL_MILLIS, "sluice-sink-" + named.name())
                 : new SinkHandoff(sink.task(), sink.bytesSent(), counted, FLUSH_INTERVAL_MILLIS);
         return new Running(named, sinkContext, sink, handoff);
-    }
-
-    /** Per target, how long it may take no batch while the pipeline streams before the others go on without it. */
-    private long[] stallNanos() {
-        long[] each = new long[targets.size()];
-        for (int i = 0; i < each.length; i++) {
-            each[i] = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(new org.apache.kafka.common.config.AbstractConfig(
-                    EmbeddedSinkContext.CONFIG_DEF, targets.get(i).spec().target(), false).getLong(EmbeddedSinkContext.STALL_AFTER_MS));
-        }
-        return each;
     }
 
     /**
@@ -344,11 +341,19 @@ public final class StreamingPipeline {
                 fanOut.leaveBehind(i, "its sink failed: " + EmbeddedEngine.rootMessage(h.failure(), null));
             }
         }
-        return behind.look(i -> LeftBehind.target(fanOut, i, running.get(i).handoff(),
-                () -> {
-                    running.get(i).named().spec().sink().answer(spec.sourceName(), spec.source());
-                    return null;
-                })) >= 0;
+        return behind.look(i -> LeftBehind.target(fanOut, i, running.get(i).handoff(), answer(running.get(i)))) >= 0;
+    }
+
+    /** Reads what the target records, which fails while it cannot be reached. */
+    private java.util.concurrent.Callable<?> answer(Running r) {
+        return () -> {
+            r.named().spec().sink().answer(spec.sourceName(), spec.source());
+            return null;
+        };
+    }
+
+    /** What watches the targets of a fan-out across the runs of its engine. */
+    private record Watch(LeftBehind behind, Detaching detaching) {
     }
 
     private static void beforeEngineStops(FanOut fanOut, List<Running> running) {
@@ -369,11 +374,11 @@ public final class StreamingPipeline {
     }
 
     private static boolean allSnapshotsDone(List<Running> running) {
-        return running.stream().allMatch(r -> r.handoff().snapshotDone().getCount() == 0);
+        return running.stream().allMatch(r -> r.handoff() == null || r.handoff().snapshotDone().getCount() == 0);
     }
 
     private static boolean anyApplied(List<Running> running) {
-        return running.stream().anyMatch(r -> r.handoff().changesApplied() > 0);
+        return running.stream().anyMatch(r -> r.handoff() != null && r.handoff().changesApplied() > 0);
     }
 
     private static String status(SinkHandoff handoff, long applied, long reported, double seconds) {

@@ -5,7 +5,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.sluice.schemas.envelope.EventHeaders;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.transforms.Transformation;
 import org.apache.kafka.connect.transforms.predicates.Predicate;
@@ -15,7 +17,9 @@ import org.apache.kafka.connect.transforms.predicates.Predicate;
  * transforms.<alias>.type}, {@code .predicate}, {@code .negate}, and {@code predicates}), applied
  * in order as a connector applies them. A pipeline with one target lets the engine apply its
  * transforms; with several, each target's run here on the records handed to it, so one target's
- * transforms never touch another's rows.
+ * transforms never touch another's rows. Before them, a record addressed to one target alone
+ * (a re-sync's, with {@code sluice.resync.for} {@code @<target>}) is dropped for the others, and
+ * reaches its target as one for every subscriber (the header removed).
  */
 final class TargetTransforms implements AutoCloseable {
 
@@ -31,15 +35,23 @@ final class TargetTransforms implements AutoCloseable {
 
     private final List<Stage> stages;
     private final List<AutoCloseable> owned;
+    /** {@code @<target>}, what records addressed to this target carry; null when none is. */
+    private final String address;
 
-    private TargetTransforms(List<Stage> stages, List<AutoCloseable> owned) {
+    private TargetTransforms(List<Stage> stages, List<AutoCloseable> owned, String address) {
         this.stages = stages;
         this.owned = owned;
+        this.address = address;
+    }
+
+    /** The same transforms, for the target of this name: records addressed to another are dropped. */
+    TargetTransforms addressedTo(String target) {
+        return new TargetTransforms(stages, owned, "@" + target);
     }
 
     /** None: records pass as they are. */
     static TargetTransforms none() {
-        return new TargetTransforms(List.of(), List.of());
+        return new TargetTransforms(List.of(), List.of(), null);
     }
 
     /** Instantiates and configures the transforms; a wrong class or key fails naming the alias. */
@@ -70,12 +82,15 @@ final class TargetTransforms implements AutoCloseable {
             }
             stages.add(new Stage(t, predicate, negate));
         }
-        return new TargetTransforms(List.copyOf(stages), List.copyOf(owned));
+        return new TargetTransforms(List.copyOf(stages), List.copyOf(owned), null);
     }
 
     /** The record as this target takes it; null when a transform drops it. */
     SourceRecord apply(SourceRecord record) {
-        SourceRecord r = record;
+        SourceRecord r = address == null ? record : addressed(record);
+        if (r == null) {
+            return null;
+        }
         for (Stage s : stages) {
             r = s.apply(r);
             if (r == null) {
@@ -83,6 +98,21 @@ final class TargetTransforms implements AutoCloseable {
             }
         }
         return r;
+    }
+
+    /** The record as this target takes it: null when it is addressed to another target, without its address when to this one. */
+    private SourceRecord addressed(SourceRecord record) {
+        Header to = record.headers().lastWithName(EventHeaders.RESYNC_FOR);
+        if (to == null || !(to.value() instanceof String value) || !value.startsWith("@")) {
+            return record;
+        }
+        if (!value.equals(address)) {
+            return null;
+        }
+        SourceRecord mine = record.newRecord(record.topic(), record.kafkaPartition(), record.keySchema(), record.key(), record.valueSchema(),
+                record.value(), record.timestamp(), record.headers().duplicate());
+        mine.headers().remove(EventHeaders.RESYNC_FOR);
+        return mine;
     }
 
     boolean isEmpty() {

@@ -30,30 +30,41 @@ final class TargetsStart {
      * Decides from what the targets record where this run starts (see {@link StartingPoint}):
      * local offsets the target knows nothing of are forgotten with their slot, and a target that
      * holds the copy when no local offsets do is streamed into from the slot. Several targets
-     * must agree, since one slot feeds them all.
+     * must agree, since one slot feeds them all; a target detached (or being re-synced after it
+     * was) is not asked, as what it records is behind the slot by design.
+     *
+     * @param detached the targets' names to leave out
      */
-    void decide(PostgresSourceConfig config, Map<String, String> overrides) throws Exception {
+    void decide(PostgresSourceConfig config, Map<String, String> overrides, java.util.function.Predicate<String> detached) throws Exception {
         boolean slotExists = new SourceAdmin(spec.source()).slot().isPresent();
         StartingPoint.Local local = new StartingPoint.Local(Files.exists(spec.offsets()), false, spec.offsets().toString());
         boolean copies = copies(config, overrides);
         List<StartingPoint.Decision> decisions = new java.util.ArrayList<>();
+        List<NamedTarget> asked = new java.util.ArrayList<>();
         for (NamedTarget named : targets) {
+            if (named.name() != null && detached.test(named.name())) {
+                continue;
+            }
+            asked.add(named);
             Target target = named.spec().sink();
             decisions.add(StartingPoint.forRun(spec.name(), target.display(), config.slotName(), target.read(spec.sourceName(), false,
                     spec.source()), local, copies, slotExists));
+        }
+        if (decisions.isEmpty()) {
+            return; // every target detached or being re-synced: the local offsets are where the others were
         }
         StartingPoint.Decision decision = decisions.get(0);
         for (int i = 0; i < decisions.size(); i++) {
             StartingPoint.Decision d = decisions.get(i);
             if (d.action() == StartingPoint.Action.REFUSE) {
-                throw new CannotStart((targets.size() > 1) ? "target " + targets.get(i).name() + ": " + d.message() : d.message());
+                throw new CannotStart((targets.size() > 1) ? "target " + asked.get(i).name() + ": " + d.message() : d.message());
             }
             if (d.action() != decision.action() || d.forgetLocal() != decision.forgetLocal()) {
                 StringBuilder why = new StringBuilder("The targets of pipeline " + spec.name() + " are not at one point, and one slot feeds "
                         + "them all:");
                 for (int j = 0; j < decisions.size(); j++) {
                     StartingPoint.Decision each = decisions.get(j);
-                    why.append("\n  ").append(targets.get(j).name()).append(": ").append(each.message() != null ? each.message()
+                    why.append("\n  ").append(asked.get(j).name()).append(": ").append(each.message() != null ? each.message()
                             : each.action() == StartingPoint.Action.COPY ? "no copy yet: it would be copied" : "goes on from the local offsets");
                 }
                 why.append("\nRun with --fresh (and --table-exists truncate) to copy into all of them again; adding a target to a "

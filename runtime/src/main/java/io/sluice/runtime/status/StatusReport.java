@@ -103,10 +103,12 @@ public final class StatusReport {
 
     private ArrayNode targets(RegistryReading reading) {
         Map<String, ObjectNode> byName = new TreeMap<>();
-        for (String family : new String[] {"sluice_sink_changes_applied_total", "sluice_end_to_end_lag_seconds", "sluice_sink_batch_size_bytes"}) {
+        for (String family : new String[] {"sluice_sink_changes_applied_total", "sluice_end_to_end_lag_seconds", "sluice_sink_batch_size_bytes",
+                "sluice_target_detached"}) {
             for (RegistryReading.Series s : reading.series(family)) {
                 String name = s.labels().get("target");
-                if (name != null) {
+                // A detached target shows even when this process never fed it; the gauge's 0 of a whole one adds nothing.
+                if (name != null && (!family.equals("sluice_target_detached") || s.value() == 1)) {
                     byName.computeIfAbsent(name, n -> JSON.createObjectNode().put("name", n));
                 }
             }
@@ -121,6 +123,9 @@ public final class StatusReport {
             double leftBehind = reading.max("sluice_target_left_behind_seconds", "target", name);
             if (leftBehind > 0) {
                 node.put("leftBehindSeconds", leftBehind);
+            }
+            if (reading.max("sluice_target_detached", "target", name) == 1) {
+                node.put("detached", true);
             }
             out.add(node);
         });

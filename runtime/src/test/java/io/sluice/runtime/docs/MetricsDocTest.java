@@ -63,7 +63,8 @@ class MetricsDocTest {
                 wrong.add(d.name() + ": a histogram per table multiplies series by its buckets");
             }
             Matcher m = unit.matcher(d.name().replace("_total", ""));
-            if (!d.type().equals("counter") && !m.find() && !d.name().endsWith("_at_risk")) {
+            // A 0-or-1 gauge says its state by its name (at risk, detached).
+            if (!d.type().equals("counter") && !m.find() && !d.name().endsWith("_at_risk") && !d.name().endsWith("_detached")) {
                 wrong.add(d.name() + ": no unit or kind in the name");
             }
         }

@@ -20,7 +20,8 @@ import net.jqwik.api.constraints.IntRange;
  * while targets make them durable at their own pace, in any interleaving: a record is confirmed
  * only when every target holds it (never past the slowest target), confirmations of a partition
  * only move forward, and once every target holds everything, every partition's last record is
- * confirmed.
+ * confirmed. Detached targets (any set but all) are fed nothing and mark nothing: the others
+ * agree alone, and everything is confirmed once they all hold it.
  */
 class AgreementProperties {
 
@@ -42,7 +43,17 @@ class AgreementProperties {
     @Property(tries = 2000)
     void confirmsOnlyWhatEveryTargetHoldsAndEverythingOnceAllDo(@ForAll @IntRange(min = 1, max = 4) int targets,
                                                                 @ForAll("batches") List<List<Integer>> batches,
-                                                                @ForAll("steps") List<Step> steps) {
+                                                                @ForAll("steps") List<Step> steps,
+                                                                @ForAll @IntRange(min = 0, max = 15) int detachedMask) {
+        boolean[] voting = new boolean[targets];
+        boolean anyVoting = false;
+        for (int t = 0; t < targets; t++) {
+            voting[t] = (detachedMask >> t & 1) == 0;
+            anyVoting |= voting[t];
+        }
+        if (!anyVoting) {
+            voting[0] = true; // the last target fed is never detached
+        }
         List<List<Rec>> handed = new ArrayList<>();
         for (int b = 0; b < batches.size(); b++) {
             List<Rec> batch = new ArrayList<>();
@@ -51,7 +62,7 @@ class AgreementProperties {
             }
             handed.add(batch);
         }
-        Agreement<Rec> agreement = new Agreement<>(targets, r -> r.partition);
+        Agreement<Rec> agreement = new Agreement<>(voting, r -> r.partition);
         int[] durableUpTo = new int[targets]; // batches below this are durable on the target
         Map<Integer, Rec>[] lastMarked = newMaps(targets);
         Map<Integer, Integer> confirmedBatch = new HashMap<>();
@@ -72,6 +83,9 @@ class AgreementProperties {
                 continue;
             }
             int t = step.target();
+            if (!voting[t]) {
+                continue; // detached: handed nothing, so it marks nothing
+            }
             int upTo = Math.min(out, durableUpTo[t] + step.advance());
             durableUpTo[t] = Math.max(durableUpTo[t], upTo);
             // As SinkHandoff marks: per partition, the newest record of the durable batches, when newer than the last it marked.
@@ -88,7 +102,12 @@ class AgreementProperties {
                 lastMarked[t].put(r.partition, r);
                 Rec agreed = agreement.durable(t, r);
                 if (agreed != null) {
-                    int slowest = java.util.Arrays.stream(durableUpTo).min().orElseThrow();
+                    int slowest = Integer.MAX_VALUE;
+                    for (int v = 0; v < targets; v++) {
+                        if (voting[v]) {
+                            slowest = Math.min(slowest, durableUpTo[v]);
+                        }
+                    }
                     assertThat(agreed.batch).as("confirmed only what every target holds").isLessThan(slowest);
                     Integer before = confirmedBatch.put(agreed.partition, agreed.batch);
                     assertThat(before == null || before < agreed.batch).as("confirmations move forward").isTrue();

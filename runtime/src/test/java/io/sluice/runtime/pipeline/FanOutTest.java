@@ -143,6 +143,22 @@ class FanOutTest {
         assertThat(engine.marked).as("the target that did not start holds nothing").isEmpty();
     }
 
+    @Test
+    void aDetachedTargetIsHandedNothingAndTheOthersAgreeWithoutIt() throws Exception {
+        StandInSink quick = new StandInSink();
+        SinkHandoff handoff = new SinkHandoff(quick, TargetTransforms.none(), () -> 0L, new Progress(), 60_000, "sluice-sink-quick");
+        handoffs.add(handoff);
+        FanOut fanOut = new FanOut(java.util.Arrays.asList(null, handoff), new long[] {STALL, STALL}, new String[2],
+                new boolean[] {true, false});
+        fanOut.streaming();
+        List<RecordChangeEvent<SourceRecord>> batch = changes.next(4); // short: the source has no more, so it is sent at once
+        fanOut.handleBatch(batch, engine);
+        assertThat(quick.put).hasSize(4);
+        assertThat(fanOut.leftBehind(0)).as("detached, not left behind").isNull();
+        await(() -> !engine.marked.isEmpty() && engine.marked.get(engine.marked.size() - 1) == batch.get(3).record(),
+                "the engine told of what the fed target holds");
+    }
+
     /** A fan-out to these sinks; the test's {@code handoffs} are the last one's. */
     private FanOut fanOut(StandInSink... sinks) {
         handoffs.forEach(SinkHandoff::close);

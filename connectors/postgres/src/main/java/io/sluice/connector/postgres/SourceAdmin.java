@@ -224,6 +224,21 @@ public final class SourceAdmin {
      * @return the tables asked for, in the order of the requests
      */
     public List<String> requestBackfill(String subscription, java.util.function.Predicate<String> wants) throws SQLException {
+        return List.copyOf(requestAll(subscription, wants).keySet());
+    }
+
+    /**
+     * Asks the running pipeline for a re-sync of every table it streams, for the records
+     * addressed to {@code address} alone ({@code @<target>}: a target of a fan-out brought back
+     * after it was detached), in one transaction.
+     *
+     * @return per table, the id of its request, in the order of the requests
+     */
+    public Map<String, Long> requestResyncOfAll(String address) throws SQLException {
+        return requestAll(address, table -> true);
+    }
+
+    private Map<String, Long> requestAll(String subscription, java.util.function.Predicate<String> wants) throws SQLException {
         SignalTable signals = signals();
         try (Connection c = openWritable("backfill")) {
             Optional<String> problem = signals.ensure(c);
@@ -235,16 +250,17 @@ public final class SourceAdmin {
             List<String> tables = selector().select(c, config.database()).stream().filter(SelectedTable::logged)
                     .map(t -> t.publishedName(viaRoot)).distinct().filter(wants).toList();
             c.setAutoCommit(false);
+            Map<String, Long> ids = new java.util.LinkedHashMap<>();
             try {
                 for (String table : tables) {
-                    signals.request(c, config.topicPrefix(), table, subscription);
+                    ids.put(table, signals.request(c, config.topicPrefix(), table, subscription));
                 }
                 c.commit();
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
             }
-            return tables;
+            return ids;
         }
     }
 
