@@ -128,11 +128,6 @@ final class Detaching {
         return d;
     }
 
-    /** Whether the target is detached or being re-synced after it was: its stored position is no starting point. */
-    boolean recorded(int target) {
-        return file.get(names.get(target)) != null;
-    }
-
     /**
      * While the pipeline streams: detaches a target left behind past its limit, and asks those
      * detached whether they answer again. Returns whether the engine must run again (without the
@@ -166,8 +161,8 @@ final class Detaching {
             }
         }
         for (int i = 0; i < names.size(); i++) {
-            if (!file.detached(names.get(i)) || now - nextTry[i] < 0) {
-                continue;
+            if (!file.detached(names.get(i)) || bringingBack[i] || now - nextTry[i] < 0) {
+                continue; // fed, answered already (its re-sync to be asked for), or not to be asked yet
             }
             try {
                 answer.apply(i).call();

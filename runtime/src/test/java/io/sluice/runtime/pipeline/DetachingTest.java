@@ -71,6 +71,10 @@ class DetachingTest {
         assertThat(d.look(i -> behind[i], i -> answering(answers, i))).as("it answers: the engine runs again with it fed").isTrue();
         assertThat(d.detached()).as("the next run of the engine feeds it").containsExactly(false, false);
         assertThat(source.asked).as("its re-syncs wait until it is fed").isEmpty();
+        now += TimeUnit.SECONDS.toNanos(2);
+        int answered = source.answersAsked;
+        assertThat(d.look(i -> behind[i], i -> answering(answers, i))).as("answered already: no second run of the engine for it").isFalse();
+        assertThat(source.answersAsked).isEqualTo(answered);
         d.fed();
         assertThat(source.asked).containsExactly("@search");
         assertThat(d.detached()).as("fed again").containsExactly(false, false);
