@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Detaches the targets of a fan-out that stay left behind while the slot keeps more WAL for them
- * than their {@code detach.after.bytes}, and brings them back: a detached target is fed nothing
+ * than their {@code detach.after.bytes}, or for longer than their {@code detach.after.ms}, and
+ * brings them back: a detached target is fed nothing
  * and has no say in what the slot confirms, so the slot moves on with the others; once it answers
  * again (asked at growing intervals) the engine runs again with it fed, and every table is
  * re-synced for it alone (records addressed {@code @<target>}), after which it is whole. Which
@@ -63,22 +64,38 @@ final class Detaching {
         };
     }
 
-    /** Per target, its {@code detach.after.bytes}. */
-    static long[] limits(List<NamedTarget> targets) {
-        long[] each = new long[targets.size()];
+    /**
+     * When a target left behind is detached: once the slot keeps {@code bytes} of WAL for it, or
+     * once it has been left behind for {@code nanos}; 0 for either: not by that.
+     */
+    record Limit(long bytes, long nanos) {
+    }
+
+    /** Per target, its {@code detach.after.bytes} and {@code detach.after.ms}. */
+    static Limit[] limits(List<NamedTarget> targets) {
+        Limit[] each = new Limit[targets.size()];
         for (int i = 0; i < each.length; i++) {
-            each[i] = new org.apache.kafka.common.config.AbstractConfig(EmbeddedSinkContext.CONFIG_DEF, targets.get(i).spec().target(), false)
-                    .getLong(EmbeddedSinkContext.DETACH_AFTER_BYTES);
+            org.apache.kafka.common.config.AbstractConfig keys = new org.apache.kafka.common.config.AbstractConfig(
+                    EmbeddedSinkContext.CONFIG_DEF, targets.get(i).spec().target(), false);
+            each[i] = new Limit(keys.getLong(EmbeddedSinkContext.DETACH_AFTER_BYTES),
+                    TimeUnit.MILLISECONDS.toNanos(keys.getLong(EmbeddedSinkContext.DETACH_AFTER_MS)));
         }
         return each;
     }
+
+    /** Fed this long, a target left behind before counts its time left behind from zero again. */
+    private static final long SETTLED_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     /** How often the slot's lag is read while a target with a limit is left behind. */
     private static final long LAG_READ_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final List<String> names;
     private final List<String> meterLabels;
-    private final long[] limits;
+    private final Limit[] limits;
+    /** Per target, since when it has been left behind, across the catch-ups it fails; {@link Long#MIN_VALUE}: it is not. */
+    private final long[] leftSince;
+    /** Per target, since when it has been fed; {@link Long#MIN_VALUE}: it is not. */
+    private final long[] fedSince;
     private final DetachedTargets file;
     private final Source source;
     private final PrintStream out;
@@ -90,9 +107,9 @@ final class Detaching {
     private long nextLagRead;
 
     /**
-     * @param limits per target, the WAL the slot may keep for it while it is left behind before it is detached; 0: never
+     * @param limits per target, when it is detached while left behind
      */
-    Detaching(List<String> names, List<String> meterLabels, long[] limits, DetachedTargets file, Source source, PrintStream out,
+    Detaching(List<String> names, List<String> meterLabels, Limit[] limits, DetachedTargets file, Source source, PrintStream out,
               LongSupplier clock) {
         this.names = List.copyOf(names);
         this.meterLabels = List.copyOf(meterLabels);
@@ -105,7 +122,11 @@ final class Detaching {
         wait = new long[n];
         nextTry = new long[n];
         bringingBack = new boolean[n];
+        leftSince = new long[n];
+        fedSince = new long[n];
         java.util.Arrays.fill(wait, FIRST_WAIT_NANOS);
+        java.util.Arrays.fill(leftSince, Long.MIN_VALUE);
+        java.util.Arrays.fill(fedSince, Long.MIN_VALUE);
         show();
     }
 
@@ -143,8 +164,18 @@ final class Detaching {
         for (int i = 0; i < names.size(); i++) {
             String name = names.get(i);
             String why = leftBehind.apply(i);
+            track(i, why != null, now);
             // A target left behind while its re-sync runs may be detached again: its re-sync starts over once it answers.
-            if (why != null && limits[i] > 0 && !file.detached(name) && othersFed(i) && (lag >= 0 || now - nextLagRead >= 0)) {
+            if (why == null || file.detached(name) || !othersFed(i)) {
+                continue;
+            }
+            Limit limit = limits[i];
+            if (limit.nanos() > 0 && now - leftSince[i] >= limit.nanos()) {
+                detach(i, why, String.format(Locale.ROOT, "for %.0f s, past its detach.after.ms (%d)", (now - leftSince[i]) / 1e9,
+                        TimeUnit.NANOSECONDS.toMillis(limit.nanos())));
+                return true;
+            }
+            if (limit.bytes() > 0 && (lag >= 0 || now - nextLagRead >= 0)) {
                 if (lag < 0) {
                     nextLagRead = now + LAG_READ_NANOS;
                     try {
@@ -154,8 +185,9 @@ final class Detaching {
                         continue;
                     }
                 }
-                if (lag >= limits[i]) {
-                    detach(i, why, lag);
+                if (lag >= limit.bytes()) {
+                    detach(i, why, "while the slot kept " + bytes(lag) + " of WAL for it, past its detach.after.bytes (" + bytes(limit.bytes())
+                            + ")");
                     return true;
                 }
             }
@@ -179,6 +211,27 @@ final class Detaching {
         return false;
     }
 
+    /**
+     * Since when the target has been left behind: from the first look that finds it so, kept
+     * while it fails its catch-ups (fed for moments between), forgotten once it has been fed for
+     * a minute.
+     */
+    private void track(int i, boolean behindNow, long now) {
+        if (behindNow) {
+            fedSince[i] = Long.MIN_VALUE;
+            if (leftSince[i] == Long.MIN_VALUE) {
+                leftSince[i] = now;
+            }
+        } else {
+            if (fedSince[i] == Long.MIN_VALUE) {
+                fedSince[i] = now;
+            }
+            if (now - fedSince[i] >= SETTLED_NANOS) {
+                leftSince[i] = Long.MIN_VALUE;
+            }
+        }
+    }
+
     /** Whether another target is fed: the last one fed is never detached, as the slot would then move for no target. */
     private boolean othersFed(int target) {
         for (int i = 0; i < names.size(); i++) {
@@ -189,16 +242,17 @@ final class Detaching {
         return false;
     }
 
-    private void detach(int i, String why, long lag) {
+    private void detach(int i, String why, String past) {
         String name = names.get(i);
         file.detach(name, why, Instant.now());
         show();
         nextTry[i] = clock.getAsLong() + wait[i];
         // On the console (as every ERROR) and in the log file.
-        LOG.error("Target {} is detached: it was left behind ({}) while the slot kept {} of WAL for it, past its detach.after.bytes ({}). "
+        leftSince[i] = Long.MIN_VALUE;
+        LOG.error("Target {} is detached: it was left behind ({}) {}. "
                 + "The slot is confirmed as the other targets hold from now on. Once {} answers again it is fed again and every table is "
                 + "re-synced for it alone, by this pipeline (running or started again with the same command); until then it misses "
-                + "changes. {} records it.", name, why, bytes(lag), bytes(limits[i]), name, file.path());
+                + "changes. {} records it.", name, why, past, name, file.path());
     }
 
     /**

@@ -25,6 +25,7 @@ public final class EmbeddedSinkContext implements SinkTaskContext, AutoCloseable
     static final String ERRORS_TOLERANCE = "errors.tolerance";
     static final String STALL_AFTER_MS = "stall.after.ms";
     static final String DETACH_AFTER_BYTES = "detach.after.bytes";
+    static final String DETACH_AFTER_MS = "detach.after.ms";
 
     /** The target keys the command reads itself (a Connect worker reads the same key on a cluster). */
     public static final ConfigDef CONFIG_DEF = new ConfigDef()
@@ -55,7 +56,13 @@ public final class EmbeddedSinkContext implements SinkTaskContext, AutoCloseable
                             + "(<offsets>.detached) for later runs and sluice status. The last target fed is never detached. 0: never "
                             + "detach (the slot keeps the changes for as long as the target is left behind). On a Kafka Connect cluster "
                             + "Kafka keeps the changes (retention.ms of the topics): the key does not apply there.",
-                    "Several targets", 2, Width.SHORT, "Detach after bytes");
+                    "Several targets", 2, Width.SHORT, "Detach after bytes")
+            .define(DETACH_AFTER_MS, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.MEDIUM,
+                    "With several targets (docs/fan-out.md): once this target has been left behind (stall.after.ms) this long, it is "
+                            + "detached as detach.after.bytes says, whatever WAL the slot keeps for it. The time counts across the "
+                            + "catch-ups it fails, and starts over once it has been fed for a minute. 0: not by time. Either limit "
+                            + "detaches; neither applies on a Kafka Connect cluster.",
+                    "Several targets", 3, Width.SHORT, "Detach after ms");
 
     private final Map<String, String> configs;
     private final DeadLetterStore deadLetters;

@@ -37,7 +37,7 @@ class DetachingTest {
     @Test
     void aTargetLeftBehindPastItsLimitIsDetachedAndBroughtBackWithAReSync() throws Exception {
         Path offsets = dir.resolve("shop.offsets");
-        Detaching d = detaching(offsets, new long[] {1_000, 0});
+        Detaching d = detaching(offsets, bytes(1_000), bytes(0));
         String[] behind = new String[2];
         boolean[] answers = {false, true};
 
@@ -96,7 +96,7 @@ class DetachingTest {
     @Test
     void theLastTargetFedIsNeverDetachedAndAFailedReSyncDetachesAgain() throws Exception {
         Path offsets = dir.resolve("shop.offsets");
-        Detaching d = detaching(offsets, new long[] {1_000, 1_000});
+        Detaching d = detaching(offsets, bytes(1_000), bytes(1_000));
         source.lag = 10_000;
         boolean[] answers = {false, false};
         assertThat(d.look(i -> "down", i -> answering(answers, i))).isTrue();
@@ -114,7 +114,45 @@ class DetachingTest {
         assertThat(DetachedTargets.at(offsets).detached("search")).as("its re-sync failed: detached again").isTrue();
     }
 
-    private Detaching detaching(Path offsets, long[] limits) {
+    @Test
+    void aTargetLeftBehindLongerThanItsTimeIsDetachedCountingAcrossTheCatchUpsItFails() throws Exception {
+        Path offsets = dir.resolve("shop.offsets");
+        Detaching d = detaching(offsets, new Detaching.Limit(0, TimeUnit.MINUTES.toNanos(5)), bytes(0));
+        boolean[] answers = {false, true};
+        source.lag = Long.MAX_VALUE / 2; // no byte limit: the WAL kept does not count
+        assertThat(d.look(i -> i == 0 ? "its sink failed" : null, i -> answering(answers, i))).isFalse();
+        // It answers, catches up for a moment and fails again, twice: the time goes on counting.
+        for (int round = 0; round < 2; round++) {
+            now += TimeUnit.MINUTES.toNanos(2);
+            assertThat(d.look(i -> null, i -> answering(answers, i))).isFalse();
+            now += TimeUnit.SECONDS.toNanos(10);
+            assertThat(d.look(i -> i == 0 ? "its sink failed" : null, i -> answering(answers, i))).isFalse();
+        }
+        now += TimeUnit.SECONDS.toNanos(40);
+        assertThat(d.look(i -> i == 0 ? "its sink failed" : null, i -> answering(answers, i))).as("left behind 5 minutes on and off").isTrue();
+        assertThat(d.detached()).containsExactly(true, false);
+        assertThat(source.lagReads).as("the time alone decides").isZero();
+
+        // Fed for a minute, a target starts its count over.
+        Path other = dir.resolve("other.offsets");
+        Detaching e = detaching(other, new Detaching.Limit(0, TimeUnit.MINUTES.toNanos(5)), bytes(0));
+        assertThat(e.look(i -> i == 0 ? "stalled" : null, i -> answering(answers, i))).isFalse();
+        now += TimeUnit.MINUTES.toNanos(4);
+        assertThat(e.look(i -> null, i -> answering(answers, i))).isFalse();
+        now += TimeUnit.MINUTES.toNanos(1);
+        assertThat(e.look(i -> null, i -> answering(answers, i))).isFalse();
+        assertThat(e.look(i -> i == 0 ? "stalled" : null, i -> answering(answers, i))).isFalse();
+        now += TimeUnit.MINUTES.toNanos(4);
+        assertThat(e.look(i -> i == 0 ? "stalled" : null, i -> answering(answers, i))).as("4 minutes since it started over").isFalse();
+        now += TimeUnit.MINUTES.toNanos(1);
+        assertThat(e.look(i -> i == 0 ? "stalled" : null, i -> answering(answers, i))).isTrue();
+    }
+
+    private static Detaching.Limit bytes(long n) {
+        return new Detaching.Limit(n, 0);
+    }
+
+    private Detaching detaching(Path offsets, Detaching.Limit... limits) {
         return new Detaching(List.of("search", "replica"), List.of("shop.search", "shop.replica"), limits, DetachedTargets.at(offsets),
                 source, new PrintStream(printed, true, StandardCharsets.UTF_8), () -> now);
     }
@@ -132,12 +170,14 @@ class DetachingTest {
     /** The source: the slot's lag, the re-syncs asked for (ids 1 and 2 each time), and their states. */
     private static final class FakeSource implements Detaching.Source {
         long lag;
+        int lagReads;
         int answersAsked;
         final List<String> asked = new ArrayList<>();
         final Map<Long, String> states = new HashMap<>();
 
         @Override
         public long slotLagBytes() {
+            lagReads++;
             return lag;
         }
 
